@@ -1,0 +1,79 @@
+// error.h — the one error path.
+//
+// Invariant: a Lisp error is always a raised Lisp value (usually an error
+// object). The value itself lives in the GC root g_raised, never only inside a
+// C++ exception object (exception memory comes from malloc, which the collector
+// does not scan). LispError carries only plain C++ data: where the error
+// happened and the backtrace gathered while it unwinds.
+//
+// Message shapes (SPEC §6), built only by the helpers below:
+//   car: argument 1 must be a pair, got 5
+//   vector-ref: index 9 out of range for a vector of length 3
+//   f: expected 2 arguments, got 1
+#pragma once
+#include <fmt/format.h>
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "value.h"
+
+namespace kiln {
+
+struct SrcLoc {
+  uint32_t file = 0;  // srcloc.h file table index; 0 = unknown
+  uint32_t line = 0;
+  uint32_t col = 0;
+  bool known() const { return line != 0; }
+};
+
+struct TraceEntry {
+  std::string name;
+  SrcLoc loc;
+};
+
+// Thrown for every raised Lisp value. Read the value from g_raised.
+struct LispError {
+  SrcLoc loc;                     // innermost list being evaluated when raised
+  SrcLoc pending;                 // location of the last call form unwound through
+  std::vector<TraceEntry> trace;  // active Lisp procedure calls, innermost first
+};
+
+// Thrown by an escape continuation; its values are in g_escape_values.
+struct ContinuationThrow {
+  uint64_t id;
+};
+
+// Thrown by (exit n); unwinds dynamic-wind and reaches main.
+struct ExitThrow {
+  int code;
+};
+
+extern Value g_raised;         // GC root: the value being raised
+extern Value g_escape_values;  // GC root: values passed to an escape continuation
+
+// Raise any Lisp value (R7RS raise). Consults with-exception-handler handlers.
+[[noreturn]] void raise_value(Value obj);
+// R7RS raise-continuable: returns the handler's value.
+Value raise_continuable(Value obj);
+
+// Raise an error object whose message is `msg` (irritants empty).
+[[noreturn]] void throw_error(std::string_view msg);
+template <class... A> [[noreturn]] void throw_errorf(fmt::format_string<A...> f, A &&...a) {
+  throw_error(fmt::format(f, std::forward<A>(a)...));
+}
+// Raise an error object with a known source location (reader errors).
+[[noreturn]] void throw_error_at(SrcLoc loc, std::string_view msg);
+// "WHO: argument POS must be EXPECTED, got VALUE"
+[[noreturn]] void type_error(std::string_view who, int pos, std::string_view expected, Value got);
+// "WHO: index I out of range for a KIND of length N"
+[[noreturn]] void range_error(std::string_view who, int64_t index, std::string_view kind, int64_t len);
+// "WHO: expected N arguments, got M" (N may be "at least 1", "1 to 2")
+[[noreturn]] void arity_error(std::string_view who, int min, int max, int got);
+
+// The message an uncaught raised value prints after "error: ".
+std::string error_message_of(Value raised);
+
+}  // namespace kiln

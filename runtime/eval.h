@@ -1,0 +1,32 @@
+// eval.h — the evaluator's public face.
+//
+// Invariant: evaluation happens on the interpreter thread, whose large stack
+// lets deep non-tail recursion work; check_stack() turns a runaway recursion
+// into a catchable "stack overflow" error long before the guard page.
+#pragma once
+#include <csignal>
+#include <string>
+#include <string_view>
+
+#include "object.h"
+
+namespace kiln {
+
+// gc_init, symbols, ports, builtins and the embedded prelude.
+void init_runtime();
+
+Value eval_toplevel(Value form);                  // analyse and run one form
+Value apply_proc(Value f, int argc, Value *argv);  // call any procedure
+Value load_file(const std::string &path);         // read and run a file; last value
+Value eval_string(std::string_view src, const std::string &name);
+
+// Set by the SIGINT handler; polled at calls and loop back-edges.
+extern volatile std::sig_atomic_t g_interrupt;
+
+// Runs fn on a thread with a stack large enough for 100 000 Lisp frames.
+int run_on_big_stack(int (*fn)(void *), void *arg);
+
+Value make_values(int n, const Value *items);  // a single value is returned as is
+bool is_values(Value v);
+
+}  // namespace kiln

@@ -1,0 +1,34 @@
+// gc.h — the one place Kiln talks to the Boehm collector.
+//
+// Invariant: gc_init() runs before the first allocation (main and the Catch2
+// runner both call it), and every thread that touches Lisp values was created
+// through GC_pthread_create (GC_THREADS is defined project-wide, so gc.h's
+// pthread_create redirection does this) or registered explicitly.
+#pragma once
+#include <gc.h>
+
+#include <cstddef>
+#include <cstdint>
+
+namespace kiln {
+
+void gc_init();
+
+// KILN_GC_STRESS=N forces a full collection every N allocations (0 = off).
+extern uint64_t g_gc_stress_every;
+extern uint64_t g_gc_stress_count;
+void gc_stress_tick();
+
+inline void *gc_alloc(size_t n) {
+  if (g_gc_stress_every) gc_stress_tick();
+  return GC_MALLOC(n);
+}
+// Pointer-free memory (string bytes, tensor data). Not zeroed.
+inline void *gc_alloc_atomic(size_t n) {
+  if (g_gc_stress_every) gc_stress_tick();
+  return GC_MALLOC_ATOMIC(n);
+}
+// Never collected and always scanned: roots such as symbols.
+inline void *gc_alloc_root(size_t n) { return GC_MALLOC_UNCOLLECTABLE(n); }
+
+}  // namespace kiln

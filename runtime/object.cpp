@@ -1,0 +1,156 @@
+#include "object.h"
+
+#include <string>
+#include <unordered_map>
+
+namespace kiln {
+
+TypeHooks g_type_hooks[256];
+
+Value cons(Value a, Value d) {
+  Pair *p = alloc_obj<Pair>(T_PAIR);
+  p->car = a;
+  p->cdr = d;
+  p->file = 0;
+  return from_ptr(p);
+}
+
+Value make_int_slow(int64_t n) {
+  Int64Box *b = static_cast<Int64Box *>(gc_alloc_atomic(sizeof(Int64Box)));
+  b->h = ObjHeader{T_INT64, 0, 0, 0};
+  b->n = n;
+  return from_ptr(b);
+}
+
+static String *new_string(int64_t len) {
+  String *s = alloc_obj<String>(T_STRING);
+  s->len = len;
+  s->cap = len;
+  s->data = static_cast<char *>(gc_alloc_atomic(size_t(len) + 1));
+  s->data[len] = 0;
+  return s;
+}
+
+Value make_string(std::string_view sv) {
+  String *s = new_string(int64_t(sv.size()));
+  if (!sv.empty()) std::memcpy(s->data, sv.data(), sv.size());
+  return from_ptr(s);
+}
+
+Value make_string_filled(int64_t n, char c) {
+  String *s = new_string(n);
+  std::memset(s->data, c, size_t(n));
+  return from_ptr(s);
+}
+
+void string_append_bytes(String *s, const char *p, size_t n) {
+  if (s->len + int64_t(n) > s->cap) {
+    int64_t cap = s->cap * 2 + int64_t(n) + 16;
+    char *d = static_cast<char *>(gc_alloc_atomic(size_t(cap) + 1));
+    std::memcpy(d, s->data, size_t(s->len));
+    s->data = d;
+    s->cap = cap;
+  }
+  std::memcpy(s->data + s->len, p, n);
+  s->len += int64_t(n);
+  s->data[s->len] = 0;
+}
+
+// The symbol table maps names to uncollectable Symbol objects. The map itself is
+// malloc memory, which is fine: the symbols are roots on their own.
+static std::unordered_map<std::string, Symbol *> &symbol_table() {
+  static auto *t = new std::unordered_map<std::string, Symbol *>();
+  return *t;
+}
+
+static Symbol *new_symbol(std::string_view name, bool root) {
+  Symbol *s = static_cast<Symbol *>(root ? gc_alloc_root(sizeof(Symbol)) : gc_alloc(sizeof(Symbol)));
+  s->h = ObjHeader{T_SYMBOL, uint8_t(root ? SYM_INTERNED : 0), 0, 0};
+  s->name = make_string(name);
+  s->global = NOVALUE;
+  s->doc = NOVALUE;
+  s->special = 0;
+  s->hash = uint32_t(std::hash<std::string_view>()(name));
+  return s;
+}
+
+Value intern(std::string_view name) {
+  auto &t = symbol_table();
+  auto it = t.find(std::string(name));
+  if (it != t.end()) return from_ptr(it->second);
+  Symbol *s = new_symbol(name, true);
+  t.emplace(std::string(name), s);
+  return from_ptr(s);
+}
+
+Value gensym(std::string_view prefix) {
+  static uint64_t counter = 0;
+  std::string name = std::string(prefix) + std::to_string(++counter);
+  return from_ptr(new_symbol(name, false));
+}
+
+void for_each_symbol(const std::function<void(Value)> &f) {
+  for (auto &kv : symbol_table()) f(from_ptr(kv.second));
+}
+
+Value make_vector(int64_t n, Value fill) {
+  Vector *v = alloc_obj<Vector>(T_VECTOR, sizeof(Value) * size_t(n));
+  v->len = n;
+  for (int64_t i = 0; i < n; i++) v->items[i] = fill;
+  return from_ptr(v);
+}
+
+Value make_error_obj(Value message, Value irritants, Value kind) {
+  ErrorObj *e = alloc_obj<ErrorObj>(T_ERROR);
+  e->message = message;
+  e->irritants = irritants;
+  e->kind = kind;
+  return from_ptr(e);
+}
+
+bool is_procedure(Value v) {
+  if (!is_ptr(v)) return false;
+  switch (hdr(v)->type) {
+  case T_CLOSURE:
+  case T_BUILTIN:
+  case T_KERNEL:
+  case T_CONTINUATION:
+  case T_PARAMETER:
+    return true;
+  default:
+    return false;
+  }
+}
+
+const char *type_name(Value v) {
+  if (is_fixnum(v)) return "integer";
+  if (is_double(v)) return "float";
+  if (is_char(v)) return "char";
+  if (is_bool(v)) return "boolean";
+  if (v == NIL) return "empty list";
+  if (v == EOF_V) return "eof object";
+  if (!is_ptr(v)) return "unspecified";
+  switch (hdr(v)->type) {
+  case T_PAIR: return "pair";
+  case T_SYMBOL: return "symbol";
+  case T_STRING: return "string";
+  case T_VECTOR: return "vector";
+  case T_INT64: return "integer";
+  case T_CLOSURE:
+  case T_BUILTIN:
+  case T_CONTINUATION:
+  case T_PARAMETER: return "procedure";
+  case T_MACRO: return "macro";
+  case T_HASHTABLE: return "hash table";
+  case T_ERROR: return "error object";
+  case T_RECORD: return "record";
+  case T_PROMISE: return "promise";
+  case T_PORT: return "port";
+  default: {
+    const char *n = g_type_hooks[hdr(v)->type].name;
+    return n ? n : "object";
+  }
+  }
+}
+
+}  // namespace kiln

@@ -1,0 +1,225 @@
+// object.h — heap object layouts and their constructors.
+//
+// Invariant: every heap object starts with an ObjHeader whose `type` says which
+// struct follows, lives in Boehm-GC memory, and holds Lisp values only in fields
+// of type Value (or pointers to GC memory), so the collector finds them. Byte
+// buffers (string bytes, tensor data) are GC_MALLOC_ATOMIC and hold no pointers.
+// Symbols are allocated uncollectable: they are roots, so their global value
+// cells keep everything defined at top level alive.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+
+#include "gc.h"
+#include "value.h"
+
+namespace kiln {
+
+enum ObjType : uint8_t {
+  T_PAIR = 1,
+  T_SYMBOL,
+  T_STRING,
+  T_VECTOR,
+  T_INT64,
+  T_CLOSURE,
+  T_BUILTIN,
+  T_MACRO,
+  T_TENSOR,
+  T_KERNEL,
+  T_HASHTABLE,
+  T_ERROR,
+  T_RECORD_TYPE,
+  T_RECORD,
+  T_PROMISE,
+  T_PARAMETER,
+  T_CONTINUATION,
+  T_VALUES,
+  T_PORT,
+  T_ENVIRONMENT,
+  T_SYMBOLIC,  // a traced value inside graph recording (compiler/)
+  T_OPAQUE,    // runtime-internal objects that are never shown to Lisp code
+};
+
+struct ObjHeader {
+  uint8_t type;
+  uint8_t flags;
+  uint16_t col;   // pairs read from source: column (1-based, 0 = unknown)
+  uint32_t line;  // pairs read from source: line (1-based, 0 = unknown)
+};
+
+inline ObjHeader *hdr(Value v) { return reinterpret_cast<ObjHeader *>(v.bits); }
+inline uint8_t type_of_ptr(Value v) { return hdr(v)->type; }
+inline bool has_type(Value v, uint8_t t) { return is_ptr(v) && hdr(v)->type == t; }
+inline Value from_ptr(const void *p) { return Value{reinterpret_cast<uint64_t>(p)}; }
+template <class T> inline T *as(Value v) { return reinterpret_cast<T *>(v.bits); }
+
+// ---- pairs -------------------------------------------------------------
+struct Pair {
+  ObjHeader h;
+  Value car, cdr;
+  uint32_t file;  // index into the source file table (srcloc.h), 0 = none
+  uint32_t spare;
+};
+inline bool is_pair(Value v) { return has_type(v, T_PAIR); }
+inline Value car(Value v) { return as<Pair>(v)->car; }
+inline Value cdr(Value v) { return as<Pair>(v)->cdr; }
+Value cons(Value a, Value d);
+
+// ---- integers beyond the fixnum range ------------------------------------
+struct Int64Box {
+  ObjHeader h;
+  int64_t n;
+};
+inline bool is_int(Value v) { return is_fixnum(v) || has_type(v, T_INT64); }
+inline int64_t int_of(Value v) { return is_fixnum(v) ? fixnum_of(v) : as<Int64Box>(v)->n; }
+Value make_int_slow(int64_t n);
+inline Value make_int(int64_t n) { return fits_fixnum(n) ? make_fixnum(n) : make_int_slow(n); }
+inline bool is_number(Value v) { return is_double(v) || is_int(v); }
+inline double number_as_double(Value v) { return is_double(v) ? double_of(v) : double(int_of(v)); }
+
+// ---- strings (Latin-1, one byte per char, mutable) --------------------------
+struct String {
+  ObjHeader h;
+  int64_t len;
+  int64_t cap;
+  char *data;  // GC atomic, NUL-terminated for convenience
+};
+inline bool is_string(Value v) { return has_type(v, T_STRING); }
+Value make_string(std::string_view s);
+Value make_string_filled(int64_t n, char c);
+inline std::string_view string_view_of(Value v) { return {as<String>(v)->data, size_t(as<String>(v)->len)}; }
+void string_append_bytes(String *s, const char *p, size_t n);
+
+// ---- symbols -----------------------------------------------------------
+enum SymbolFlags : uint8_t { SYM_INTERNED = 1 };
+struct Symbol {
+  ObjHeader h;
+  Value name;        // a String
+  Value global;      // global value cell; NOVALUE when unbound
+  Value doc;         // documentation string of the global definition, or NOVALUE
+  uint32_t special;  // special-form id (eval), 0 for none
+  uint32_t hash;
+};
+inline bool is_symbol(Value v) { return has_type(v, T_SYMBOL); }
+inline Symbol *sym(Value v) { return as<Symbol>(v); }
+Value intern(std::string_view name);
+Value gensym(std::string_view prefix);
+inline std::string_view symbol_name(Value v) { return string_view_of(sym(v)->name); }
+// Calls f(Value sym) for every interned symbol (completion, apropos, did-you-mean).
+void for_each_symbol(const std::function<void(Value)> &f);
+
+// ---- vectors -----------------------------------------------------------
+struct Vector {
+  ObjHeader h;
+  int64_t len;
+  Value items[];
+};
+inline bool is_vector(Value v) { return has_type(v, T_VECTOR); }
+Value make_vector(int64_t n, Value fill);
+
+// ---- procedures ----------------------------------------------------------
+using BuiltinFn = Value (*)(int argc, Value *argv);
+struct Builtin {
+  ObjHeader h;
+  BuiltinFn fn;
+  const char *name;
+  const char *doc;
+  int32_t min_args;
+  int32_t max_args;  // -1 = variadic
+};
+inline bool is_builtin(Value v) { return has_type(v, T_BUILTIN); }
+
+struct Lambda;  // analysed lambda (eval)
+struct Frame {
+  Frame *parent;
+  Value slots[];
+};
+struct Closure {
+  ObjHeader h;
+  Lambda *lam;
+  Frame *env;
+};
+inline bool is_closure(Value v) { return has_type(v, T_CLOSURE); }
+// Anything `apply` accepts: closures, builtins, kernels, continuations, parameters,
+// record procedures (builtins with data).
+bool is_procedure(Value v);
+
+struct Macro {
+  ObjHeader h;
+  Value name;         // symbol
+  Value transformer;  // a procedure taking the whole form (defmacro) or a syntax-rules object
+  Value env_marker;   // definition environment info for syntax-rules
+};
+
+// ---- errors, records, misc -----------------------------------------------
+struct ErrorObj {
+  ObjHeader h;
+  Value message;    // string
+  Value irritants;  // list
+  Value kind;       // symbol: error, file-error, read-error, ...
+};
+inline bool is_error_obj(Value v) { return has_type(v, T_ERROR); }
+Value make_error_obj(Value message, Value irritants, Value kind);
+
+struct MultipleValues {
+  ObjHeader h;
+  int64_t n;
+  Value items[];
+};
+
+struct Promise {
+  ObjHeader h;
+  Value done;   // TRUE_V once forced
+  Value value;  // the value, or the thunk while pending
+};
+
+struct Parameter {
+  ObjHeader h;
+  Value value;
+  Value converter;  // procedure or FALSE_V
+};
+
+struct Continuation {
+  ObjHeader h;
+  uint64_t id;
+  Value active;  // TRUE_V while its call/cc is on the stack
+};
+
+struct RecordType {
+  ObjHeader h;
+  Value name;    // symbol
+  Value fields;  // vector of field symbols
+};
+struct Record {
+  ObjHeader h;
+  Value rtype;
+  int64_t n;
+  Value fields[];
+};
+
+// Generic typed allocation. `extra` is trailing bytes for flexible arrays.
+template <class T> inline T *alloc_obj(uint8_t type, size_t extra = 0) {
+  T *p = static_cast<T *>(gc_alloc(sizeof(T) + extra));
+  p->h.type = type;
+  p->h.flags = 0;
+  p->h.col = 0;
+  p->h.line = 0;
+  return p;
+}
+
+// Per-type behaviour supplied by the module that owns the type (tensors,
+// kernels, ports...), so the printer and equal? need not know every type.
+struct TypeHooks {
+  const char *name = nullptr;                              // "tensor"
+  void (*print)(std::string &out, Value v, bool write) = nullptr;
+  bool (*equal)(Value a, Value b) = nullptr;               // equal? on two values of this type
+};
+extern TypeHooks g_type_hooks[256];
+
+// Human name of a value's type, for error messages ("pair", "string", ...).
+const char *type_name(Value v);
+
+}  // namespace kiln

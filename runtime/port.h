@@ -1,0 +1,48 @@
+// port.h — input and output ports.
+//
+// Invariant: all Lisp-visible output goes through port_write, and writing to
+// the error port first flushes the standard output port, so merged stdout and
+// stderr keep the order of events (SPEC §1). String ports keep their bytes in a
+// GC String; file ports own a FILE* that close-port (or exit) releases.
+#pragma once
+#include <cstdio>
+#include <string_view>
+
+#include "object.h"
+
+namespace kiln {
+
+enum PortKind : uint8_t { PORT_INPUT = 1, PORT_OUTPUT = 2 };
+
+struct Port {
+  ObjHeader h;
+  uint8_t kind;     // PortKind
+  uint8_t is_file;  // 1: fp is used; 0: string port
+  uint8_t closed;
+  uint8_t is_stderr;
+  FILE *fp;
+  Value str;     // String: output buffer, or input text
+  int64_t pos;   // read position in an input string port
+  int peeked;    // file input: one char of lookahead, -2 = none
+  Value name;    // string, for messages
+};
+inline bool is_port(Value v) { return has_type(v, T_PORT); }
+
+Value make_file_port(FILE *fp, PortKind kind, std::string_view name);
+Value make_string_input_port(std::string_view text);
+Value make_string_output_port();
+
+int port_read_char(Port *p);  // -1 at end
+int port_peek_char(Port *p);
+void port_write(Port *p, std::string_view s);
+void port_flush(Port *p);
+
+// Parameters of the current ports (with-output-to-string rebinds output).
+Value current_input_port();
+Value current_output_port();
+Value current_error_port();
+void set_current_output_port(Value p);
+void set_current_input_port(Value p);
+void init_ports();
+
+}  // namespace kiln

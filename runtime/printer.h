@@ -1,0 +1,20 @@
+// printer.h — display and write (SPEC §3).
+//
+// Invariant: printing never allocates GC memory and never raises, so it is safe
+// inside error reporting; cyclic data is not detected (as in most Schemes'
+// display), so printing a cyclic list does not terminate.
+#pragma once
+#include <string>
+
+#include "value.h"
+
+namespace kiln {
+
+void print_value(std::string &out, Value v, bool write);
+std::string write_string(Value v);
+std::string display_string(Value v);
+// The float rule of SPEC §3: shortest round-trip digits, always marked as a float.
+void format_double(std::string &out, double d);
+std::string format_double(double d);
+
+}  // namespace kiln

@@ -1,0 +1,23 @@
+// reader.h — the S-expression reader (SPEC §2).
+//
+// Invariant: every pair the reader builds carries the file, line and column of
+// its opening bracket (or of the quote character for 'x), and every read error
+// is raised through throw_error_at with the position where it was detected.
+#pragma once
+#include <string_view>
+
+#include "object.h"
+#include "port.h"
+
+namespace kiln {
+
+// Reads every datum of `text`; returns them as a list.
+Value read_all(std::string_view text, uint32_t file_id);
+// Reads one datum from an input port; EOF_V at end of input.
+Value read_datum(Port *p, uint32_t file_id);
+
+// For the REPL: how many brackets are open at the end of `text`, and whether a
+// string is open. Returns -1 when there is an unmatched closing bracket.
+int open_depth(std::string_view text, bool *in_string);
+
+}  // namespace kiln
