@@ -1,0 +1,82 @@
+# Thin wrapper around CMake/CTest. The real build is CMakeLists.txt.
+#
+#   make deps       install missing Debian packages (apt-get as root, or sudo -n)
+#   make build      Release build in build/
+#   make bench      deps + build + the main benchmark
+#   make test       deps + build + every ctest test
+#   make asan       Debug + AddressSanitizer/UBSan build in build-asan/, then ctest there
+#   make gc-stress  golden tests (GC_STRESS_DIRS) with KILN_GC_STRESS=1
+#   make install    cmake --install build (PREFIX=/usr/local by default)
+
+JOBS ?= 2
+PREFIX ?= /usr/local
+BUILD_DIR ?= build
+ASAN_DIR ?= build-asan
+BENCH ?= benchmarks/tensor_bench.lisp
+# Fewer robustness cases under ASan, which is ~5x slower per run.
+ASAN_FUZZ_CASES ?= 600
+# Golden directories run under KILN_GC_STRESS=1 (a collection at every
+# allocation site the runtime checks): the areas that build and mutate heap
+# structures. Directories that do not exist yet are skipped.
+GC_STRESS_DIRS ?= lists vectors hashtables strings closures tensors
+GC_STRESS_TIMEOUT ?= 300
+
+# libgccjit's headers come with the matching gcc; tmux drives the REPL tests;
+# python3 drives some test tools.
+DEB_PACKAGES := libgc-dev libgccjit-12-dev libfmt-dev catch2 libreadline-dev \
+                cmake g++ pkg-config make tmux python3
+
+ASAN_ENV := ASAN_OPTIONS=detect_stack_use_after_return=0:detect_leaks=0 \
+            UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+
+.PHONY: all deps build bench test asan asan-build gc-stress install clean
+
+all: build
+
+deps:
+	@missing=""; \
+	for p in $(DEB_PACKAGES); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'install ok installed' || missing="$$missing $$p"; \
+	done; \
+	if [ -z "$$missing" ]; then echo "deps: all packages present"; exit 0; fi; \
+	echo "deps: missing$$missing"; \
+	if [ "$$(id -u)" = 0 ]; then SUDO=""; \
+	elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then SUDO="sudo -n"; \
+	else echo "deps: missing packages; run as root:"; \
+	     echo "  apt-get update && apt-get install -y$$missing"; exit 1; fi; \
+	$$SUDO env DEBIAN_FRONTEND=noninteractive apt-get update -q && \
+	$$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends$$missing
+
+build:
+	cmake -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX=$(PREFIX)
+	cmake --build $(BUILD_DIR) -j$(JOBS)
+
+bench: deps build
+	@test -f $(BENCH) || { echo "bench: $(BENCH) does not exist yet (the main benchmark is not written)"; exit 1; }
+	$(BUILD_DIR)/kiln $(BENCH)
+
+test: deps build
+	ctest --test-dir $(BUILD_DIR) --output-on-failure -j$(JOBS)
+
+asan-build:
+	cmake -S . -B $(ASAN_DIR) -DCMAKE_BUILD_TYPE=Debug -DKILN_SANITIZE=ON
+	cmake --build $(ASAN_DIR) -j$(JOBS)
+
+# Boehm GC scans memory LeakSanitizer considers leaked, so leak checks are off;
+# fake stacks for use-after-return hide stack roots from the collector.
+asan: deps asan-build
+	$(ASAN_ENV) KILN_FUZZ_CASES=$(ASAN_FUZZ_CASES) \
+	  ctest --test-dir $(ASAN_DIR) --output-on-failure -j$(JOBS) --timeout 1200
+
+gc-stress: deps build
+	@dirs=""; for d in $(GC_STRESS_DIRS); do \
+	  [ -d tests/golden/$$d ] && dirs="$$dirs tests/golden/$$d"; done; \
+	if [ -z "$$dirs" ]; then echo "gc-stress: none of $(GC_STRESS_DIRS) exist under tests/golden"; exit 1; fi; \
+	echo "gc-stress:$$dirs"; \
+	KILN_GC_STRESS=1 $(BUILD_DIR)/kiln test --jobs $(JOBS) --timeout $(GC_STRESS_TIMEOUT) $$dirs
+
+install: build
+	cmake --install $(BUILD_DIR)
+
+clean:
+	rm -rf $(BUILD_DIR) $(ASAN_DIR)
