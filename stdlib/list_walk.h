@@ -1,0 +1,81 @@
+// list_walk.h — helpers shared by the list, vector and hash-table builtins.
+//
+// Invariant: every Value these helpers hold lives either in GC memory or in a
+// member array of an object on the C++ stack (which the collector scans
+// conservatively); the objects are non-copyable so no pointer to such an array
+// can outlive it. Builtins copy what they need out of their argv before
+// calling Lisp code, and call Lisp code only through apply_proc.
+#pragma once
+#include "../runtime/eval.h"
+#include "builtins.h"
+
+namespace kiln {
+
+[[noreturn]] inline void not_proper_list(const char *who, int pos, Value v) {
+  type_error(who, pos, "a proper list", v);
+}
+
+// Length of a proper list, or the SPEC §6 error naming WHO and POS.
+inline int64_t checked_length(const char *who, int pos, Value v) {
+  int64_t n = list_length(v);
+  if (n < 0) not_proper_list(who, pos, v);
+  return n;
+}
+
+// Number of pairs before the first non-pair (for range errors on improper lists).
+inline int64_t count_pairs(Value v) {
+  int64_t n = 0;
+  for (; is_pair(v); v = cdr(v)) n++;
+  return n;
+}
+
+// Builds a list front to back in O(1) per element.
+struct ListBuilder {
+  Value head = NIL;
+  Value tail = NIL;
+  void push(Value x) {
+    Value cell = cons(x, NIL);
+    if (tail == NIL) head = cell;
+    else as<Pair>(tail)->cdr = cell;
+    tail = cell;
+  }
+};
+
+// A Value array of n slots: on the stack when small, in GC memory otherwise.
+class ValueBuf {
+ public:
+  explicit ValueBuf(int64_t n)
+      : data_(n <= kLocal ? local_ : static_cast<Value *>(gc_alloc(sizeof(Value) * size_t(n)))) {}
+  ValueBuf(const ValueBuf &) = delete;
+  ValueBuf &operator=(const ValueBuf &) = delete;
+  Value *data() { return data_; }
+  Value &operator[](int64_t i) { return data_[i]; }
+
+ private:
+  static constexpr int64_t kLocal = 8;
+  Value local_[kLocal];
+  Value *data_;
+};
+
+// Walks n lists in step (map, for-each, folds, any, every ...), stopping at the
+// end of the shortest. An improper list is an error naming its argument
+// position; a circular list is allowed when some other list is finite.
+class ListWalk {
+ public:
+  // lists[i] is argument number first_pos + i of WHO.
+  ListWalk(const char *who, int first_pos, int n, const Value *lists);
+  ListWalk(const ListWalk &) = delete;
+  ListWalk &operator=(const ListWalk &) = delete;
+  // Stores the next element of each list in out[0..n) and returns true, or
+  // returns false when some list is exhausted.
+  bool next(Value *out);
+  // Number of steps the walk will make (the length of the shortest finite list).
+  int64_t steps() const { return steps_; }
+
+ private:
+  ValueBuf cur_;
+  int n_;
+  int64_t steps_;
+};
+
+}  // namespace kiln
