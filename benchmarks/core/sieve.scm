@@ -1,0 +1,32 @@
+;; Vector-heavy: sieve of Eratosthenes up to 2 000 000, then fill and sum a vector.
+(define (sieve n)
+  (let ((marks (make-vector (+ n 1) #t)))
+    (vector-set! marks 0 #f)
+    (vector-set! marks 1 #f)
+    (let outer ((i 2))
+      (when (<= (* i i) n)
+        (when (vector-ref marks i)
+          (let inner ((j (* i i)))
+            (when (<= j n)
+              (vector-set! marks j #f)
+              (inner (+ j i)))))
+        (outer (+ i 1))))
+    (let count ((i 0) (total 0))
+      (if (> i n) total (count (+ i 1) (if (vector-ref marks i) (+ total 1) total))))))
+
+(define (fill-and-sum n rounds)
+  (let ((v (make-vector n 0)))
+    (let round ((r 0) (total 0))
+      (if (= r rounds)
+          total
+          (begin
+            (let fill ((i 0))
+              (when (< i n)
+                (vector-set! v i (+ i r))
+                (fill (+ i 1))))
+            (round (+ r 1)
+                   (let sum ((i 0) (acc total))
+                     (if (= i n) acc (sum (+ i 1) (+ acc (vector-ref v i)))))))))))
+
+(display (list (sieve 2000000) (fill-and-sum 100000 10)))
+(newline)
