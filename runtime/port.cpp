@@ -1,0 +1,134 @@
+// port.cpp — ports (runtime/port.h): stdio-backed file ports and GC string ports.
+//
+// The standard output port writes through stdio's stdout buffer (fast for the
+// common case of a script printing a lot); the error port flushes stdout, then
+// writes and flushes stderr, so merged output keeps its order. The current
+// ports are R7RS parameter objects bound to current-input-port,
+// current-output-port and current-error-port, so `parameterize` rebinds them
+// and with-output-to-string sets their value directly.
+#include "port.h"
+
+#include "../stdlib/builtins.h"
+#include "error.h"
+
+namespace kiln {
+
+// Parameter objects holding the current ports. Static storage is scanned by
+// the collector, so these are roots.
+static Value g_current_input = NOVALUE;
+static Value g_current_output = NOVALUE;
+static Value g_current_error = NOVALUE;
+
+static void close_unreachable_file(void *obj, void *) {
+  Port *p = static_cast<Port *>(obj);
+  if (!p->closed && p->fp) std::fclose(p->fp);
+  p->closed = 1;
+}
+
+static Port *new_port(PortKind kind, std::string_view name) {
+  Port *p = alloc_obj<Port>(T_PORT);
+  p->kind = kind;
+  p->is_file = 0;
+  p->closed = 0;
+  p->is_stderr = 0;
+  p->fp = nullptr;
+  p->str = NOVALUE;
+  p->pos = 0;
+  p->peeked = -2;
+  p->name = make_string(name);
+  return p;
+}
+
+Value make_file_port(FILE *fp, PortKind kind, std::string_view name) {
+  Port *p = new_port(kind, name);
+  p->is_file = 1;
+  p->fp = fp;
+  p->is_stderr = fp == stderr;
+  // A file port dropped without close-port still releases its FILE*.
+  if (fp != stdin && fp != stdout && fp != stderr)
+    GC_register_finalizer_no_order(p, close_unreachable_file, nullptr, nullptr, nullptr);
+  return from_ptr(p);
+}
+
+Value make_string_input_port(std::string_view text) {
+  Port *p = new_port(PORT_INPUT, "string");
+  p->str = make_string(text);
+  return from_ptr(p);
+}
+
+Value make_string_output_port() {
+  Port *p = new_port(PORT_OUTPUT, "string");
+  p->str = make_string("");
+  return from_ptr(p);
+}
+
+int port_read_char(Port *p) {
+  if (p->closed) throw_error("read from a closed port");
+  if (!p->is_file) {
+    String *s = as<String>(p->str);
+    return p->pos < s->len ? (unsigned char)s->data[p->pos++] : -1;
+  }
+  if (p->peeked != -2) {
+    int c = p->peeked;
+    p->peeked = -2;
+    return c;
+  }
+  if (p->fp == stdin) std::fflush(stdout);  // a prompt printed before reading must show
+  int c = std::fgetc(p->fp);
+  return c == EOF ? -1 : c;
+}
+
+int port_peek_char(Port *p) {
+  if (p->closed) throw_error("read from a closed port");
+  if (!p->is_file) {
+    String *s = as<String>(p->str);
+    return p->pos < s->len ? (unsigned char)s->data[p->pos] : -1;
+  }
+  if (p->peeked == -2) {
+    if (p->fp == stdin) std::fflush(stdout);
+    int c = std::fgetc(p->fp);
+    p->peeked = c == EOF ? -1 : c;
+  }
+  return p->peeked;
+}
+
+void port_write(Port *p, std::string_view s) {
+  if (p->closed) throw_error("write to a closed port");
+  if (!p->is_file) {
+    string_append_bytes(as<String>(p->str), s.data(), s.size());
+    return;
+  }
+  if (p->is_stderr) std::fflush(stdout);
+  std::fwrite(s.data(), 1, s.size(), p->fp);
+  if (p->is_stderr) std::fflush(p->fp);
+}
+
+void port_flush(Port *p) {
+  if (p->is_file && !p->closed && (p->kind & PORT_OUTPUT)) std::fflush(p->fp);
+}
+
+static Value make_port_parameter(Value port) {
+  Parameter *param = alloc_obj<Parameter>(T_PARAMETER);
+  param->value = port;
+  param->converter = FALSE_V;
+  return from_ptr(param);
+}
+
+Value current_input_port() { return as<Parameter>(g_current_input)->value; }
+Value current_output_port() { return as<Parameter>(g_current_output)->value; }
+Value current_error_port() { return as<Parameter>(g_current_error)->value; }
+void set_current_output_port(Value p) { as<Parameter>(g_current_output)->value = p; }
+void set_current_input_port(Value p) { as<Parameter>(g_current_input)->value = p; }
+
+// Idempotent: both init_runtime and the io builtins' registrar may call it.
+void init_ports() {
+  if (g_current_output != NOVALUE) return;
+  g_current_input = make_port_parameter(make_file_port(stdin, PORT_INPUT, "stdin"));
+  g_current_output = make_port_parameter(make_file_port(stdout, PORT_OUTPUT, "stdout"));
+  g_current_error = make_port_parameter(make_file_port(stderr, PORT_OUTPUT, "stderr"));
+  defglobal("current-input-port", g_current_input);
+  defglobal("current-output-port", g_current_output);
+  defglobal("current-error-port", g_current_error);
+}
+
+}  // namespace kiln

@@ -1,0 +1,494 @@
+// strings.cpp — string and symbol builtins: R7RS (scheme base/char) strings,
+// symbols, str, format, string-split/join/contains/index, number<->string.
+//
+// Invariant: strings are mutable Latin-1 byte strings (object.h String); every
+// procedure that returns a string returns a fresh one (symbol->string copies
+// the name, so mutating the result cannot rename a symbol). Optional
+// START/END arguments are checked to satisfy 0 <= START <= END <= length.
+#include <algorithm>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "../runtime/eval.h"
+#include "../runtime/number.h"
+#include "../runtime/port.h"
+#include "../runtime/printer.h"
+#include "builtins.h"
+#include "chars.h"
+
+namespace kiln {
+namespace {
+
+Value str_of(std::string_view s) { return make_string(s); }
+int64_t slen(String *s) { return s->len; }
+
+// Reads optional START (argv[first]) and END (argv[first+1]) for a string of LEN.
+void optional_range(const char *who, int argc, Value *argv, int first, int64_t len, int64_t *start,
+                    int64_t *end) {
+  *start = 0;
+  *end = len;
+  if (argc > first) {
+    *start = arg_index(who, first + 1, argv[first]);
+    if (*start > len) range_error(who, *start, "string", len);
+  }
+  if (argc > first + 1) {
+    *end = arg_index(who, first + 2, argv[first + 1]);
+    if (*end > len) range_error(who, *end, "string", len);
+  }
+  if (*start > *end) throw_errorf("{}: start {} is greater than end {}", who, *start, *end);
+}
+
+// ---- construction and access ------------------------------------------------
+
+
+Value b_string(int argc, Value *argv) {
+  Value s = make_string_filled(argc, ' ');
+  for (int i = 0; i < argc; i++) as<String>(s)->data[i] = char(arg_char("string", i + 1, argv[i]));
+  return s;
+}
+
+Value b_make_string(int argc, Value *argv) {
+  int64_t n = arg_index("make-string", 1, argv[0]);
+  char fill = argc > 1 ? char(arg_char("make-string", 2, argv[1])) : ' ';
+  return make_string_filled(n, fill);
+}
+
+Value b_string_length(int, Value *a) { return make_int(slen(arg_string("string-length", 1, a[0]))); }
+
+Value b_string_ref(int, Value *a) {
+  String *s = arg_string("string-ref", 1, a[0]);
+  int64_t i = arg_index("string-ref", 2, a[1]);
+  if (i >= s->len) range_error("string-ref", i, "string", s->len);
+  return make_char((unsigned char)s->data[i]);
+}
+
+Value b_string_set(int, Value *a) {
+  String *s = arg_string("string-set!", 1, a[0]);
+  int64_t i = arg_index("string-set!", 2, a[1]);
+  uint32_t c = arg_char("string-set!", 3, a[2]);
+  if (i >= s->len) range_error("string-set!", i, "string", s->len);
+  s->data[i] = char(c);
+  return UNSPEC;
+}
+
+Value b_substring(int argc, Value *a) {
+  String *s = arg_string("substring", 1, a[0]);
+  int64_t start, end;
+  optional_range("substring", argc, a, 1, s->len, &start, &end);
+  return str_of(std::string_view(s->data + start, size_t(end - start)));
+}
+
+Value b_string_copy(int argc, Value *a) {
+  String *s = arg_string("string-copy", 1, a[0]);
+  int64_t start, end;
+  optional_range("string-copy", argc, a, 1, s->len, &start, &end);
+  return str_of(std::string_view(s->data + start, size_t(end - start)));
+}
+
+Value b_string_append(int argc, Value *argv) {
+  std::string out;
+  for (int i = 0; i < argc; i++) out += string_view_of(from_ptr(arg_string("string-append", i + 1, argv[i])));
+  return str_of(out);
+}
+
+Value b_string_copy_bang(int argc, Value *a) {
+  String *to = arg_string("string-copy!", 1, a[0]);
+  int64_t at = arg_index("string-copy!", 2, a[1]);
+  String *from = arg_string("string-copy!", 3, a[2]);
+  if (at > to->len) range_error("string-copy!", at, "string", to->len);
+  int64_t start, end;
+  optional_range("string-copy!", argc, a, 3, from->len, &start, &end);
+  if (at + (end - start) > to->len) range_error("string-copy!", at + (end - start), "string", to->len);
+  std::memmove(to->data + at, from->data + start, size_t(end - start));  // may overlap
+  return UNSPEC;
+}
+
+Value b_string_fill(int argc, Value *a) {
+  String *s = arg_string("string-fill!", 1, a[0]);
+  char c = char(arg_char("string-fill!", 2, a[1]));
+  int64_t start, end;
+  optional_range("string-fill!", argc, a, 2, s->len, &start, &end);
+  std::memset(s->data + start, c, size_t(end - start));
+  return UNSPEC;
+}
+
+Value b_string_null_p(int, Value *a) { return boolv(arg_string("string-null?", 1, a[0])->len == 0); }
+
+// ---- comparison ---------------------------------------------------------------
+
+std::string folded(std::string_view s) {
+  std::string r(s);
+  for (char &c : r) c = char(latin1_downcase((unsigned char)c));
+  return r;
+}
+
+// Byte-wise (Latin-1 code point) ordering; variadic; every argument is checked.
+template <bool Fold> Value string_compare(const char *who, int argc, Value *argv, bool (*ok)(int)) {
+  bool result = true;
+  for (int i = 0; i < argc; i++) arg_string(who, i + 1, argv[i]);
+  for (int i = 0; i + 1 < argc && result; i++) {
+    std::string_view x = string_view_of(argv[i]), y = string_view_of(argv[i + 1]);
+    int c = Fold ? folded(x).compare(folded(y)) : x.compare(y);
+    result = ok(c);
+  }
+  return boolv(result);
+}
+bool c_eq(int c) { return c == 0; }
+bool c_lt(int c) { return c < 0; }
+bool c_gt(int c) { return c > 0; }
+bool c_le(int c) { return c <= 0; }
+bool c_ge(int c) { return c >= 0; }
+Value b_string_eq(int n, Value *a) { return string_compare<false>("string=?", n, a, c_eq); }
+Value b_string_lt(int n, Value *a) { return string_compare<false>("string<?", n, a, c_lt); }
+Value b_string_gt(int n, Value *a) { return string_compare<false>("string>?", n, a, c_gt); }
+Value b_string_le(int n, Value *a) { return string_compare<false>("string<=?", n, a, c_le); }
+Value b_string_ge(int n, Value *a) { return string_compare<false>("string>=?", n, a, c_ge); }
+Value b_string_ci_eq(int n, Value *a) { return string_compare<true>("string-ci=?", n, a, c_eq); }
+Value b_string_ci_lt(int n, Value *a) { return string_compare<true>("string-ci<?", n, a, c_lt); }
+Value b_string_ci_gt(int n, Value *a) { return string_compare<true>("string-ci>?", n, a, c_gt); }
+Value b_string_ci_le(int n, Value *a) { return string_compare<true>("string-ci<=?", n, a, c_le); }
+Value b_string_ci_ge(int n, Value *a) { return string_compare<true>("string-ci>=?", n, a, c_ge); }
+
+// ---- case ------------------------------------------------------------------------
+
+Value map_chars(const char *who, Value v, uint32_t (*f)(uint32_t)) {
+  std::string s(string_view_of(from_ptr(arg_string(who, 1, v))));
+  for (char &c : s) c = char(f((unsigned char)c));
+  return str_of(s);
+}
+Value b_string_upcase(int, Value *a) { return map_chars("string-upcase", a[0], latin1_upcase); }
+Value b_string_downcase(int, Value *a) { return map_chars("string-downcase", a[0], latin1_downcase); }
+Value b_string_foldcase(int, Value *a) { return map_chars("string-foldcase", a[0], latin1_downcase); }
+
+// ---- conversion ----------------------------------------------------------------------
+
+Value b_string_to_list(int argc, Value *a) {
+  String *s = arg_string("string->list", 1, a[0]);
+  int64_t start, end;
+  optional_range("string->list", argc, a, 1, s->len, &start, &end);
+  Value r = NIL;
+  for (int64_t i = end - 1; i >= start; i--) r = cons(make_char((unsigned char)s->data[i]), r);
+  return r;
+}
+
+Value b_list_to_string(int, Value *a) {
+  Value lst = arg_list("list->string", 1, a[0]);
+  std::string out;
+  for (Value p = lst; is_pair(p); p = cdr(p)) {
+    if (!is_char(car(p))) type_error("list->string", 1, "a list of chars", a[0]);
+    out += char(char_of(car(p)));
+  }
+  return str_of(out);
+}
+
+Value b_string_to_vector(int argc, Value *a) {
+  String *s = arg_string("string->vector", 1, a[0]);
+  int64_t start, end;
+  optional_range("string->vector", argc, a, 1, s->len, &start, &end);
+  Value v = make_vector(end - start, UNSPEC);
+  for (int64_t i = start; i < end; i++) as<Vector>(v)->items[i - start] = make_char((unsigned char)s->data[i]);
+  return v;
+}
+
+Value b_vector_to_string(int argc, Value *a) {
+  Vector *v = arg_vector("vector->string", 1, a[0]);
+  int64_t start = 0, end = v->len;
+  if (argc > 1) {
+    start = arg_index("vector->string", 2, a[1]);
+    if (start > v->len) range_error("vector->string", start, "vector", v->len);
+  }
+  if (argc > 2) {
+    end = arg_index("vector->string", 3, a[2]);
+    if (end > v->len) range_error("vector->string", end, "vector", v->len);
+  }
+  if (start > end) throw_errorf("vector->string: start {} is greater than end {}", start, end);
+  std::string out;
+  for (int64_t i = start; i < end; i++) {
+    if (!is_char(v->items[i])) type_error("vector->string", 1, "a vector of chars", a[0]);
+    out += char(char_of(v->items[i]));
+  }
+  return str_of(out);
+}
+
+// Length of the shortest of the string arguments argv[first..argc).
+int64_t shortest(const char *who, int argc, Value *argv, int first) {
+  int64_t n = INT64_MAX;
+  for (int i = first; i < argc; i++) n = std::min(n, arg_string(who, i + 1, argv[i])->len);
+  return n;
+}
+
+Value b_string_for_each(int argc, Value *a) {
+  Value proc = arg_proc("string-for-each", 1, a[0]);
+  int64_t n = shortest("string-for-each", argc, a, 1);
+  Value args[64];
+  if (argc - 1 > 64) throw_error("string-for-each: too many strings");
+  for (int64_t i = 0; i < n; i++) {
+    for (int j = 1; j < argc; j++) args[j - 1] = make_char((unsigned char)as<String>(a[j])->data[i]);
+    apply_proc(proc, argc - 1, args);
+  }
+  return UNSPEC;
+}
+
+Value b_string_map(int argc, Value *a) {
+  Value proc = arg_proc("string-map", 1, a[0]);
+  int64_t n = shortest("string-map", argc, a, 1);
+  Value args[64];
+  if (argc - 1 > 64) throw_error("string-map: too many strings");
+  Value out = make_string_filled(n, ' ');
+  for (int64_t i = 0; i < n; i++) {
+    for (int j = 1; j < argc; j++) args[j - 1] = make_char((unsigned char)as<String>(a[j])->data[i]);
+    Value c = apply_proc(proc, argc - 1, args);
+    if (!is_char(c)) throw_errorf("string-map: the procedure must return a char, got {}", write_string(c));
+    as<String>(out)->data[i] = char(char_of(c));
+  }
+  return out;
+}
+
+// ---- symbols ---------------------------------------------------------------------
+
+Value b_symbol_to_string(int, Value *a) { return str_of(symbol_name(arg_symbol("symbol->string", 1, a[0]))); }
+Value b_string_to_symbol(int, Value *a) {
+  return intern(string_view_of(from_ptr(arg_string("string->symbol", 1, a[0]))));
+}
+Value b_gensym(int argc, Value *a) {
+  if (argc == 0) return gensym("g");
+  if (is_string(a[0])) return gensym(string_view_of(a[0]));
+  if (is_symbol(a[0])) return gensym(symbol_name(a[0]));
+  type_error("gensym", 1, "a string or a symbol", a[0]);
+}
+
+// ---- str, format ---------------------------------------------------------------
+
+Value b_str(int argc, Value *argv) {
+  std::string out;
+  for (int i = 0; i < argc; i++) print_value(out, argv[i], false);
+  return str_of(out);
+}
+
+// Expands FMT with ~a (display) ~s (write) ~% (newline) ~~ (tilde).
+std::string expand_format(const char *who, std::string_view fmt, int argc, Value *args) {
+  std::string out;
+  int next = 0;
+  for (size_t i = 0; i < fmt.size(); i++) {
+    if (fmt[i] != '~') {
+      out += fmt[i];
+      continue;
+    }
+    if (++i == fmt.size()) throw_errorf("{}: format string ends in '~'", who);
+    char d = fmt[i];
+    switch (d) {
+    case 'a': case 'A': case 's': case 'S':
+      if (next >= argc) throw_errorf("{}: too few arguments for the format string", who);
+      print_value(out, args[next++], d == 's' || d == 'S');
+      break;
+    case '%': out += '\n'; break;
+    case '~': out += '~'; break;
+    default: throw_errorf("{}: unknown directive ~{}", who, d);
+    }
+  }
+  if (next < argc) throw_errorf("{}: too many arguments for the format string", who);
+  return out;
+}
+
+// (format FMT ARG...) and (format #f FMT ARG...) return the text;
+// (format #t FMT ARG...) prints it; (format PORT FMT ARG...) writes it to PORT.
+Value b_format(int argc, Value *argv) {
+  if (is_string(argv[0])) return str_of(expand_format("format", string_view_of(argv[0]), argc - 1, argv + 1));
+  Value dest = argv[0];
+  if (dest != TRUE_V && dest != FALSE_V && !(is_port(dest) && (as<Port>(dest)->kind & PORT_OUTPUT)))
+    type_error("format", 1, "a string, #t, #f or an output port", dest);
+  if (argc < 2) throw_error("format: missing format string");
+  String *fmt = arg_string("format", 2, argv[1]);
+  std::string text = expand_format("format", string_view_of(from_ptr(fmt)), argc - 2, argv + 2);
+  if (dest == FALSE_V) return str_of(text);
+  Value port = dest == TRUE_V ? current_output_port() : dest;
+  if (as<Port>(port)->closed) throw_error("format: port is closed");
+  port_write(as<Port>(port), text);
+  return UNSPEC;
+}
+
+// ---- split, join, search ----------------------------------------------------------
+
+// (string-split STR CHAR-OR-STRING) keeps empty fields; (string-split STR)
+// splits on runs of whitespace and drops empty fields.
+Value b_string_split(int argc, Value *a) {
+  std::string_view s = string_view_of(from_ptr(arg_string("string-split", 1, a[0])));
+  std::vector<std::string_view> parts;
+  if (argc == 1) {
+    size_t i = 0;
+    while (i < s.size()) {
+      while (i < s.size() && latin1_space((unsigned char)s[i])) i++;
+      size_t j = i;
+      while (j < s.size() && !latin1_space((unsigned char)s[j])) j++;
+      if (j > i) parts.push_back(s.substr(i, j - i));
+      i = j;
+    }
+  } else {
+    std::string sep;
+    if (is_char(a[1])) sep = char(char_of(a[1]));
+    else if (is_string(a[1]) && as<String>(a[1])->len > 0) sep = string_view_of(a[1]);
+    else type_error("string-split", 2, "a char or a non-empty string", a[1]);
+    size_t start = 0;
+    for (;;) {
+      size_t k = s.find(sep, start);
+      if (k == std::string_view::npos) break;
+      parts.push_back(s.substr(start, k - start));
+      start = k + sep.size();
+    }
+    parts.push_back(s.substr(start));
+  }
+  // Strings are made after the scan: the views point into the GC string,
+  // which stays alive through a[0] (on the caller's stack).
+  Value r = NIL;
+  for (size_t i = parts.size(); i-- > 0;) r = cons(str_of(parts[i]), r);
+  return r;
+}
+
+// (string-join LIST [SEP]) with SEP defaulting to one space.
+Value b_string_join(int argc, Value *a) {
+  Value lst = arg_list("string-join", 1, a[0]);
+  std::string_view sep = argc > 1 ? string_view_of(from_ptr(arg_string("string-join", 2, a[1]))) : " ";
+  std::string out;
+  bool first = true;
+  for (Value p = lst; is_pair(p); p = cdr(p)) {
+    if (!is_string(car(p))) type_error("string-join", 1, "a list of strings", a[0]);
+    if (!first) out += sep;
+    out += string_view_of(car(p));
+    first = false;
+  }
+  return str_of(out);
+}
+
+// (string-contains STR PATTERN) index of the first occurrence, or #f.
+Value b_string_contains(int, Value *a) {
+  std::string_view s = string_view_of(from_ptr(arg_string("string-contains", 1, a[0])));
+  std::string_view pat = string_view_of(from_ptr(arg_string("string-contains", 2, a[1])));
+  size_t k = s.find(pat);
+  return k == std::string_view::npos ? FALSE_V : make_int(int64_t(k));
+}
+
+// (string-index STR CHAR-OR-PREDICATE) index of the first match, or #f.
+Value b_string_index(int, Value *a) {
+  String *s = arg_string("string-index", 1, a[0]);
+  Value want = a[1];
+  if (!is_char(want) && !is_procedure(want)) type_error("string-index", 2, "a char or a procedure", want);
+  for (int64_t i = 0; i < s->len; i++) {
+    Value c = make_char((unsigned char)s->data[i]);
+    bool hit = is_char(want) ? c == want : truthy(apply_proc(want, 1, &c));
+    if (hit) return make_int(i);
+  }
+  return FALSE_V;
+}
+
+Value b_string_prefix_p(int, Value *a) {
+  std::string_view p = string_view_of(from_ptr(arg_string("string-prefix?", 1, a[0])));
+  std::string_view s = string_view_of(from_ptr(arg_string("string-prefix?", 2, a[1])));
+  return boolv(s.substr(0, p.size()) == p);
+}
+Value b_string_suffix_p(int, Value *a) {
+  std::string_view p = string_view_of(from_ptr(arg_string("string-suffix?", 1, a[0])));
+  std::string_view s = string_view_of(from_ptr(arg_string("string-suffix?", 2, a[1])));
+  return boolv(s.size() >= p.size() && s.substr(s.size() - p.size()) == p);
+}
+
+Value trim(const char *who, Value v, bool left, bool right) {
+  std::string_view s = string_view_of(from_ptr(arg_string(who, 1, v)));
+  size_t b = 0, e = s.size();
+  if (left)
+    while (b < e && latin1_space((unsigned char)s[b])) b++;
+  if (right)
+    while (e > b && latin1_space((unsigned char)s[e - 1])) e--;
+  return str_of(s.substr(b, e - b));
+}
+Value b_string_trim(int, Value *a) { return trim("string-trim", a[0], true, true); }
+Value b_string_trim_left(int, Value *a) { return trim("string-trim-left", a[0], true, false); }
+Value b_string_trim_right(int, Value *a) { return trim("string-trim-right", a[0], false, true); }
+
+Value b_string_reverse(int, Value *a) {
+  std::string s(string_view_of(from_ptr(arg_string("string-reverse", 1, a[0]))));
+  std::reverse(s.begin(), s.end());
+  return str_of(s);
+}
+
+// ---- numbers <-> strings ----------------------------------------------------------
+
+int arg_radix(const char *who, int argc, Value *a) {
+  if (argc < 2) return 10;
+  Value r = a[1];
+  if (!is_int(r) || int_of(r) < 2 || int_of(r) > 36) type_error(who, 2, "a radix from 2 to 36", r);
+  return int(int_of(r));
+}
+
+Value b_number_to_string(int argc, Value *a) {
+  int radix = arg_radix("number->string", argc, a);
+  if (is_int(a[0])) return str_of(int_to_string(int_of(a[0]), radix));
+  if (is_double(a[0])) {
+    if (radix != 10) throw_errorf("number->string: a float can only be written in radix 10, got radix {}", radix);
+    return str_of(format_double(double_of(a[0])));
+  }
+  type_error("number->string", 1, "a number", a[0]);
+}
+
+Value b_string_to_number(int argc, Value *a) {
+  String *s = arg_string("string->number", 1, a[0]);
+  int radix = arg_radix("string->number", argc, a);
+  Value v = parse_number(string_view_of(from_ptr(s)), radix);
+  return v == NOVALUE ? FALSE_V : v;
+}
+
+BuiltinRegistrar reg([] {
+  defbuiltin("string", 0, -1, b_string, "(string C ...) a new string of the chars");
+  defbuiltin("make-string", 1, 2, b_make_string, "(make-string N [CHAR]) N copies of CHAR (default space)");
+  defbuiltin("string-length", 1, 1, b_string_length, "(string-length S)");
+  defbuiltin("string-ref", 2, 2, b_string_ref, "(string-ref S I) the char at index I");
+  defbuiltin("string-set!", 3, 3, b_string_set, "(string-set! S I C)");
+  defbuiltin("substring", 2, 3, b_substring, "(substring S START [END])");
+  defbuiltin("string-copy", 1, 3, b_string_copy, "(string-copy S [START [END]])");
+  defbuiltin("string-copy!", 3, 5, b_string_copy_bang, "(string-copy! TO AT FROM [START [END]])");
+  defbuiltin("string-fill!", 2, 4, b_string_fill, "(string-fill! S C [START [END]])");
+  defbuiltin("string-append", 0, -1, b_string_append, "(string-append S ...)");
+  defbuiltin("string-null?", 1, 1, b_string_null_p, "(string-null? S) S is empty");
+  defbuiltin("string=?", 1, -1, b_string_eq, "(string=? S ...)");
+  defbuiltin("string<?", 1, -1, b_string_lt, "(string<? S ...)");
+  defbuiltin("string>?", 1, -1, b_string_gt, "(string>? S ...)");
+  defbuiltin("string<=?", 1, -1, b_string_le, "(string<=? S ...)");
+  defbuiltin("string>=?", 1, -1, b_string_ge, "(string>=? S ...)");
+  defbuiltin("string-ci=?", 1, -1, b_string_ci_eq, "(string-ci=? S ...) ignoring case");
+  defbuiltin("string-ci<?", 1, -1, b_string_ci_lt, "(string-ci<? S ...) ignoring case");
+  defbuiltin("string-ci>?", 1, -1, b_string_ci_gt, "(string-ci>? S ...) ignoring case");
+  defbuiltin("string-ci<=?", 1, -1, b_string_ci_le, "(string-ci<=? S ...) ignoring case");
+  defbuiltin("string-ci>=?", 1, -1, b_string_ci_ge, "(string-ci>=? S ...) ignoring case");
+  defbuiltin("string-upcase", 1, 1, b_string_upcase, "(string-upcase S)");
+  defbuiltin("string-downcase", 1, 1, b_string_downcase, "(string-downcase S)");
+  defbuiltin("string-foldcase", 1, 1, b_string_foldcase, "(string-foldcase S)");
+  defbuiltin("string->list", 1, 3, b_string_to_list, "(string->list S [START [END]])");
+  defbuiltin("list->string", 1, 1, b_list_to_string, "(list->string CHARS)");
+  defbuiltin("string->vector", 1, 3, b_string_to_vector, "(string->vector S [START [END]])");
+  defbuiltin("vector->string", 1, 3, b_vector_to_string, "(vector->string V [START [END]])");
+  defbuiltin("string-for-each", 2, -1, b_string_for_each, "(string-for-each PROC S ...)");
+  defbuiltin("string-map", 2, -1, b_string_map, "(string-map PROC S ...) a new string of PROC's chars");
+  defbuiltin("symbol->string", 1, 1, b_symbol_to_string, "(symbol->string SYM) a fresh string");
+  defbuiltin("string->symbol", 1, 1, b_string_to_symbol, "(string->symbol S) the interned symbol");
+  defbuiltin("gensym", 0, 1, b_gensym, "(gensym [PREFIX]) a fresh uninterned symbol");
+  defbuiltin("str", 0, -1, b_str, "(str X ...) the display forms of the arguments, concatenated");
+  defbuiltin("format", 1, -1, b_format,
+             "(format [DEST] FMT ARG...) ~a display, ~s write, ~% newline, ~~ tilde; DEST #t prints, "
+             "a port writes there, #f or none returns the string");
+  defbuiltin("string-split", 1, 2, b_string_split,
+             "(string-split S SEP) fields between SEP (a char or string); (string-split S) words");
+  defbuiltin("string-join", 1, 2, b_string_join, "(string-join STRINGS [SEP]) SEP defaults to a space");
+  defbuiltin("string-contains", 2, 2, b_string_contains, "(string-contains S PATTERN) index or #f");
+  defbuiltin("string-index", 2, 2, b_string_index, "(string-index S CHAR-OR-PRED) index or #f");
+  defbuiltin("string-prefix?", 2, 2, b_string_prefix_p, "(string-prefix? PREFIX S)");
+  defbuiltin("string-suffix?", 2, 2, b_string_suffix_p, "(string-suffix? SUFFIX S)");
+  defbuiltin("string-trim", 1, 1, b_string_trim, "(string-trim S) without surrounding whitespace");
+  defbuiltin("string-trim-left", 1, 1, b_string_trim_left, "(string-trim-left S)");
+  defbuiltin("string-trim-right", 1, 1, b_string_trim_right, "(string-trim-right S)");
+  defbuiltin("string-reverse", 1, 1, b_string_reverse, "(string-reverse S)");
+  defbuiltin("number->string", 1, 2, b_number_to_string, "(number->string N [RADIX])");
+  defbuiltin("string->number", 1, 2, b_string_to_number, "(string->number S [RADIX]) a number or #f");
+});
+
+}  // namespace
+}  // namespace kiln
