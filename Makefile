@@ -5,7 +5,7 @@
 #   make bench      deps + build + the main benchmark
 #   make test       deps + build + every ctest test
 #   make asan       Debug + AddressSanitizer/UBSan build in build-asan/, then ctest there
-#   make gc-stress  golden tests (GC_STRESS_DIRS) with KILN_GC_STRESS=1
+#   make gc-stress  golden tests (GC_STRESS_DIRS) with KILN_GC_STRESS=$(GC_STRESS_EVERY)
 #   make install    cmake --install build (PREFIX=/usr/local by default)
 
 JOBS ?= 2
@@ -15,10 +15,11 @@ ASAN_DIR ?= build-asan
 BENCH ?= benchmarks/tensor_bench.lisp
 # Fewer robustness cases under ASan, which is ~5x slower per run.
 ASAN_FUZZ_CASES ?= 600
-# Golden directories run under KILN_GC_STRESS=1 (a collection at every
-# allocation site the runtime checks): the areas that build and mutate heap
+# Golden directories run under KILN_GC_STRESS=$(GC_STRESS_EVERY) (a full
+# collection every that many allocations): the areas that build and mutate heap
 # structures. Directories that do not exist yet are skipped.
 GC_STRESS_DIRS ?= lists vectors hashtables strings closures tensors
+GC_STRESS_EVERY ?= 1
 GC_STRESS_TIMEOUT ?= 300
 
 # libgccjit's headers come with the matching gcc; tmux drives the REPL tests;
@@ -73,7 +74,7 @@ gc-stress: deps build
 	  [ -d tests/golden/$$d ] && dirs="$$dirs tests/golden/$$d"; done; \
 	if [ -z "$$dirs" ]; then echo "gc-stress: none of $(GC_STRESS_DIRS) exist under tests/golden"; exit 1; fi; \
 	echo "gc-stress:$$dirs"; \
-	KILN_GC_STRESS=1 $(BUILD_DIR)/kiln test --jobs $(JOBS) --timeout $(GC_STRESS_TIMEOUT) $$dirs
+	KILN_GC_STRESS=$(GC_STRESS_EVERY) $(BUILD_DIR)/kiln test --jobs $(JOBS) --timeout $(GC_STRESS_TIMEOUT) $$dirs
 
 install: build
 	cmake --install $(BUILD_DIR)

@@ -50,10 +50,6 @@ inline bool is_generic_operand(Value v) {
   return is_ptr(v) && (hdr(v)->type == T_TENSOR || hdr(v)->type == T_SYMBOLIC);
 }
 
-// stdlib/io.cpp: what (command-line) returns — main passes the script name
-// and its arguments.
-void set_command_line(int argc, const char *const *argv);
-
 // Convenience list builders.
 Value list_from(const Value *items, int64_t n);
 Value list1(Value a);
