@@ -24,15 +24,6 @@ extern char **environ;
 
 namespace kiln {
 
-static std::vector<std::string> &command_line_args() {
-  static auto *args = new std::vector<std::string>();
-  return *args;
-}
-
-void set_command_line(int argc, const char *const *argv) {
-  command_line_args().assign(argv, argv + argc);
-}
-
 namespace {
 
 // ---- port arguments ------------------------------------------------------------
@@ -339,14 +330,7 @@ Value b_output_port_open_p(int, Value *argv) {
   return boolv((p->kind & PORT_OUTPUT) && !p->closed);
 }
 
-// ---- process context ---------------------------------------------------------------
-
-Value b_command_line(int, Value *) {
-  Value r = NIL;
-  auto &args = command_line_args();
-  for (size_t i = args.size(); i-- > 0;) r = cons(make_string(args[i]), r);
-  return r;
-}
+// ---- process context (command-line lives in control.cpp, beside exit) -------------
 
 Value b_get_environment_variable(int, Value *argv) {
   std::string name(string_view_of(from_ptr(arg_string("get-environment-variable", 1, argv[0]))));
@@ -427,7 +411,6 @@ BuiltinRegistrar reg([] {
   defbuiltin("binary-port?", 1, 1, b_binary_port_p, "(binary-port? X) always #f");
   defbuiltin("input-port-open?", 1, 1, b_input_port_open_p, "(input-port-open? PORT)");
   defbuiltin("output-port-open?", 1, 1, b_output_port_open_p, "(output-port-open? PORT)");
-  defbuiltin("command-line", 0, 0, b_command_line, "(command-line) the script name and its arguments");
   defbuiltin("get-environment-variable", 1, 1, b_get_environment_variable,
              "(get-environment-variable NAME) a string or #f");
   defbuiltin("get-environment-variables", 0, 0, b_get_environment_variables,
