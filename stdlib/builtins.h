@@ -46,6 +46,10 @@ int64_t list_length(Value v);  // -1 if not a proper list
 // error. `op` is the builtin's name. Returns NOVALUE when it does not handle the
 // combination, and the builtin then raises its usual type error.
 extern Value (*g_generic_arith)(const char *op, int argc, Value *argv);
+// The tensor module's g_generic_arith forwards any call with a T_SYMBOLIC
+// operand here (same contract: NOVALUE = not handled). Null until the graph
+// module sets it. Defined in stdlib/tensors.cpp.
+extern Value (*g_symbolic_arith)(const char *op, int argc, Value *argv);
 inline bool is_generic_operand(Value v) {
   return is_ptr(v) && (hdr(v)->type == T_TENSOR || hdr(v)->type == T_SYMBOLIC);
 }

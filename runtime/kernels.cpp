@@ -1,0 +1,327 @@
+// kernels.cpp — shapes, broadcasting, reductions, transpose and matmul
+// threading on raw buffers. The orders of operations are fixed in kernels.h.
+#include "kernels.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <cstdlib>
+
+#include "kernels_dispatch.h"
+#include "threadpool.h"
+
+namespace kiln {
+
+std::string shape_string(const Shape &s) {
+  if (s.rank == 0) return "scalar";
+  std::string out;
+  for (int i = 0; i < s.rank; i++) {
+    if (i) out += 'x';
+    out += std::to_string(s.dim[i]);
+  }
+  return out;
+}
+
+bool broadcast_shapes(const Shape &a, const Shape &b, Shape &out) {
+  Shape r;
+  r.rank = std::max(a.rank, b.rank);
+  for (int i = 0; i < r.rank; i++) {
+    // Align from the right.
+    int ia = a.rank - r.rank + i, ib = b.rank - r.rank + i;
+    int64_t da = ia >= 0 ? a.dim[ia] : 1, db = ib >= 0 ? b.dim[ib] : 1;
+    if (da != db && da != 1 && db != 1) return false;
+    r.dim[i] = da == 1 ? db : da;
+  }
+  out = r;
+  return true;
+}
+
+double apply_binary(BinaryOp op, double x, double y) {
+  switch (op) {
+    case BinaryOp::Add: return x + y;
+    case BinaryOp::Sub: return x - y;
+    case BinaryOp::Mul: return x * y;
+    case BinaryOp::Div: return x / y;
+    case BinaryOp::Pow: return std::pow(x, y);
+    case BinaryOp::Maximum: return (x >= y || x != x) ? x : y;
+    case BinaryOp::Minimum: return (x <= y || x != x) ? x : y;
+    case BinaryOp::Less: return x < y ? 1.0 : 0.0;
+    case BinaryOp::LessEqual: return x <= y ? 1.0 : 0.0;
+    case BinaryOp::Greater: return x > y ? 1.0 : 0.0;
+    case BinaryOp::GreaterEqual: return x >= y ? 1.0 : 0.0;
+    case BinaryOp::Equal: return x == y ? 1.0 : 0.0;
+  }
+  return 0.0;
+}
+
+double apply_unary(UnaryOp op, double x) {
+  switch (op) {
+    case UnaryOp::Neg: return -x;
+    case UnaryOp::Exp: return std::exp(x);
+    case UnaryOp::Log: return std::log(x);
+    case UnaryOp::Sqrt: return std::sqrt(x);
+    case UnaryOp::Tanh: return std::tanh(x);
+    // 1/(1+e^-x): one documented formula so every path rounds alike.
+    case UnaryOp::Sigmoid: return 1.0 / (1.0 + std::exp(-x));
+    case UnaryOp::Relu: return x > 0.0 ? x : 0.0;
+    case UnaryOp::Abs: return std::fabs(x);
+    case UnaryOp::Sin: return std::sin(x);
+    case UnaryOp::Cos: return std::cos(x);
+    case UnaryOp::Tan: return std::tan(x);
+    case UnaryOp::Square: return x * x;
+    case UnaryOp::Reciprocal: return 1.0 / x;
+    case UnaryOp::ReluGrad: return x > 0.0 ? 1.0 : 0.0;
+  }
+  return 0.0;
+}
+
+// Strides (in elements) of a row-major tensor of shape `s` when indexed by an
+// output index of shape `os`; broadcast dimensions get stride 0.
+static void broadcast_strides(const Shape &s, const Shape &os, int64_t *stride) {
+  int64_t st = 1;
+  for (int i = os.rank - 1; i >= 0; i--) {
+    int is = s.rank - os.rank + i;
+    int64_t d = is >= 0 ? s.dim[is] : 1;
+    stride[i] = d == 1 ? 0 : st;
+    st *= d;
+  }
+}
+
+// Walks every output row (all dimensions but the last) of `os` and calls
+// row(offsets...) with each operand's element offset at that row's start.
+template <int N, class F>
+static void for_each_row(const Shape &os, const int64_t (*strides)[kMaxRank], F row) {
+  int outer_rank = os.rank - 1;
+  int64_t rows = 1;
+  for (int i = 0; i < outer_rank; i++) rows *= os.dim[i];
+  int64_t idx[kMaxRank] = {};
+  int64_t off[N] = {};
+  for (int64_t r = 0; r < rows; r++) {
+    row(off);
+    // Odometer increment of the outer index, updating operand offsets.
+    for (int d = outer_rank - 1; d >= 0; d--) {
+      idx[d]++;
+      for (int q = 0; q < N; q++) off[q] += strides[q][d];
+      if (idx[d] < os.dim[d]) break;
+      for (int q = 0; q < N; q++) off[q] -= strides[q][d] * os.dim[d];
+      idx[d] = 0;
+    }
+  }
+}
+
+void k_binary(BinaryOp op, const double *a, const Shape &as, const double *b, const Shape &bs, double *out,
+              const Shape &os) {
+  const SimdKernels &K = simd();
+  int64_t n = os.size();
+  int64_t na = as.size(), nb = bs.size();
+  if (na == n && nb == n) return K.binary_inner(op, a, 1, b, 1, out, n);
+  if (na == 1 && nb == n) return K.binary_inner(op, a, 0, b, 1, out, n);
+  if (na == n && nb == 1) return K.binary_inner(op, a, 1, b, 0, out, n);
+  // General broadcast: rows of the last output dimension.
+  int64_t strides[2][kMaxRank] = {};
+  broadcast_strides(as, os, strides[0]);
+  broadcast_strides(bs, os, strides[1]);
+  int last = os.rank - 1;
+  int64_t len = os.dim[last];
+  int64_t sa = strides[0][last], sb = strides[1][last];
+  double *dst = out;
+  for_each_row<2>(os, strides, [&](const int64_t *off) {
+    K.binary_inner(op, a + off[0], sa, b + off[1], sb, dst, len);
+    dst += len;
+  });
+}
+
+void k_unary(UnaryOp op, const double *x, int64_t n, double *out) { simd().unary(op, x, n, out); }
+
+void k_select(const double *cond, const Shape &cs, const double *a, const Shape &as, const double *b,
+              const Shape &bs, double *out, const Shape &os) {
+  int64_t strides[3][kMaxRank] = {};
+  broadcast_strides(cs, os, strides[0]);
+  broadcast_strides(as, os, strides[1]);
+  broadcast_strides(bs, os, strides[2]);
+  if (os.rank == 0) {
+    out[0] = cond[0] != 0.0 ? a[0] : b[0];
+    return;
+  }
+  int last = os.rank - 1;
+  int64_t len = os.dim[last];
+  double *dst = out;
+  for_each_row<3>(os, strides, [&](const int64_t *off) {
+    for (int64_t t = 0; t < len; t++)
+      dst[t] = cond[off[0] + t * strides[0][last]] != 0.0 ? a[off[1] + t * strides[1][last]]
+                                                            : b[off[2] + t * strides[2][last]];
+    dst += len;
+  });
+}
+
+double k_sum(const double *x, int64_t n) {
+  double s = 0.0;
+  for (int64_t i = 0; i < n; i++) s = s + x[i];
+  return s;
+}
+
+double k_mean(const double *x, int64_t n) { return k_sum(x, n) / double(n); }
+
+int64_t k_argmax(const double *x, int64_t n) {
+  int64_t best = 0;
+  for (int64_t i = 0; i < n; i++) {
+    if (x[i] != x[i]) return i;
+    if (x[i] > x[best]) best = i;
+  }
+  return best;
+}
+
+double k_max(const double *x, int64_t n) { return x[k_argmax(x, n)]; }
+
+static void axis_split(const Shape &s, int axis, int64_t &outer, int64_t &len, int64_t &inner) {
+  outer = 1;
+  inner = 1;
+  for (int i = 0; i < axis; i++) outer *= s.dim[i];
+  for (int i = axis + 1; i < s.rank; i++) inner *= s.dim[i];
+  len = s.dim[axis];
+}
+
+void k_sum_axis(const double *x, const Shape &s, int axis, double *out) {
+  int64_t outer, len, inner;
+  axis_split(s, axis, outer, len, inner);
+  simd().sum_axis(x, outer, len, inner, out);
+}
+
+void k_mean_axis(const double *x, const Shape &s, int axis, double *out) {
+  k_sum_axis(x, s, axis, out);
+  int64_t n = s.size() / s.dim[axis];
+  double count = double(s.dim[axis]);
+  for (int64_t i = 0; i < n; i++) out[i] = out[i] / count;
+}
+
+void k_max_axis(const double *x, const Shape &s, int axis, double *out) {
+  int64_t outer, len, inner;
+  axis_split(s, axis, outer, len, inner);
+  simd().max_axis(x, outer, len, inner, out);
+}
+
+void k_sum_to(const double *g, const Shape &gs, double *out, const Shape &target) {
+  int64_t nt = target.size();
+  for (int64_t i = 0; i < nt; i++) out[i] = 0.0;
+  if (gs.rank == 0) {
+    out[0] = out[0] + g[0];
+    return;
+  }
+  // Walk g in row-major order and add each element to the target element it
+  // came from: every output element sees its contributions in row-major order.
+  int64_t tstride[kMaxRank];
+  broadcast_strides(target, gs, tstride);
+  int64_t idx[kMaxRank] = {};
+  int64_t off = 0;
+  int64_t n = gs.size();
+  for (int64_t i = 0; i < n; i++) {
+    out[off] = out[off] + g[i];
+    for (int d = gs.rank - 1; d >= 0; d--) {
+      idx[d]++;
+      off += tstride[d];
+      if (idx[d] < gs.dim[d]) break;
+      off -= tstride[d] * gs.dim[d];
+      idx[d] = 0;
+    }
+  }
+}
+
+void k_transpose(const double *x, const Shape &s, const int *perm, double *out) {
+  int r = s.rank;
+  if (r == 0) {
+    out[0] = x[0];
+    return;
+  }
+  Shape os;
+  os.rank = r;
+  int64_t in_stride[kMaxRank];
+  int64_t st = 1;
+  for (int i = r - 1; i >= 0; i--) {
+    in_stride[i] = st;
+    st *= s.dim[i];
+  }
+  int64_t strides[1][kMaxRank] = {};
+  for (int i = 0; i < r; i++) {
+    os.dim[i] = s.dim[perm[i]];
+    strides[0][i] = in_stride[perm[i]];
+  }
+  int64_t len = os.dim[r - 1], step = strides[0][r - 1];
+  double *dst = out;
+  for_each_row<1>(os, strides, [&](const int64_t *off) {
+    const double *src = x + off[0];
+    for (int64_t t = 0; t < len; t++) dst[t] = src[t * step];
+    dst += len;
+  });
+}
+
+// ---- matmul ---------------------------------------------------------------------
+
+void k_matmul_reference(const double *a, const double *b, double *c, int64_t m, int64_t k, int64_t n) {
+  for (int64_t i = 0; i < m; i++)
+    for (int64_t j = 0; j < n; j++) {
+      double acc = 0.0;
+      for (int64_t kk = 0; kk < k; kk++) {
+        double prod = a[i * k + kk] * b[kk * n + j];
+        acc = acc + prod;
+      }
+      c[i * n + j] = acc;
+    }
+}
+
+static std::atomic<int> g_threads{0};
+
+int kernel_threads() {
+  int t = g_threads.load(std::memory_order_relaxed);
+  if (t > 0) return t;
+  t = 0;
+  if (const char *s = std::getenv("KILN_THREADS")) t = std::atoi(s);
+  if (t <= 0) {
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    t = cores > 0 ? int(cores) : 1;
+  }
+  if (t > 256) t = 256;
+  g_threads.store(t);
+  return t;
+}
+
+void set_kernel_threads(int n) { g_threads.store(n < 1 ? 1 : n); }
+
+namespace {
+struct MatmulJob {
+  const double *a, *b;
+  double *c;
+  int64_t m, k, n, rows_per_chunk;
+  const SimdKernels *K;
+};
+void matmul_chunk(void *ctx, int64_t chunk) {
+  auto *j = static_cast<MatmulJob *>(ctx);
+  int64_t m0 = chunk * j->rows_per_chunk;
+  int64_t m1 = std::min(j->m, m0 + j->rows_per_chunk);
+  j->K->matmul_rows(j->a, j->b, j->c, m0, m1, j->k, j->n);
+}
+}  // namespace
+
+// Below this many multiply-adds a matmul runs on the calling thread: waking
+// workers costs more than it saves (measured on the benchmark machine, see
+// benchmarks/RESULTS.md).
+constexpr int64_t kParallelWork = int64_t(1) << 18;
+
+void k_matmul(const double *a, const double *b, double *c, int64_t m, int64_t k, int64_t n) {
+  const SimdKernels &K = simd();
+  int threads = kernel_threads();
+  int64_t work = m * k * n;
+  if (threads <= 1 || work < kParallelWork || m < 8) {
+    K.matmul_rows(a, b, c, 0, m, k, n);
+    return;
+  }
+  // Chunks of whole 4-row blocks; a few per thread so uneven cores balance.
+  int64_t chunks_wanted = int64_t(threads) * 4;
+  int64_t rows = (m + chunks_wanted - 1) / chunks_wanted;
+  rows = std::max<int64_t>(4, (rows + 3) / 4 * 4);
+  MatmulJob job{a, b, c, m, k, n, rows, &K};
+  parallel_for((m + rows - 1) / rows, threads, matmul_chunk, &job);
+}
+
+}  // namespace kiln

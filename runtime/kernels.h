@@ -1,0 +1,121 @@
+// kernels.h — the numeric kernels every tensor path shares: the eager tensor
+// builtins (stdlib/tensors.cpp), the graph interpreter and, as the reference a
+// JIT-compiled kernel is compared with bit for bit, the compiled kernels.
+//
+// Invariant: every kernel works on raw row-major double buffers plus a Shape,
+// never on Lisp values, and computes each output element with ONE fixed
+// sequence of IEEE operations, whatever the CPU path (AVX-512, AVX2, SSE2) or
+// thread count. The fixed orders (SPEC §7):
+//
+//   matmul     out[i,j] = 0.0 + a[i,0]*b[0,j] + a[i,1]*b[1,j] + ...  (k ascending;
+//              each product rounded, then added: no FMA)
+//   full sum   0.0 + x[0] + x[1] + ...                     (row-major order)
+//   axis sum   out[..] = 0.0 + x[..,0,..] + x[..,1,..] + ...  (ascending index)
+//   mean       (that sum) / count, divided once
+//   sum_to     out[p] = 0.0 + g[q0] + g[q1] + ...  over the elements q of g that
+//              broadcast onto p, in row-major order of g
+//   max        first maximal element in row-major / ascending order; a NaN
+//              anywhere in the reduced range makes the result NaN
+//
+// Vectorisation and threading only ever run across output elements, never along
+// a sum, so they cannot change a bit. The build compiles everything with
+// -ffp-contract=off (CMakeLists.txt) so the compiler cannot fuse a*b+c either.
+// Transcendental ops (exp, log, tanh, pow, ...) call the C library's scalar
+// function once per element.
+#pragma once
+#include <cstdint>
+#include <string>
+
+namespace kiln {
+
+constexpr int kMaxRank = 8;
+
+struct Shape {
+  int rank = 0;
+  int64_t dim[kMaxRank] = {};
+
+  int64_t size() const {
+    int64_t n = 1;
+    for (int i = 0; i < rank; i++) n *= dim[i];
+    return n;
+  }
+  bool operator==(const Shape &o) const {
+    if (rank != o.rank) return false;
+    for (int i = 0; i < rank; i++)
+      if (dim[i] != o.dim[i]) return false;
+    return true;
+  }
+  static Shape of(std::initializer_list<int64_t> dims) {
+    Shape s;
+    for (int64_t d : dims) s.dim[s.rank++] = d;
+    return s;
+  }
+};
+
+// "2x3", "7", or "scalar" for rank 0 (the form SPEC §3 and §7 messages use).
+std::string shape_string(const Shape &s);
+
+// NumPy broadcasting: aligns trailing dimensions; a 1 stretches. Returns false
+// when the shapes do not broadcast.
+bool broadcast_shapes(const Shape &a, const Shape &b, Shape &out);
+
+enum class BinaryOp : uint8_t {
+  Add, Sub, Mul, Div, Pow,
+  Maximum,  // NaN if either is NaN; equal values give the first operand
+  Minimum,  // NaN if either is NaN; equal values give the first operand
+  // Comparisons give 1.0 or 0.0 (select masks for the graph module).
+  Less, LessEqual, Greater, GreaterEqual, Equal,
+};
+enum class UnaryOp : uint8_t {
+  Neg, Exp, Log, Sqrt, Tanh, Sigmoid, Relu, Abs, Sin, Cos, Tan, Square, Reciprocal,
+  ReluGrad,  // 1.0 where x > 0, else 0.0 (relu'(0) = 0)
+};
+
+double apply_binary(BinaryOp op, double a, double b);
+double apply_unary(UnaryOp op, double x);
+
+// out (shape `os`, which must be broadcast_shapes(as, bs)) = a OP b.
+void k_binary(BinaryOp op, const double *a, const Shape &as, const double *b, const Shape &bs,
+              double *out, const Shape &os);
+void k_unary(UnaryOp op, const double *x, int64_t n, double *out);
+// out[i] = cond[i] != 0 ? a[i] : b[i], all three broadcast to `os`.
+void k_select(const double *cond, const Shape &cs, const double *a, const Shape &as, const double *b,
+              const Shape &bs, double *out, const Shape &os);
+
+// Whole-tensor reductions (n >= 1).
+double k_sum(const double *x, int64_t n);
+double k_mean(const double *x, int64_t n);
+double k_max(const double *x, int64_t n);
+int64_t k_argmax(const double *x, int64_t n);  // first maximal (or first NaN) index
+
+// Per-axis reductions: `out` has the shape of `s` with `axis` removed (or set
+// to 1: the layout is the same). 0 <= axis < s.rank.
+void k_sum_axis(const double *x, const Shape &s, int axis, double *out);
+void k_mean_axis(const double *x, const Shape &s, int axis, double *out);
+void k_max_axis(const double *x, const Shape &s, int axis, double *out);
+
+// Sums g (shape gs) down to `target`, which must broadcast to gs: the gradient
+// of a broadcast. Order: see the header comment.
+void k_sum_to(const double *g, const Shape &gs, double *out, const Shape &target);
+
+// c[m x n] = a[m x k] * b[k x n], all row-major and contiguous. Rows are split
+// across kernel_threads() threads above a size crossover; the result does not
+// depend on the thread count or CPU path.
+void k_matmul(const double *a, const double *b, double *c, int64_t m, int64_t k, int64_t n);
+// Single-threaded reference with the same summation order, written as the plain
+// triple loop: the oracle tests and JIT kernels compare against, bit for bit.
+void k_matmul_reference(const double *a, const double *b, double *c, int64_t m, int64_t k, int64_t n);
+
+// out = x with its axes permuted: out.dim[i] = s.dim[perm[i]].
+void k_transpose(const double *x, const Shape &s, const int *perm, double *out);
+
+// Threads for k_matmul. Default: KILN_THREADS, else all online cores.
+int kernel_threads();
+void set_kernel_threads(int n);  // n >= 1; for tests and benchmarks
+// Which vector path the dispatcher chose ("avx512f", "avx2", "default").
+const char *kernel_cpu_path();
+// Forces a vector path for tests: "avx512f", "avx2" or "default"; nullptr =
+// automatic. A path the CPU lacks is ignored (returns false).
+bool force_kernel_cpu_path(const char *path);
+
+}  // namespace kiln

@@ -1,0 +1,82 @@
+// kernels_dispatch.cpp — compiles kernels_simd.inc once per CPU path and picks
+// the widest one the running CPU supports (see kernels_dispatch.h).
+#include "kernels_dispatch.h"
+
+#include <atomic>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+
+namespace kiln {
+
+namespace simd_avx512 {
+#pragma GCC push_options
+#pragma GCC target("avx512f,avx512dq,avx512vl")
+#define KILN_VEC_DOUBLES 8
+#include "kernels_simd.inc"
+#undef KILN_VEC_DOUBLES
+#pragma GCC pop_options
+}  // namespace simd_avx512
+
+namespace simd_avx2 {
+#pragma GCC push_options
+#pragma GCC target("avx2")
+#define KILN_VEC_DOUBLES 4
+#include "kernels_simd.inc"
+#undef KILN_VEC_DOUBLES
+#pragma GCC pop_options
+}  // namespace simd_avx2
+
+namespace simd_default {
+#define KILN_VEC_DOUBLES 2
+#include "kernels_simd.inc"
+#undef KILN_VEC_DOUBLES
+}  // namespace simd_default
+
+#define KILN_SIMD_TABLE(ns, label) \
+  SimdKernels { label, ns::matmul_rows, ns::binary_inner, ns::unary, ns::sum_axis, ns::max_axis }
+
+static const SimdKernels kAvx512 = KILN_SIMD_TABLE(simd_avx512, "avx512f");
+static const SimdKernels kAvx2 = KILN_SIMD_TABLE(simd_avx2, "avx2");
+static const SimdKernels kDefault = KILN_SIMD_TABLE(simd_default, "default");
+
+static const SimdKernels *best_path() {
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl"))
+    return &kAvx512;
+  if (__builtin_cpu_supports("avx2")) return &kAvx2;
+  return &kDefault;
+}
+
+static std::atomic<const SimdKernels *> g_forced{nullptr};
+
+const SimdKernels &simd() {
+  static const SimdKernels *best = best_path();
+  const SimdKernels *f = g_forced.load(std::memory_order_relaxed);
+  return f ? *f : *best;
+}
+
+const char *kernel_cpu_path() { return simd().name; }
+
+bool force_kernel_cpu_path(const char *path) {
+  if (!path) {
+    g_forced.store(nullptr);
+    return true;
+  }
+  __builtin_cpu_init();
+  const SimdKernels *want = nullptr;
+  if (std::strcmp(path, "avx512f") == 0) {
+    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
+        __builtin_cpu_supports("avx512vl"))
+      want = &kAvx512;
+  } else if (std::strcmp(path, "avx2") == 0) {
+    if (__builtin_cpu_supports("avx2")) want = &kAvx2;
+  } else if (std::strcmp(path, "default") == 0) {
+    want = &kDefault;
+  }
+  if (!want) return false;
+  g_forced.store(want);
+  return true;
+}
+
+}  // namespace kiln

@@ -1,0 +1,91 @@
+// tensor.cpp — allocation, printing and equality of tensors (see tensor.h).
+#include "tensor.h"
+
+#include <cstring>
+
+#include "error.h"
+#include "printer.h"
+
+namespace kiln {
+
+constexpr size_t kAlign = 64;
+// Blocks at least this large are allocated "ignore off page": the collector
+// then only honours pointers near the block's start (our `base`), so stray
+// integers that happen to point into the middle of a big buffer cannot pin it
+// or blacklist pages — the cause of heap growth in long training loops.
+constexpr size_t kLargeBlock = 64 * 1024;
+
+Tensor *alloc_tensor(const Shape &s) {
+  Tensor *t = alloc_obj<Tensor>(T_TENSOR);
+  t->shape = s;
+  t->size = s.size();
+  size_t bytes = size_t(t->size) * sizeof(double) + kAlign;
+  void *base;
+  if (bytes >= kLargeBlock) {
+    if (g_gc_stress_every) gc_stress_tick();
+    base = GC_MALLOC_ATOMIC_IGNORE_OFF_PAGE(bytes);
+  } else {
+    base = gc_alloc_atomic(bytes);
+  }
+  if (!base) throw_errorf("out of memory allocating a {} tensor", shape_string(s));
+  uintptr_t p = (reinterpret_cast<uintptr_t>(base) + kAlign - 1) & ~uintptr_t(kAlign - 1);
+  t->base = base;
+  t->data = reinterpret_cast<double *>(p);
+  return t;
+}
+
+Value make_tensor(const Shape &s) { return from_ptr(alloc_tensor(s)); }
+
+Value make_tensor_filled(const Shape &s, double x) {
+  Tensor *t = alloc_tensor(s);
+  for (int64_t i = 0; i < t->size; i++) t->data[i] = x;
+  return from_ptr(t);
+}
+
+Value make_scalar_tensor(double x) { return make_tensor_filled(Shape{}, x); }
+
+Value tensor_view(Tensor *t, const Shape &s) {
+  Tensor *v = alloc_obj<Tensor>(T_TENSOR);
+  v->shape = s;
+  v->size = t->size;
+  v->data = t->data;
+  v->base = t->base;
+  return from_ptr(v);
+}
+
+void print_tensor(std::string &out, Value v) {
+  Tensor *t = tensor_of(v);
+  out += "#<tensor ";
+  out += shape_string(t->shape);
+  out += " [";
+  auto element = [&](int64_t i) { format_double(out, t->data[i]); };
+  if (t->size <= 8) {
+    for (int64_t i = 0; i < t->size; i++) {
+      if (i) out += ' ';
+      element(i);
+    }
+  } else {
+    for (int64_t i = 0; i < 6; i++) {
+      element(i);
+      out += ' ';
+    }
+    out += "... ";
+    element(t->size - 1);
+  }
+  out += "]>";
+}
+
+bool tensor_equal(Value a, Value b) {
+  Tensor *x = tensor_of(a), *y = tensor_of(b);
+  if (!(x->shape == y->shape)) return false;
+  return std::memcmp(x->data, y->data, size_t(x->size) * sizeof(double)) == 0;
+}
+
+void register_tensor_type() {
+  TypeHooks &h = g_type_hooks[T_TENSOR];
+  h.name = "tensor";
+  h.print = [](std::string &out, Value v, bool) { print_tensor(out, v); };
+  h.equal = tensor_equal;
+}
+
+}  // namespace kiln

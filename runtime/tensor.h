@@ -1,0 +1,46 @@
+// tensor.h — Kiln's native tensor value (SPEC §7).
+//
+// Invariant: a Tensor is a small GC-scanned header (shape, size, two pointers)
+// plus a pointer-free data block from the atomic GC heap. `data` is 64-byte
+// aligned inside that block and `base` is the block's start, so the collector
+// keeps the block alive through `base` even though `data` points inside it.
+// Tensors are immutable once a builtin has returned them, so several headers may
+// share one data block (reshape does). Shapes have rank 0..kMaxRank and every
+// dimension >= 1, so size >= 1.
+#pragma once
+#include <string>
+
+#include "kernels.h"
+#include "object.h"
+
+namespace kiln {
+
+struct Tensor {
+  ObjHeader h;
+  int64_t size;  // product of shape.dim
+  Shape shape;
+  double *data;  // 64-byte aligned, `size` doubles
+  void *base;    // the GC block holding data
+};
+
+inline bool is_tensor(Value v) { return has_type(v, T_TENSOR); }
+inline Tensor *tensor_of(Value v) { return as<Tensor>(v); }
+
+// A new tensor whose data is uninitialised (fill it before it escapes).
+Tensor *alloc_tensor(const Shape &s);
+Value make_tensor(const Shape &s);
+Value make_tensor_filled(const Shape &s, double x);
+Value make_scalar_tensor(double x);
+// A tensor of shape `s` sharing t's data (s.size() == t->size).
+Value tensor_view(Tensor *t, const Shape &s);
+
+// Prints `#<tensor 2x3 [1.0 2.0 ...]>` (SPEC §3).
+void print_tensor(std::string &out, Value v);
+// Same shape and the same bit pattern in every element.
+bool tensor_equal(Value a, Value b);
+
+// Registers the printer/equal?/name hooks (idempotent; called by the tensor
+// builtins' registrar and by unit tests).
+void register_tensor_type();
+
+}  // namespace kiln

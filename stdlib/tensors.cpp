@@ -1,0 +1,585 @@
+// tensors.cpp — the tensor builtins of SPEC §7 and generic arithmetic on tensors.
+//
+// Invariant: every numeric loop here is a call into runtime/kernels.h, so the
+// eager builtins, the graph interpreter and compiled kernels share one
+// summation order. Builtins only check arguments, work out result shapes and
+// allocate results; a result tensor is fully written before it is returned and
+// never written again (tensors are immutable from Lisp). Error messages name
+// the builtin and the shapes involved (`tensor-add: shapes 2x3 and 4x3 do not
+// broadcast`).
+#include <cmath>
+#include <string>
+
+#include "../runtime/eval.h"
+#include "../runtime/number.h"
+#include "../runtime/printer.h"
+#include "../runtime/tensor.h"
+#include "builtins.h"
+
+namespace kiln {
+
+Value (*g_symbolic_arith)(const char *op, int argc, Value *argv) = nullptr;
+
+namespace {
+
+// ---- argument helpers -------------------------------------------------------------
+
+Tensor *arg_tensor(const char *who, int pos, Value v) {
+  if (is_tensor(v)) return tensor_of(v);
+  type_error(who, pos, "a tensor", v);
+}
+
+// "a rank-3 tensor (2x3x4)" / "a scalar tensor": how messages describe a tensor.
+std::string describe(const Shape &s) {
+  if (s.rank == 0) return "a scalar tensor";
+  return fmt::format("a rank-{} tensor ({})", s.rank, shape_string(s));
+}
+
+// A tensor-or-number operand seen as a buffer plus shape; numbers are rank 0.
+struct Operand {
+  Shape shape;
+  const double *data;
+  double scalar;  // storage for a number operand
+};
+
+void operand(const char *who, int pos, Value v, Operand &o) {
+  if (is_tensor(v)) {
+    o.shape = tensor_of(v)->shape;
+    o.data = tensor_of(v)->data;
+  } else if (is_number(v)) {
+    o.shape = Shape{};
+    o.scalar = number_as_double(v);
+    o.data = &o.scalar;
+  } else {
+    type_error(who, pos, "a tensor or a number", v);
+  }
+}
+
+// SHAPE: a list of positive integers (or one positive integer), rank <= 8.
+Shape arg_shape(const char *who, int pos, Value v) {
+  Shape s;
+  if (is_int(v) && int_of(v) > 0) {
+    s.rank = 1;
+    s.dim[0] = int_of(v);
+    return s;
+  }
+  if (list_length(v) < 0) type_error(who, pos, "a list of positive integers", v);
+  for (Value p = v; p != NIL; p = cdr(p)) {
+    Value d = car(p);
+    if (!is_int(d) || int_of(d) <= 0) type_error(who, pos, "a list of positive integers", v);
+    if (s.rank == kMaxRank) throw_errorf("{}: rank {} exceeds the maximum rank {}", who, list_length(v), kMaxRank);
+    s.dim[s.rank++] = int_of(d);
+  }
+  // Guard the element count against overflow (and absurd allocations).
+  double count = 1;
+  for (int i = 0; i < s.rank; i++) count *= double(s.dim[i]);
+  if (count > double(int64_t(1) << 40)) throw_errorf("{}: shape {} is too large", who, shape_string(s));
+  return s;
+}
+
+// AXIS in [-rank, rank); negative counts from the end as in NumPy.
+int arg_axis(const char *who, int pos, Value v, const Shape &s) {
+  int64_t a = arg_int(who, pos, v);
+  int64_t r = a < 0 ? a + s.rank : a;
+  if (r < 0 || r >= s.rank) throw_errorf("{}: axis {} out of range for {}", who, a, describe(s));
+  return int(r);
+}
+
+Value shape_list(const Shape &s) {
+  Value r = NIL;
+  for (int i = s.rank - 1; i >= 0; i--) r = cons(make_int(s.dim[i]), r);
+  return r;
+}
+
+// ---- construction -------------------------------------------------------------------
+
+bool is_sequence(Value v) { return v == NIL || is_pair(v) || is_vector(v); }
+int64_t sequence_length(Value v) { return is_vector(v) ? as<Vector>(v)->len : list_length(v); }
+
+// Fills `out` from nested lists/vectors `v` at depth `depth` (= the axis its
+// elements index), checking that every level has the inferred length.
+void fill_nested(Value v, const Shape &s, int depth, double *&out) {
+  if (depth == s.rank) {
+    if (is_number(v)) {
+      *out++ = number_as_double(v);
+      return;
+    }
+    if (is_sequence(v)) throw_errorf("tensor: ragged input at depth {}: expected a number, got {}", depth, write_string(v));
+    throw_errorf("tensor: element at depth {} must be a number, got {}", depth, write_string(v));
+  }
+  if (!is_sequence(v) || sequence_length(v) != s.dim[depth])
+    throw_errorf("tensor: ragged input at depth {}: expected a list of {} elements, got {}", depth, s.dim[depth],
+                 write_string(v));
+  if (is_vector(v)) {
+    Vector *vec = as<Vector>(v);
+    for (int64_t i = 0; i < vec->len; i++) fill_nested(vec->items[i], s, depth + 1, out);
+  } else {
+    for (Value p = v; p != NIL; p = cdr(p)) fill_nested(car(p), s, depth + 1, out);
+  }
+}
+
+Value b_tensor(int, Value *argv) {
+  Value x = argv[0];
+  if (is_tensor(x)) return x;
+  if (is_number(x)) return make_scalar_tensor(number_as_double(x));
+  if (!is_sequence(x)) type_error("tensor", 1, "a number or a nested list of numbers", x);
+  // The shape comes from the first element at each depth; fill_nested checks the rest.
+  Shape s;
+  for (Value p = x; is_sequence(p);) {
+    int64_t n = sequence_length(p);
+    if (n < 0) type_error("tensor", 1, "a number or a nested list of numbers", x);
+    if (n == 0) throw_errorf("tensor: empty list at depth {}", s.rank);
+    if (s.rank == kMaxRank) throw_errorf("tensor: nesting deeper than the maximum rank {}", kMaxRank);
+    s.dim[s.rank++] = n;
+    p = is_vector(p) ? as<Vector>(p)->items[0] : car(p);
+  }
+  Tensor *t = alloc_tensor(s);
+  double *out = t->data;
+  fill_nested(x, s, 0, out);
+  return from_ptr(t);
+}
+
+Value b_zeros(int, Value *argv) { return make_tensor_filled(arg_shape("zeros", 1, argv[0]), 0.0); }
+Value b_ones(int, Value *argv) { return make_tensor_filled(arg_shape("ones", 1, argv[0]), 1.0); }
+Value b_full(int, Value *argv) {
+  Shape s = arg_shape("full", 1, argv[0]);
+  return make_tensor_filled(s, arg_num("full", 2, argv[1]));
+}
+
+// (arange N) | (arange START END [STEP]): element i is START + i*STEP.
+Value b_arange(int argc, Value *argv) {
+  double start = 0, end, step = 1;
+  if (argc == 1) {
+    end = arg_num("arange", 1, argv[0]);
+  } else {
+    start = arg_num("arange", 1, argv[0]);
+    end = arg_num("arange", 2, argv[1]);
+    if (argc == 3) step = arg_num("arange", 3, argv[2]);
+  }
+  if (step == 0 || step != step) throw_errorf("arange: step must be a non-zero number, got {}", format_double(step));
+  double count = std::ceil((end - start) / step);
+  if (!(count >= 1)) throw_errorf("arange: empty range from {} to {} by {}", format_double(start), format_double(end), format_double(step));
+  if (count > double(int64_t(1) << 40)) throw_errorf("arange: range of {} elements is too large", format_double(count));
+  Shape s = Shape::of({int64_t(count)});
+  Tensor *t = alloc_tensor(s);
+  for (int64_t i = 0; i < t->size; i++) t->data[i] = start + double(i) * step;
+  return from_ptr(t);
+}
+
+// Uniform doubles: SplitMix64 seeded with SEED, top 53 bits of each output.
+Value b_tensor_rand(int, Value *argv) {
+  Shape s = arg_shape("tensor-rand", 1, argv[0]);
+  SplitMix64 rng(uint64_t(arg_int("tensor-rand", 2, argv[1])));
+  Tensor *t = alloc_tensor(s);
+  for (int64_t i = 0; i < t->size; i++) t->data[i] = rng.next_double();
+  return from_ptr(t);
+}
+
+// Standard normals by Box-Muller from the same uniform stream: each pair of
+// uniforms (u1, u2) gives r*cos(2*pi*u2) then r*sin(2*pi*u2), r = sqrt(-2 ln(1-u1)).
+Value b_tensor_randn(int, Value *argv) {
+  Shape s = arg_shape("tensor-randn", 1, argv[0]);
+  SplitMix64 rng(uint64_t(arg_int("tensor-randn", 2, argv[1])));
+  Tensor *t = alloc_tensor(s);
+  const double two_pi = 6.283185307179586;
+  for (int64_t i = 0; i < t->size; i += 2) {
+    double u1 = 1.0 - rng.next_double();  // (0, 1]: log is finite
+    double u2 = rng.next_double();
+    double r = std::sqrt(-2.0 * std::log(u1));
+    double theta = two_pi * u2;
+    t->data[i] = r * std::cos(theta);
+    if (i + 1 < t->size) t->data[i + 1] = r * std::sin(theta);
+  }
+  return from_ptr(t);
+}
+
+// ---- inspection -----------------------------------------------------------------------
+
+Value b_tensor_p(int, Value *argv) { return boolv(is_tensor(argv[0])); }
+Value b_tensor_shape(int, Value *argv) { return shape_list(arg_tensor("tensor-shape", 1, argv[0])->shape); }
+Value b_tensor_rank(int, Value *argv) { return make_int(arg_tensor("tensor-rank", 1, argv[0])->shape.rank); }
+Value b_tensor_size(int, Value *argv) { return make_int(arg_tensor("tensor-size", 1, argv[0])->size); }
+
+Value b_tensor_ref(int argc, Value *argv) {
+  Tensor *t = arg_tensor("tensor-ref", 1, argv[0]);
+  const Shape &s = t->shape;
+  if (argc - 1 != s.rank)
+    throw_errorf("tensor-ref: {} needs {} ind{}, got {}", describe(s), s.rank, s.rank == 1 ? "ex" : "ices", argc - 1);
+  int64_t off = 0;
+  for (int i = 0; i < s.rank; i++) {
+    int64_t ix = arg_int("tensor-ref", i + 2, argv[i + 1]);
+    if (ix < 0 || ix >= s.dim[i]) range_error("tensor-ref", ix, "dimension", s.dim[i]);
+    off = off * s.dim[i] + ix;
+  }
+  return make_double(t->data[off]);
+}
+
+Value nested_list(const Tensor *t, int depth, int64_t &pos) {
+  if (depth == t->shape.rank) return make_double(t->data[pos++]);
+  int64_t n = t->shape.dim[depth];
+  Value head = NIL, tail = NIL;
+  for (int64_t i = 0; i < n; i++) {
+    Value cell = cons(nested_list(t, depth + 1, pos), NIL);
+    if (head == NIL) head = cell;
+    else as<Pair>(tail)->cdr = cell;
+    tail = cell;
+  }
+  return head;
+}
+
+Value b_tensor_to_list(int, Value *argv) {
+  Tensor *t = arg_tensor("tensor->list", 1, argv[0]);
+  int64_t pos = 0;
+  return nested_list(t, 0, pos);
+}
+
+Value b_tensor_item(int, Value *argv) {
+  Tensor *t = arg_tensor("tensor-item", 1, argv[0]);
+  if (t->size != 1) type_error("tensor-item", 1, "a tensor with one element", argv[0]);
+  return make_double(t->data[0]);
+}
+
+// ---- elementwise -------------------------------------------------------------------
+
+Value binary(const char *who, BinaryOp op, Value x, Value y, int pos_x = 1, int pos_y = 2) {
+  Operand a, b;
+  operand(who, pos_x, x, a);
+  operand(who, pos_y, y, b);
+  Shape os;
+  if (!broadcast_shapes(a.shape, b.shape, os))
+    throw_errorf("{}: shapes {} and {} do not broadcast", who, shape_string(a.shape), shape_string(b.shape));
+  Tensor *t = alloc_tensor(os);
+  k_binary(op, a.data, a.shape, b.data, b.shape, t->data, os);
+  return from_ptr(t);
+}
+
+Value unary(const char *who, UnaryOp op, Value x) {
+  Operand a;
+  operand(who, 1, x, a);
+  Tensor *t = alloc_tensor(a.shape);
+  k_unary(op, a.data, t->size, t->data);
+  return from_ptr(t);
+}
+
+#define BINARY_BUILTIN(fn, name, op) \
+  Value fn(int, Value *argv) { return binary(name, op, argv[0], argv[1]); }
+BINARY_BUILTIN(b_tensor_add, "tensor-add", BinaryOp::Add)
+BINARY_BUILTIN(b_tensor_sub, "tensor-sub", BinaryOp::Sub)
+BINARY_BUILTIN(b_tensor_mul, "tensor-mul", BinaryOp::Mul)
+BINARY_BUILTIN(b_tensor_div, "tensor-div", BinaryOp::Div)
+BINARY_BUILTIN(b_tensor_pow, "tensor-pow", BinaryOp::Pow)
+BINARY_BUILTIN(b_tensor_maximum, "tensor-maximum", BinaryOp::Maximum)
+#undef BINARY_BUILTIN
+
+#define UNARY_BUILTIN(fn, name, op) \
+  Value fn(int, Value *argv) { return unary(name, op, argv[0]); }
+UNARY_BUILTIN(b_tensor_neg, "tensor-neg", UnaryOp::Neg)
+UNARY_BUILTIN(b_tensor_exp, "tensor-exp", UnaryOp::Exp)
+UNARY_BUILTIN(b_tensor_log, "tensor-log", UnaryOp::Log)
+UNARY_BUILTIN(b_tensor_sqrt, "tensor-sqrt", UnaryOp::Sqrt)
+UNARY_BUILTIN(b_tensor_tanh, "tensor-tanh", UnaryOp::Tanh)
+UNARY_BUILTIN(b_tensor_sigmoid, "tensor-sigmoid", UnaryOp::Sigmoid)
+UNARY_BUILTIN(b_relu, "relu", UnaryOp::Relu)
+UNARY_BUILTIN(b_tensor_abs, "tensor-abs", UnaryOp::Abs)
+#undef UNARY_BUILTIN
+
+Value b_tensor_map(int, Value *argv) {
+  Value f = arg_proc("tensor-map", 1, argv[0]);
+  Tensor *in = arg_tensor("tensor-map", 2, argv[1]);
+  Tensor *out = alloc_tensor(in->shape);
+  Value keep = from_ptr(out);  // a GC-visible reference while F runs
+  for (int64_t i = 0; i < in->size; i++) {
+    Value x = make_double(in->data[i]);
+    Value r = apply_proc(f, 1, &x);
+    if (!is_number(r)) throw_errorf("tensor-map: the procedure must return a number, got {}", write_string(r));
+    out->data[i] = number_as_double(r);
+  }
+  return keep;
+}
+
+// ---- reductions ---------------------------------------------------------------------
+
+enum class Reduce { Sum, Mean, Max };
+
+Value reduce(const char *who, Reduce kind, int argc, Value *argv) {
+  Tensor *t = arg_tensor(who, 1, argv[0]);
+  if (argc == 1) {
+    switch (kind) {
+      case Reduce::Sum: return make_double(k_sum(t->data, t->size));
+      case Reduce::Mean: return make_double(k_mean(t->data, t->size));
+      case Reduce::Max: return make_double(k_max(t->data, t->size));
+    }
+  }
+  const Shape &s = t->shape;
+  int axis = arg_axis(who, 2, argv[1], s);
+  bool keepdims = argc == 3 && truthy(argv[2]);
+  Shape os;
+  for (int i = 0; i < s.rank; i++) {
+    if (i != axis) os.dim[os.rank++] = s.dim[i];
+    else if (keepdims) os.dim[os.rank++] = 1;
+  }
+  Tensor *out = alloc_tensor(os);
+  switch (kind) {
+    case Reduce::Sum: k_sum_axis(t->data, s, axis, out->data); break;
+    case Reduce::Mean: k_mean_axis(t->data, s, axis, out->data); break;
+    case Reduce::Max: k_max_axis(t->data, s, axis, out->data); break;
+  }
+  return from_ptr(out);
+}
+
+Value b_tensor_sum(int argc, Value *argv) { return reduce("tensor-sum", Reduce::Sum, argc, argv); }
+Value b_tensor_mean(int argc, Value *argv) { return reduce("tensor-mean", Reduce::Mean, argc, argv); }
+Value b_tensor_max(int argc, Value *argv) { return reduce("tensor-max", Reduce::Max, argc, argv); }
+
+// ---- linear algebra and shape ---------------------------------------------------------
+
+Value b_matmul(int, Value *argv) {
+  Tensor *a = arg_tensor("matmul", 1, argv[0]);
+  Tensor *b = arg_tensor("matmul", 2, argv[1]);
+  for (int i = 0; i < 2; i++) {
+    const Shape &s = (i ? b : a)->shape;
+    if (s.rank != 1 && s.rank != 2)
+      throw_errorf("matmul: argument {} must be a rank-1 or rank-2 tensor, got {}", i + 1, describe(s));
+  }
+  // NumPy rules: a rank-1 left operand is a row (1 x k), a rank-1 right operand
+  // a column (k x 1); those unit dimensions are dropped from the result.
+  const Shape &as = a->shape, &bs = b->shape;
+  int64_t m = as.rank == 2 ? as.dim[0] : 1, k = as.dim[as.rank - 1];
+  int64_t k2 = bs.dim[0], n = bs.rank == 2 ? bs.dim[1] : 1;
+  if (k != k2)
+    throw_errorf("matmul: inner dimensions differ ({} and {})", shape_string(as), shape_string(bs));
+  Shape os;
+  if (as.rank == 2) os.dim[os.rank++] = m;
+  if (bs.rank == 2) os.dim[os.rank++] = n;
+  Tensor *c = alloc_tensor(os);
+  k_matmul(a->data, b->data, c->data, m, k, n);
+  if (os.rank == 0) return make_double(c->data[0]);
+  return from_ptr(c);
+}
+
+Value b_transpose(int argc, Value *argv) {
+  Tensor *t = arg_tensor("transpose", 1, argv[0]);
+  const Shape &s = t->shape;
+  int perm[kMaxRank];
+  if (argc == 1) {
+    if (s.rank != 2) throw_errorf("transpose: argument 1 must be a rank-2 tensor, got {}", describe(s));
+    perm[0] = 1;
+    perm[1] = 0;
+  } else {
+    Value axes = argv[1];
+    bool ok = list_length(axes) == s.rank;
+    bool seen[kMaxRank] = {};
+    int i = 0;
+    for (Value p = axes; ok && p != NIL; p = cdr(p), i++) {
+      Value x = car(p);
+      if (!is_int(x) || int_of(x) < 0 || int_of(x) >= s.rank || seen[int_of(x)]) ok = false;
+      else {
+        seen[int_of(x)] = true;
+        perm[i] = int(int_of(x));
+      }
+    }
+    if (!ok)
+      throw_errorf("transpose: axes {} are not a permutation of 0..{} for {}", write_string(axes), s.rank - 1,
+                   describe(s));
+  }
+  Shape os;
+  os.rank = s.rank;
+  for (int i = 0; i < s.rank; i++) os.dim[i] = s.dim[perm[i]];
+  Tensor *out = alloc_tensor(os);
+  k_transpose(t->data, s, perm, out->data);
+  return from_ptr(out);
+}
+
+Value b_reshape(int, Value *argv) {
+  Tensor *t = arg_tensor("reshape", 1, argv[0]);
+  Value spec = argv[1];
+  const char *expected = "a list of positive integers (with at most one -1)";
+  if (list_length(spec) < 0) type_error("reshape", 2, expected, spec);
+  Shape s;
+  int infer = -1;
+  int64_t known = 1;
+  for (Value p = spec; p != NIL; p = cdr(p)) {
+    Value d = car(p);
+    if (!is_int(d) || int_of(d) == 0 || int_of(d) < -1) type_error("reshape", 2, expected, spec);
+    if (s.rank == kMaxRank) throw_errorf("reshape: rank {} exceeds the maximum rank {}", list_length(spec), kMaxRank);
+    if (int_of(d) == -1) {
+      if (infer >= 0) throw_errorf("reshape: only one -1 is allowed in the shape {}", write_string(spec));
+      infer = s.rank;
+      s.dim[s.rank++] = -1;
+    } else {
+      known *= int_of(d);
+      s.dim[s.rank++] = int_of(d);
+      if (known > t->size) break;  // cannot fit; reported below
+    }
+  }
+  std::string wanted;
+  for (Value p = spec; p != NIL; p = cdr(p)) {
+    if (!wanted.empty()) wanted += 'x';
+    wanted += write_string(car(p));
+  }
+  if (wanted.empty()) wanted = "scalar";
+  if (infer >= 0) {
+    if (known > t->size || t->size % known != 0)
+      throw_errorf("reshape: cannot reshape {} ({} elements) into {}", shape_string(t->shape), t->size, wanted);
+    s.dim[infer] = t->size / known;
+  } else if (known != t->size) {
+    throw_errorf("reshape: cannot reshape {} ({} elements) into {} ({} elements)", shape_string(t->shape), t->size,
+                 wanted, known);
+  }
+  return tensor_view(t, s);
+}
+
+Value b_concat(int argc, Value *argv) {
+  Value list = argv[0];
+  int64_t count = list_length(list);
+  if (count <= 0) type_error("concat", 1, "a non-empty list of tensors", list);
+  for (Value p = list; p != NIL; p = cdr(p))
+    if (!is_tensor(car(p))) type_error("concat", 1, "a non-empty list of tensors", list);
+  const Shape &first = tensor_of(car(list))->shape;
+  if (first.rank == 0) throw_errorf("concat: cannot concatenate scalar tensors");
+  int axis = argc == 2 ? arg_axis("concat", 2, argv[1], first) : 0;
+  Shape os = first;
+  os.dim[axis] = 0;
+  for (Value p = list; p != NIL; p = cdr(p)) {
+    const Shape &s = tensor_of(car(p))->shape;
+    bool ok = s.rank == first.rank;
+    for (int i = 0; ok && i < s.rank; i++)
+      if (i != axis && s.dim[i] != first.dim[i]) ok = false;
+    if (!ok)
+      throw_errorf("concat: shapes {} and {} differ outside axis {}", shape_string(first), shape_string(s), axis);
+    os.dim[axis] += s.dim[axis];
+  }
+  Tensor *out = alloc_tensor(os);
+  int64_t outer = 1, inner = 1;
+  for (int i = 0; i < axis; i++) outer *= os.dim[i];
+  for (int i = axis + 1; i < os.rank; i++) inner *= os.dim[i];
+  int64_t out_row = os.dim[axis] * inner, at = 0;
+  for (Value p = list; p != NIL; p = cdr(p)) {
+    Tensor *t = tensor_of(car(p));
+    int64_t row = t->shape.dim[axis] * inner;
+    for (int64_t o = 0; o < outer; o++)
+      for (int64_t j = 0; j < row; j++) out->data[o * out_row + at + j] = t->data[o * row + j];
+    at += row;
+  }
+  return from_ptr(out);
+}
+
+Value b_tensor_slice(int, Value *argv) {
+  Tensor *t = arg_tensor("tensor-slice", 1, argv[0]);
+  const Shape &s = t->shape;
+  if (s.rank == 0) throw_errorf("tensor-slice: cannot slice a scalar tensor");
+  int axis = arg_axis("tensor-slice", 2, argv[1], s);
+  int64_t start = arg_int("tensor-slice", 3, argv[2]);
+  int64_t end = arg_int("tensor-slice", 4, argv[3]);
+  if (start < 0 || end > s.dim[axis] || start >= end)
+    throw_errorf("tensor-slice: bounds {}..{} invalid for axis {} of length {} (need 0 <= START < END <= {})", start,
+                 end, axis, s.dim[axis], s.dim[axis]);
+  Shape os = s;
+  os.dim[axis] = end - start;
+  Tensor *out = alloc_tensor(os);
+  int64_t outer = 1, inner = 1;
+  for (int i = 0; i < axis; i++) outer *= s.dim[i];
+  for (int i = axis + 1; i < s.rank; i++) inner *= s.dim[i];
+  int64_t in_row = s.dim[axis] * inner, out_row = os.dim[axis] * inner;
+  for (int64_t o = 0; o < outer; o++)
+    for (int64_t j = 0; j < out_row; j++) out->data[o * out_row + j] = t->data[o * in_row + start * inner + j];
+  return from_ptr(out);
+}
+
+// ---- generic arithmetic: (+ t 1), (* 2 t), (sqrt t) ... ------------------------------
+
+bool any_of_type(int argc, Value *argv, uint8_t type) {
+  for (int i = 0; i < argc; i++)
+    if (has_type(argv[i], type)) return true;
+  return false;
+}
+
+Value fold(const char *op, BinaryOp bop, int argc, Value *argv) {
+  Value acc = argv[0];
+  for (int i = 1; i < argc; i++) acc = binary(op, bop, acc, argv[i], i == 1 ? 1 : i, i + 1);
+  return acc;
+}
+
+Value tensor_arith(const char *op, int argc, Value *argv) {
+  // Traced values belong to the graph module; it decides what mixes with them.
+  if (any_of_type(argc, argv, T_SYMBOLIC)) return g_symbolic_arith ? g_symbolic_arith(op, argc, argv) : NOVALUE;
+  for (int i = 0; i < argc; i++)
+    if (!is_tensor(argv[i]) && !is_number(argv[i])) type_error(op, i + 1, "a number or a tensor", argv[i]);
+  std::string_view o = op;
+  if (argc == 1) {
+    Value x = argv[0];
+    if (o == "+" || o == "*" || o == "max" || o == "min") return x;
+    if (o == "-") return unary(op, UnaryOp::Neg, x);
+    if (o == "/") return unary(op, UnaryOp::Reciprocal, x);
+    if (o == "abs") return unary(op, UnaryOp::Abs, x);
+    if (o == "sqrt") return unary(op, UnaryOp::Sqrt, x);
+    if (o == "exp") return unary(op, UnaryOp::Exp, x);
+    if (o == "log") return unary(op, UnaryOp::Log, x);
+    if (o == "sin") return unary(op, UnaryOp::Sin, x);
+    if (o == "cos") return unary(op, UnaryOp::Cos, x);
+    if (o == "tan") return unary(op, UnaryOp::Tan, x);
+    if (o == "square") return unary(op, UnaryOp::Square, x);
+    if (o == "1+") return binary(op, BinaryOp::Add, x, make_fixnum(1));
+    if (o == "1-") return binary(op, BinaryOp::Sub, x, make_fixnum(1));
+    return NOVALUE;
+  }
+  if (o == "+") return fold(op, BinaryOp::Add, argc, argv);
+  if (o == "-") return fold(op, BinaryOp::Sub, argc, argv);
+  if (o == "*") return fold(op, BinaryOp::Mul, argc, argv);
+  if (o == "/") return fold(op, BinaryOp::Div, argc, argv);
+  if (o == "max") return fold(op, BinaryOp::Maximum, argc, argv);
+  if (o == "min") return fold(op, BinaryOp::Minimum, argc, argv);
+  if (o == "expt" && argc == 2) return binary(op, BinaryOp::Pow, argv[0], argv[1]);
+  return NOVALUE;  // comparisons and the rest keep their number-only meaning
+}
+
+BuiltinRegistrar reg([] {
+  register_tensor_type();
+  g_generic_arith = tensor_arith;
+
+  defbuiltin("tensor", 1, 1, b_tensor, "(tensor X): a tensor from a number or nested lists/vectors of numbers.");
+  defbuiltin("zeros", 1, 1, b_zeros, "(zeros SHAPE): a tensor of zeros; SHAPE is a list of positive integers.");
+  defbuiltin("ones", 1, 1, b_ones, "(ones SHAPE): a tensor of ones.");
+  defbuiltin("full", 2, 2, b_full, "(full SHAPE V): a tensor with every element V.");
+  defbuiltin("arange", 1, 3, b_arange, "(arange N) or (arange START END [STEP]): a rank-1 tensor START, START+STEP, ... below END.");
+  defbuiltin("tensor-rand", 2, 2, b_tensor_rand, "(tensor-rand SHAPE SEED): uniform [0,1) numbers from SplitMix64(SEED).");
+  defbuiltin("tensor-randn", 2, 2, b_tensor_randn, "(tensor-randn SHAPE SEED): standard normal numbers (Box-Muller over SplitMix64(SEED)).");
+
+  defbuiltin("tensor?", 1, 1, b_tensor_p, "(tensor? X): #t if X is a tensor.");
+  defbuiltin("tensor-shape", 1, 1, b_tensor_shape, "(tensor-shape T): the shape as a list; () for a scalar tensor.");
+  defbuiltin("tensor-rank", 1, 1, b_tensor_rank, "(tensor-rank T): the number of dimensions.");
+  defbuiltin("tensor-size", 1, 1, b_tensor_size, "(tensor-size T): the number of elements.");
+  defbuiltin("tensor-ref", 1, -1, b_tensor_ref, "(tensor-ref T I ...): the element at one index per dimension.");
+  defbuiltin("tensor->list", 1, 1, b_tensor_to_list, "(tensor->list T): nested lists of the elements (a number for a scalar tensor).");
+  defbuiltin("tensor-item", 1, 1, b_tensor_item, "(tensor-item T): the only element of a one-element tensor.");
+
+  defbuiltin("tensor-add", 2, 2, b_tensor_add, "(tensor-add A B): elementwise A+B with NumPy broadcasting.");
+  defbuiltin("tensor-sub", 2, 2, b_tensor_sub, "(tensor-sub A B): elementwise A-B with broadcasting.");
+  defbuiltin("tensor-mul", 2, 2, b_tensor_mul, "(tensor-mul A B): elementwise A*B with broadcasting.");
+  defbuiltin("tensor-div", 2, 2, b_tensor_div, "(tensor-div A B): elementwise A/B with broadcasting.");
+  defbuiltin("tensor-pow", 2, 2, b_tensor_pow, "(tensor-pow A B): elementwise A^B with broadcasting.");
+  defbuiltin("tensor-maximum", 2, 2, b_tensor_maximum, "(tensor-maximum A B): elementwise maximum (NaN propagates).");
+
+  defbuiltin("tensor-neg", 1, 1, b_tensor_neg, "(tensor-neg T): elementwise -x.");
+  defbuiltin("tensor-exp", 1, 1, b_tensor_exp, "(tensor-exp T): elementwise e^x.");
+  defbuiltin("tensor-log", 1, 1, b_tensor_log, "(tensor-log T): elementwise natural log.");
+  defbuiltin("tensor-sqrt", 1, 1, b_tensor_sqrt, "(tensor-sqrt T): elementwise square root.");
+  defbuiltin("tensor-tanh", 1, 1, b_tensor_tanh, "(tensor-tanh T): elementwise tanh.");
+  defbuiltin("tensor-sigmoid", 1, 1, b_tensor_sigmoid, "(tensor-sigmoid T): elementwise 1/(1+e^-x).");
+  defbuiltin("relu", 1, 1, b_relu, "(relu T): elementwise max(x, 0).");
+  defbuiltin("tensor-abs", 1, 1, b_tensor_abs, "(tensor-abs T): elementwise |x|.");
+  defbuiltin("tensor-map", 2, 2, b_tensor_map, "(tensor-map F T): a tensor of (F x) for every element x.");
+
+  defbuiltin("tensor-sum", 1, 3, b_tensor_sum, "(tensor-sum T [AXIS [KEEPDIMS]]): the sum of all elements, or a tensor of sums along AXIS.");
+  defbuiltin("tensor-mean", 1, 3, b_tensor_mean, "(tensor-mean T [AXIS [KEEPDIMS]]): the mean of all elements, or along AXIS.");
+  defbuiltin("tensor-max", 1, 3, b_tensor_max, "(tensor-max T [AXIS [KEEPDIMS]]): the largest element, or the largest along AXIS.");
+
+  defbuiltin("matmul", 2, 2, b_matmul, "(matmul A B): matrix product (rank 2 x rank 2; rank-1 operands as in NumPy).");
+  defbuiltin("transpose", 1, 2, b_transpose, "(transpose T [AXES]): swap the two axes of a rank-2 tensor, or permute by AXES.");
+  defbuiltin("reshape", 2, 2, b_reshape, "(reshape T SHAPE): the same elements in a new shape; one -1 is inferred.");
+  defbuiltin("concat", 1, 2, b_concat, "(concat TENSORS [AXIS]): join tensors along AXIS (default 0).");
+  defbuiltin("tensor-slice", 4, 4, b_tensor_slice, "(tensor-slice T AXIS START END): elements START..END-1 along AXIS.");
+});
+
+}  // namespace
+}  // namespace kiln
