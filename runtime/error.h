@@ -37,7 +37,7 @@ struct TraceEntry {
 // Thrown for every raised Lisp value. Read the value from g_raised.
 struct LispError {
   SrcLoc loc;                     // innermost list being evaluated when raised
-  SrcLoc pending;                 // location of the last call form unwound through
+  SrcLoc pending;                 // innermost call form of the frame being unwound
   std::vector<TraceEntry> trace;  // active Lisp procedure calls, innermost first
 };
 
@@ -45,6 +45,9 @@ struct LispError {
 struct ContinuationThrow {
   uint64_t id;
 };
+
+// Thrown when Ctrl-C interrupts an evaluation; guard does not catch it.
+struct InterruptThrow {};
 
 // Thrown by (exit n); unwinds dynamic-wind and reaches main.
 struct ExitThrow {

@@ -26,6 +26,11 @@ extern volatile std::sig_atomic_t g_interrupt;
 // Runs fn on a thread with a stack large enough for 100 000 Lisp frames.
 int run_on_big_stack(int (*fn)(void *), void *arg);
 
+Value macroexpand(Value form);  // expands macro uses at the head until none is left
+bool is_special_form_name(Value s);
+void init_stack_limit_for_main_thread();
+extern Value g_command_line;  // GC root: the list (command-line) returns
+
 Value make_values(int n, const Value *items);  // a single value is returned as is
 bool is_values(Value v);
 

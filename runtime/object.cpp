@@ -118,7 +118,7 @@ bool is_procedure(Value v) {
   case T_PARAMETER:
     return true;
   default:
-    return false;
+    return g_type_hooks[hdr(v)->type].apply != nullptr;
   }
 }
 

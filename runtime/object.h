@@ -141,6 +141,7 @@ struct Closure {
   ObjHeader h;
   Lambda *lam;
   Frame *env;
+  Value next_case;  // case-lambda: the closure to try when the arity does not match
 };
 inline bool is_closure(Value v) { return has_type(v, T_CLOSURE); }
 // Anything `apply` accepts: closures, builtins, kernels, continuations, parameters,
@@ -216,6 +217,9 @@ struct TypeHooks {
   const char *name = nullptr;                              // "tensor"
   void (*print)(std::string &out, Value v, bool write) = nullptr;
   bool (*equal)(Value a, Value b) = nullptr;               // equal? on two values of this type
+  // Set for callable types (compiled kernels): makes is_procedure true and is
+  // what apply_proc calls. The argument count is not checked before the call.
+  Value (*apply)(Value self, int argc, Value *argv) = nullptr;
 };
 extern TypeHooks g_type_hooks[256];
 

@@ -11,6 +11,20 @@
 
 namespace kiln {
 
+// Reads the data of a source text one at a time, so a program's earlier forms
+// run before a read error later in the file is reported.
+class SourceReader {
+ public:
+  SourceReader(std::string_view text, uint32_t file_id);
+  ~SourceReader();
+  Value next();  // NOVALUE at end of input
+  SourceReader(const SourceReader &) = delete;
+  SourceReader &operator=(const SourceReader &) = delete;
+
+ private:
+  void *impl_;
+};
+
 // Reads every datum of `text`; returns them as a list.
 Value read_all(std::string_view text, uint32_t file_id);
 // Reads one datum from an input port; EOF_V at end of input.

@@ -1,0 +1,152 @@
+// main.cpp — the kiln command line (SPEC §1).
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstring>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "runtime/eval.h"
+#include "runtime/printer.h"
+#include "session.h"
+#include "stdlib/builtins.h"
+#include "test_runner.h"
+
+namespace kiln {
+
+static const char *kUsage =
+    "usage: kiln [OPTIONS] [FILE [ARG...]]\n"
+    "       kiln test [--update] [--jobs N] [--timeout SEC] PATH...\n"
+    "\n"
+    "  FILE [ARG...]   run FILE; (command-line) returns (\"FILE\" \"ARG\" ...)\n"
+    "  -               read the program from standard input\n"
+    "  -e EXPR         evaluate EXPR (may be repeated; runs in order with -l)\n"
+    "  -p EXPR         evaluate EXPR and print its value in write form\n"
+    "  -l FILE         load FILE first (may be repeated)\n"
+    "  -i              start the REPL after the files and expressions\n"
+    "  -q              no REPL banner\n"
+    "  --jit-check     compile and run a tiny native kernel and report what works\n"
+    "  --version       print the version and exit\n"
+    "  -h, --help      print this help and exit\n"
+    "\n"
+    "With no FILE: the REPL on a terminal, otherwise the program on stdin.\n"
+    "Environment: KILN_GC_STRESS=N (collect every N allocations), KILN_THREADS,\n"
+    "KILN_CACHE_DIR, KILN_JIT_DUMP, KILN_JIT_LOG, NO_COLOR, KILN_HISTFILE.\n";
+
+struct Action {
+  char kind;  // 'e' eval, 'p' print, 'l' load
+  std::string text;
+};
+
+struct Options {
+  std::vector<Action> actions;
+  bool repl_after = false;
+  bool quiet = false;
+  bool from_stdin = false;
+  bool jit_check = false;
+  std::string file;
+  std::vector<std::string> args;
+};
+
+int (*g_jit_check)() = nullptr;
+
+static int run(void *p) {
+  Options &o = *static_cast<Options *>(p);
+  int code = 0;
+  if (run_guarded([] { init_runtime(); }, &code) != RunResult::ok) return code ? code : 1;
+  if (o.jit_check) {
+    if (!g_jit_check) {
+      std::puts("jit-check: this kiln was built without the native kernel compiler");
+      return 1;
+    }
+    return g_jit_check();
+  }
+  {
+    std::vector<Value> cl;
+    cl.push_back(make_string(o.file.empty() ? "kiln" : o.file));
+    for (auto &a : o.args) cl.push_back(make_string(a));
+    g_command_line = list_from(cl.data(), int64_t(cl.size()));
+  }
+  for (const Action &a : o.actions) {
+    RunResult r = run_guarded(
+        [&] {
+          if (a.kind == 'l') {
+            load_file(a.text);
+          } else {
+            Value v = eval_string(a.text, a.kind == 'p' ? "-p" : "-e");
+            if (a.kind == 'p') {
+              std::string s = write_string(v) + "\n";
+              std::fputs(s.c_str(), stdout);
+            }
+          }
+        },
+        &code);
+    if (r != RunResult::ok) return code;
+  }
+  if (!o.file.empty()) {
+    RunResult r = run_guarded([&] { load_file(o.file); }, &code);
+    if (r != RunResult::ok) return code;
+  } else if (o.from_stdin || (o.actions.empty() && !isatty(0))) {
+    std::stringstream ss;
+    ss << std::cin.rdbuf();
+    std::string text = ss.str();
+    RunResult r = run_guarded([&] { eval_string(text, "<stdin>"); }, &code);
+    if (r != RunResult::ok) return code;
+  }
+  bool repl = o.repl_after || (o.actions.empty() && o.file.empty() && !o.from_stdin && isatty(0));
+  if (repl) return run_repl(!o.quiet);
+  std::fflush(stdout);
+  return 0;
+}
+
+static int usage_error(const std::string &msg) {
+  std::fprintf(stderr, "kiln: %s\n%s", msg.c_str(), kUsage);
+  return 2;
+}
+
+}  // namespace kiln
+
+int main(int argc, char **argv) {
+  using namespace kiln;
+  if (argc > 1 && std::strcmp(argv[1], "test") == 0) return run_test_command(argc - 1, argv + 1);
+  Options o;
+  for (int i = 1; i < argc; i++) {
+    std::string a = argv[i];
+    auto need = [&](const char *opt) -> std::string {
+      if (i + 1 >= argc) {
+        std::exit(usage_error(std::string("option ") + opt + " needs an argument"));
+      }
+      return argv[++i];
+    };
+    if (a == "-e") o.actions.push_back({'e', need("-e")});
+    else if (a == "-p") o.actions.push_back({'p', need("-p")});
+    else if (a == "-l") o.actions.push_back({'l', need("-l")});
+    else if (a == "-i") o.repl_after = true;
+    else if (a == "-q") o.quiet = true;
+    else if (a == "--jit-check") o.jit_check = true;
+    else if (a == "--version") {
+      std::printf("kiln %s\n", KILN_VERSION);
+      return 0;
+    } else if (a == "-h" || a == "--help") {
+      std::fputs(kUsage, stdout);
+      return 0;
+    } else if (a == "-") {
+      o.from_stdin = true;
+      for (i++; i < argc; i++) o.args.push_back(argv[i]);
+    } else if (a == "--") {
+      if (i + 1 < argc) {
+        o.file = argv[++i];
+        for (i++; i < argc; i++) o.args.push_back(argv[i]);
+      }
+    } else if (a.size() > 1 && a[0] == '-') {
+      return usage_error("unknown option " + a);
+    } else {
+      o.file = a;
+      for (i++; i < argc; i++) o.args.push_back(argv[i]);
+    }
+  }
+  gc_init();
+  return run_on_big_stack(run, &o);
+}

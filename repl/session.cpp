@@ -1,0 +1,56 @@
+#include "session.h"
+
+#include <cstdio>
+
+#include "runtime/eval.h"
+#include "runtime/printer.h"
+#include "runtime/srcloc.h"
+
+namespace kiln {
+
+void report_uncaught_message(const std::string &msg) {
+  std::fflush(stdout);
+  std::fprintf(stderr, "%s\n", msg.c_str());
+  std::fflush(stderr);
+}
+
+void report_uncaught(const LispError &e) {
+  std::string out;
+  std::string where = format_loc(e.loc);
+  if (!where.empty()) out += where + ": ";
+  out += "error: " + error_message_of(g_raised) + "\n";
+  for (const TraceEntry &t : e.trace) {
+    out += "  at " + t.name;
+    std::string l = format_loc(t.loc);
+    if (!l.empty()) out += " (" + l + ")";
+    out += "\n";
+  }
+  std::fflush(stdout);
+  std::fputs(out.c_str(), stderr);
+  std::fflush(stderr);
+  g_raised = NOVALUE;
+}
+
+RunResult run_guarded(const std::function<void()> &fn, int *exit_code) {
+  try {
+    fn();
+    return RunResult::ok;
+  } catch (LispError &e) {
+    report_uncaught(e);
+    *exit_code = 1;
+    return RunResult::error;
+  } catch (ExitThrow &x) {
+    *exit_code = x.code;
+    return RunResult::exit;
+  } catch (ContinuationThrow &) {
+    report_uncaught_message("error: continuation invoked outside its extent");
+    *exit_code = 1;
+    return RunResult::error;
+  } catch (InterruptThrow &) {
+    report_uncaught_message("interrupted");
+    *exit_code = 130;
+    return RunResult::error;
+  }
+}
+
+}  // namespace kiln

@@ -1,0 +1,25 @@
+// session.h — what the command line, the REPL and the test runner share:
+// running code and reporting uncaught errors the SPEC §1 way.
+//
+// Invariant: every entry point that evaluates Lisp code goes through
+// run_guarded, so an uncaught error is printed exactly once, after stdout was
+// flushed, and maps to an exit status (1 for errors, n for (exit n)).
+#pragma once
+#include <functional>
+#include <string>
+
+#include "runtime/error.h"
+
+namespace kiln {
+
+// Prints "FILE:LINE:COL: error: MESSAGE" and the "  at NAME (LOC)" lines.
+void report_uncaught(const LispError &e);
+void report_uncaught_message(const std::string &msg);
+
+enum class RunResult { ok, error, exit };
+// Runs fn; on an uncaught Lisp error reports it. *exit_code is set for exit.
+RunResult run_guarded(const std::function<void()> &fn, int *exit_code);
+
+int run_repl(bool banner);
+
+}  // namespace kiln

@@ -1,0 +1,839 @@
+// analyze.cpp — turning forms into nodes: special forms, macros, scopes.
+#include <string>
+
+#include "eval.h"
+#include "nodes.h"
+#include "reader.h"
+#include "srcloc.h"
+
+namespace kiln {
+
+enum Special : uint32_t {
+  SF_NONE = 0,
+  SF_QUOTE,
+  SF_QUASIQUOTE,
+  SF_UNQUOTE,
+  SF_UNQUOTE_SPLICING,
+  SF_LAMBDA,
+  SF_NAMED_LAMBDA,
+  SF_DEFINE,
+  SF_SET,
+  SF_IF,
+  SF_BEGIN,
+  SF_LET,
+  SF_LETSTAR,
+  SF_LETREC,
+  SF_LETREC_STAR,
+  SF_COND,
+  SF_CASE,
+  SF_AND,
+  SF_OR,
+  SF_WHEN,
+  SF_UNLESS,
+  SF_DEFINE_SYNTAX,
+  SF_LET_SYNTAX,
+  SF_LETREC_SYNTAX,
+  SF_DEFMACRO,
+  SF_DEFINE_MACRO,
+  SF_DEFINE_RECORD_TYPE,
+  SF_GUARD,
+  SF_INCLUDE,
+  SF_IMPORT,
+};
+
+// ---- scopes ------------------------------------------------------------
+
+struct Scope : public gc {
+  Scope *parent = nullptr;
+  bool is_function = false;
+  bool captured = false;  // a lambda expression appears in this frame's extent
+  GcVec<Value> names;
+  GcVec<Value> macro_names;
+  GcVec<Value> macros;
+  int find(Value s) const {
+    for (int i = int(names.size()) - 1; i >= 0; i--)
+      if (names[size_t(i)] == s) return i;
+    return -1;
+  }
+  int add(Value s) {
+    int i = find(s);
+    if (i >= 0) return i;
+    names.push_back(s);
+    return int(names.size()) - 1;
+  }
+};
+
+struct Lookup {
+  enum Kind { GLOBAL, LOCAL, MACRO } kind = GLOBAL;
+  int depth = 0, idx = 0;
+  Value macro = NOVALUE;
+};
+
+static Lookup lookup(Value s, Scope *sc) {
+  int depth = 0;
+  for (; sc; sc = sc->parent, depth++) {
+    for (int i = int(sc->macro_names.size()) - 1; i >= 0; i--)
+      if (sc->macro_names[size_t(i)] == s) {
+        // A variable bound later in the same scope shadows nothing here; macros
+        // and variables share one namespace per scope, newest wins.
+        if (sc->find(s) < 0) return Lookup{Lookup::MACRO, depth, 0, sc->macros[size_t(i)]};
+      }
+    int i = sc->find(s);
+    if (i >= 0) return Lookup{Lookup::LOCAL, depth, i, NOVALUE};
+  }
+  return Lookup{};
+}
+
+static void mark_captured(Scope *sc) {
+  for (; sc; sc = sc->parent) {
+    sc->captured = true;
+    if (sc->is_function) break;
+  }
+}
+
+// ---- errors ------------------------------------------------------------
+
+[[noreturn]] static void syntax_error(Value form, std::string_view what) {
+  throw_error_at(loc_of(form), what);
+}
+
+[[noreturn]] static void bad_syntax(Value form, std::string_view name) {
+  std::string s = write_string(form);
+  if (s.size() > 60) s = s.substr(0, 57) + "...";
+  syntax_error(form, fmt::format("{}: bad syntax in {}", name, s));
+}
+
+// ---- helpers -------------------------------------------------------------
+
+static Node *analyze(Value x, Scope *sc, bool tail);
+static Node *analyze_body(Value forms, Scope *sc, bool tail, Value whole);
+
+static int list_len(Value v) {
+  int n = 0;
+  for (; is_pair(v); v = cdr(v)) n++;
+  return v == NIL ? n : -1;
+}
+
+template <class T> static T **node_array(int n) {
+  return static_cast<T **>(gc_alloc(sizeof(T *) * size_t(n ? n : 1)));
+}
+
+template <class N> static N *at(N *node, Value form) {
+  node->loc = loc_of(form);
+  return node;
+}
+
+static Value cadr_(Value v) { return car(cdr(v)); }
+static Value cddr_(Value v) { return cdr(cdr(v)); }
+
+// Gives expansion results the location of the form they replaced.
+static void inherit_loc(Value x, SrcLoc loc, int budget = 10000) {
+  while (is_pair(x) && budget-- > 0) {
+    Pair *p = as<Pair>(x);
+    if (p->h.line != 0) return;
+    set_loc(x, loc);
+    if (is_pair(p->car)) inherit_loc(p->car, loc, budget / 2);
+    x = p->cdr;
+  }
+}
+
+static Value expand_macro(Value macro, Value form) {
+  Macro *m = as<Macro>(macro);
+  Value result;
+  if (is_syntax_rules(m->transformer)) {
+    result = expand_syntax_rules(m->transformer, form);
+  } else if (m->env_marker == TRUE_V) {
+    result = analysis_apply(m->transformer, 1, &form);
+  } else {
+    int n = list_len(cdr(form));
+    if (n < 0) bad_syntax(form, symbol_name(m->name));
+    Value *argv = static_cast<Value *>(alloca(sizeof(Value) * size_t(n ? n : 1)));
+    int i = 0;
+    for (Value p = cdr(form); is_pair(p); p = cdr(p)) argv[i++] = car(p);
+    result = analysis_apply(m->transformer, n, argv);
+  }
+  inherit_loc(result, loc_of(form));
+  return result;
+}
+
+// If `x` is a macro use in scope `sc`, returns its one-step expansion, else NOVALUE.
+static Value macro_step(Value x, Scope *sc) {
+  if (!is_pair(x) || !is_symbol(car(x))) return NOVALUE;
+  Lookup l = lookup(car(x), sc);
+  if (l.kind == Lookup::MACRO) return expand_macro(l.macro, x);
+  if (l.kind == Lookup::GLOBAL && has_type(sym(car(x))->global, T_MACRO))
+    return expand_macro(sym(car(x))->global, x);
+  return NOVALUE;
+}
+
+static uint32_t special_of(Value x, Scope *sc) {
+  if (!is_pair(x) || !is_symbol(car(x))) return SF_NONE;
+  Symbol *s = sym(car(x));
+  if (!s->special) return SF_NONE;
+  if (lookup(car(x), sc).kind != Lookup::GLOBAL) return SF_NONE;
+  if (has_type(s->global, T_MACRO)) return SF_NONE;
+  return s->special;
+}
+
+// ---- lambda ----------------------------------------------------------------
+
+static Lambda *analyze_lambda(Value params, Value body, Scope *sc, Value name, Value form) {
+  Lambda *L = new Lambda();
+  Scope *fs = new Scope();
+  fs->parent = sc;
+  fs->is_function = true;
+  Value p = params;
+  for (; is_pair(p); p = cdr(p)) {
+    if (!is_symbol(car(p))) bad_syntax(form, "lambda");
+    if (fs->find(car(p)) >= 0) syntax_error(form, fmt::format("lambda: duplicate parameter {}", symbol_name(car(p))));
+    fs->names.push_back(car(p));
+    L->nreq++;
+  }
+  if (p != NIL) {
+    if (!is_symbol(p)) bad_syntax(form, "lambda");
+    fs->names.push_back(p);
+    L->rest = true;
+  }
+  mark_captured(sc);
+  L->name = name;
+  L->loc = loc_of(form);
+  if (is_pair(body) && is_string(car(body)) && is_pair(cdr(body))) {
+    L->doc = car(body);
+    body = cdr(body);
+  }
+  if (body == NIL) syntax_error(form, "lambda: empty body");
+  L->body = analyze_body(body, fs, true, form);
+  L->frame_size = int(fs->names.size());
+  L->leaf = !fs->captured;
+  return L;
+}
+
+// ---- quasiquote ---------------------------------------------------------------
+
+static Value qq_cons(int, Value *a) { return cons(a[0], a[1]); }
+static Value qq_append(int, Value *a) {
+  Value head = NIL, tail = NIL;
+  for (Value p = a[0]; is_pair(p); p = cdr(p)) {
+    Value cell = cons(car(p), NIL);
+    if (head == NIL) head = cell;
+    else as<Pair>(tail)->cdr = cell;
+    tail = cell;
+  }
+  if (head == NIL) return a[1];
+  as<Pair>(tail)->cdr = a[1];
+  return head;
+}
+static Value qq_list_to_vector(int, Value *a) {
+  int n = list_len(a[0]);
+  Value v = make_vector(n, NIL);
+  int i = 0;
+  for (Value p = a[0]; is_pair(p); p = cdr(p)) as<Vector>(v)->items[i++] = car(p);
+  return v;
+}
+
+struct PrimCall : Node {
+  BuiltinFn fn;
+  Node *a, *b;
+  PrimCall(BuiltinFn f, Node *x, Node *y) : fn(f), a(x), b(y) {}
+  Value eval(Frame *env) override {
+    Value args[2] = {a->eval(env), b ? b->eval(env) : NIL};
+    return fn(2, args);
+  }
+};
+
+static bool is_form(Value x, const char *name) {
+  return is_pair(x) && car(x) == intern(name) && is_pair(cdr(x)) && cddr_(x) == NIL;
+}
+
+static bool qq_constant(Value x, int depth) {
+  if (is_pair(x)) {
+    if (is_form(x, "unquote") || is_form(x, "unquote-splicing")) return false;
+    return qq_constant(car(x), depth) && qq_constant(cdr(x), depth);
+  }
+  if (is_vector(x)) {
+    Vector *v = as<Vector>(x);
+    for (int64_t i = 0; i < v->len; i++)
+      if (!qq_constant(v->items[i], depth)) return false;
+  }
+  return true;
+}
+
+static Node *analyze_qq(Value x, int depth, Scope *sc) {
+  if (qq_constant(x, depth)) return new Const(x);
+  if (is_vector(x)) {
+    Value lst = NIL;
+    Vector *v = as<Vector>(x);
+    for (int64_t i = v->len - 1; i >= 0; i--) lst = cons(v->items[i], lst);
+    return new PrimCall(qq_list_to_vector, analyze_qq(lst, depth, sc), nullptr);
+  }
+  if (is_form(x, "unquote")) {
+    if (depth == 1) return analyze(cadr_(x), sc, false);
+    return new PrimCall(qq_cons, new Const(intern("unquote")),
+                        new PrimCall(qq_cons, analyze_qq(cadr_(x), depth - 1, sc), new Const(NIL)));
+  }
+  if (is_form(x, "quasiquote")) {
+    return new PrimCall(qq_cons, new Const(intern("quasiquote")),
+                        new PrimCall(qq_cons, analyze_qq(cadr_(x), depth + 1, sc), new Const(NIL)));
+  }
+  if (is_pair(x) && is_form(car(x), "unquote-splicing") && depth == 1)
+    return new PrimCall(qq_append, analyze(cadr_(car(x)), sc, false), analyze_qq(cdr(x), depth, sc));
+  if (is_pair(x) && is_form(car(x), "unquote-splicing")) {
+    Node *inner = new PrimCall(qq_cons, new Const(intern("unquote-splicing")),
+                               new PrimCall(qq_cons, analyze_qq(cadr_(car(x)), depth - 1, sc), new Const(NIL)));
+    return new PrimCall(qq_cons, inner, analyze_qq(cdr(x), depth, sc));
+  }
+  return new PrimCall(qq_cons, analyze_qq(car(x), depth, sc), analyze_qq(cdr(x), depth, sc));
+}
+
+// ---- variable forms ----------------------------------------------------------
+
+static Node *analyze_ref(Value s, Scope *sc) {
+  Lookup l = lookup(s, sc);
+  if (l.kind == Lookup::LOCAL) {
+    if (l.depth == 0) return new LocalRef0(l.idx, s);
+    if (l.depth == 1) return new LocalRef1(l.idx, s);
+    return new LocalRefN(l.depth, l.idx, s);
+  }
+  if (l.kind == Lookup::MACRO) throw_errorf("{}: macro used as a variable", symbol_name(s));
+  return new GlobalRef(s);
+}
+
+static Node *analyze_set(Value name, Node *val, Scope *sc, Value form) {
+  Lookup l = lookup(name, sc);
+  if (l.kind == Lookup::LOCAL) return at(new LocalSet(l.depth, l.idx, val), form);
+  if (l.kind == Lookup::MACRO) bad_syntax(form, "set!");
+  return at(new GlobalSet(name, val), form);
+}
+
+// (define (f . args) body...) → name, value form; curried defines are not supported.
+static void parse_define(Value form, Value *name, Value *value_form, Value *doc) {
+  *doc = NOVALUE;
+  Value rest = cdr(form);
+  if (!is_pair(rest)) bad_syntax(form, "define");
+  Value target = car(rest);
+  if (is_pair(target)) {
+    if (!is_symbol(car(target))) bad_syntax(form, "define");
+    *name = car(target);
+    Value body = cdr(rest);
+    if (is_pair(body) && is_string(car(body)) && is_pair(cdr(body))) *doc = car(body);
+    Value lam = cons(intern("named-lambda"), cons(cons(*name, cdr(target)), body));
+    set_loc(lam, loc_of(form));
+    *value_form = lam;
+    return;
+  }
+  if (!is_symbol(target)) bad_syntax(form, "define");
+  *name = target;
+  if (cdr(rest) == NIL) *value_form = NOVALUE;
+  else if (is_pair(cdr(rest)) && cddr_(rest) == NIL) *value_form = cadr_(rest);
+  else bad_syntax(form, "define");
+}
+
+static Node *analyze_named_value(Value value_form, Scope *sc, Value name) {
+  if (value_form == NOVALUE) return new Const(UNSPEC);
+  if (is_pair(value_form) && car(value_form) == intern("lambda") && special_of(value_form, sc) == SF_LAMBDA &&
+      is_pair(cdr(value_form))) {
+    return at(new MakeClosure(analyze_lambda(cadr_(value_form), cddr_(value_form), sc, name, value_form)), value_form);
+  }
+  return analyze(value_form, sc, false);
+}
+
+// env_marker TRUE_V: the transformer takes the whole form (define-syntax with a
+// procedure); otherwise it takes the operands (defmacro) or is syntax-rules.
+static Value make_macro(Value name, Value transformer, bool whole_form = false) {
+  Macro *m = alloc_obj<Macro>(T_MACRO);
+  m->name = name;
+  m->transformer = transformer;
+  m->env_marker = whole_form ? TRUE_V : NOVALUE;
+  return from_ptr(m);
+}
+
+// The transformer of define-syntax / let-syntax: (syntax-rules ...) or (er-macro? no)
+static Value eval_transformer(Value spec, Value form, Scope *sc) {
+  if (is_pair(spec) && car(spec) == intern("syntax-rules")) return make_syntax_rules(spec, form);
+  // Any other expression must evaluate to a procedure taking the whole form.
+  Node *n = analyze(spec, sc, false);
+  Value f = n->eval(nullptr);
+  if (!is_procedure(f)) syntax_error(form, "define-syntax: transformer must be syntax-rules or a procedure");
+  return f;
+}
+
+// defmacro: (defmacro name (params...) body...) / (define-macro (name . params) body...)
+static Value defmacro_transformer(Value params, Value body, Value name, Value form) {
+  Lambda *L = analyze_lambda(params, body, nullptr, name, form);
+  Closure *c = alloc_obj<Closure>(T_CLOSURE);
+  c->lam = L;
+  c->env = nullptr;
+  c->next_case = NOVALUE;
+  return from_ptr(c);
+}
+
+// ---- define-record-type ------------------------------------------------------
+
+Value expand_define_record_type(Value form);  // records.cpp
+
+// ---- cond / case / guard -----------------------------------------------------
+
+static Node *analyze_seq(Value forms, Scope *sc, bool tail, Value form) {
+  int n = list_len(forms);
+  if (n < 0) bad_syntax(form, "begin");
+  if (n == 0) return new Const(UNSPEC);
+  if (n == 1) return analyze(car(forms), sc, tail);
+  Node **items = node_array<Node>(n);
+  int i = 0;
+  for (Value p = forms; is_pair(p); p = cdr(p), i++) items[i] = analyze(car(p), sc, tail && i == n - 1);
+  return new Seq(items, n);
+}
+
+static Node *analyze_cond_clauses(Value clauses, Scope *sc, bool tail, Value form, Node *fallthrough) {
+  if (clauses == NIL) return fallthrough ? fallthrough : new Const(UNSPEC);
+  if (!is_pair(clauses) || !is_pair(car(clauses))) bad_syntax(form, "cond");
+  Value clause = car(clauses);
+  Value test = car(clause), body = cdr(clause);
+  if (test == intern("else") && lookup(test, sc).kind == Lookup::GLOBAL) {
+    if (cdr(clauses) != NIL) syntax_error(form, "cond: else clause must be last");
+    return analyze_seq(body, sc, tail, form);
+  }
+  if (body == NIL) {
+    // (cond (test) ...) yields the test's value when true.
+    Node **items = node_array<Node>(2);
+    items[0] = analyze(test, sc, false);
+    items[1] = analyze_cond_clauses(cdr(clauses), sc, tail, form, fallthrough);
+    return new Or(items, 2);
+  }
+  if (is_pair(body) && car(body) == intern("=>")) {
+    if (!is_pair(cdr(body))) bad_syntax(form, "cond");
+    // (let ((t test)) (if t (f t) rest)) — built as nodes with a fresh one-slot scope.
+    Scope *ls = new Scope();
+    ls->parent = sc;
+    Value tmp = gensym("cond-value");
+    ls->names.push_back(tmp);
+    Node **args = node_array<Node>(1);
+    args[0] = new LocalRef0(0, tmp);
+    Node *fnode = analyze(cadr_(body), ls, false);
+    Node *call = tail ? static_cast<Node *>(at(new TailCall(fnode, args, 1), clause))
+                      : static_cast<Node *>(at(new Call(fnode, args, 1), clause));
+    // The remaining clauses run inside the new frame, so they are analysed in it.
+    Node *rest_in = analyze_cond_clauses(cdr(clauses), ls, tail, form, fallthrough);
+    Node **inits = node_array<Node>(1);
+    inits[0] = analyze(test, sc, false);
+    Node *body_node = new If(new LocalRef0(0, tmp), call, rest_in);
+    return new Let(inits, 1, int(ls->names.size()), !ls->captured, false, body_node);
+  }
+  Node *rest = analyze_cond_clauses(cdr(clauses), sc, tail, form, fallthrough);
+  return at(new If(analyze(test, sc, false), analyze_seq(body, sc, tail, form), rest), clause);
+}
+
+static Node *analyze_case(Value form, Scope *sc, bool tail) {
+  if (!is_pair(cdr(form))) bad_syntax(form, "case");
+  Node *key = analyze(cadr_(form), sc, false);
+  int n = list_len(cddr_(form));
+  if (n < 0) bad_syntax(form, "case");
+  CaseClause *clauses = static_cast<CaseClause *>(gc_alloc(sizeof(CaseClause) * size_t(n ? n : 1)));
+  int i = 0;
+  for (Value p = cddr_(form); is_pair(p); p = cdr(p), i++) {
+    Value clause = car(p);
+    if (!is_pair(clause)) bad_syntax(form, "case");
+    Value data = car(clause);
+    if (data == intern("else")) data = TRUE_V;
+    else if (list_len(data) < 0) bad_syntax(form, "case");
+    Value body = cdr(clause);
+    bool arrow = is_pair(body) && car(body) == intern("=>");
+    clauses[i].data = data;
+    clauses[i].arrow = arrow;
+    clauses[i].body = arrow ? analyze(cadr_(body), sc, false) : analyze_seq(body, sc, tail, form);
+  }
+  return at(new Case(key, clauses, n), form);
+}
+
+static Node *analyze_guard(Value form, Scope *sc) {
+  // (guard (var clause...) body...)
+  if (!is_pair(cdr(form)) || !is_pair(cadr_(form)) || !is_symbol(car(cadr_(form)))) bad_syntax(form, "guard");
+  Value var = car(cadr_(form));
+  Value clauses = cdr(cadr_(form));
+  Node *body = analyze_body(cddr_(form), sc, false, form);
+  Scope *hs = new Scope();
+  hs->parent = sc;
+  hs->names.push_back(var);
+  Node *handler = analyze_cond_clauses(clauses, hs, false, form, new Const(GUARD_NO_MATCH));
+  mark_captured(sc);  // the handler frame is on the heap and points at this one
+  return at(new Guard(body, handler), form);
+}
+
+// ---- let family --------------------------------------------------------------
+
+static Node *analyze_let(Value form, Scope *sc, bool tail, bool rec) {
+  Value rest = cdr(form);
+  if (!is_pair(rest)) bad_syntax(form, "let");
+  Value bindings = car(rest);
+  Value body = cdr(rest);
+  if (is_symbol(bindings) && !rec) {
+    // Named let: ((letrec ((name (lambda vars body...))) name) inits...)
+    Value name = bindings;
+    if (!is_pair(body)) bad_syntax(form, "let");
+    Value binds = car(body);
+    Value lbody = cdr(body);
+    Value vars = NIL, inits = NIL;
+    if (list_len(binds) < 0) bad_syntax(form, "let");
+    for (Value p = binds; is_pair(p); p = cdr(p)) {
+      Value b = car(p);
+      if (!is_pair(b) || !is_symbol(car(b))) bad_syntax(form, "let");
+      vars = cons(car(b), vars);
+      inits = cons(is_pair(cdr(b)) ? cadr_(b) : UNSPEC, inits);
+    }
+    Value rv = NIL, ri = NIL;
+    for (Value p = vars; is_pair(p); p = cdr(p)) rv = cons(car(p), rv);
+    for (Value p = inits; is_pair(p); p = cdr(p)) ri = cons(car(p), ri);
+    Scope *ls = new Scope();
+    ls->parent = sc;
+    ls->names.push_back(name);
+    Lambda *L = analyze_lambda(rv, lbody, ls, name, form);
+    Node **linits = node_array<Node>(1);
+    linits[0] = at(new MakeClosure(L), form);
+    Node *letrec = new Let(linits, 1, int(ls->names.size()), false, true, new LocalRef0(0, name));
+    int n = list_len(ri);
+    Node **args = node_array<Node>(n);
+    int i = 0;
+    for (Value p = ri; is_pair(p); p = cdr(p)) args[i++] = analyze(car(p), sc, false);
+    if (tail) return at(new TailCall(letrec, args, n), form);
+    return at(new Call(letrec, args, n), form);
+  }
+  int n = list_len(bindings);
+  if (n < 0) bad_syntax(form, rec ? "letrec" : "let");
+  Scope *ls = new Scope();
+  ls->parent = sc;
+  Value vals = NIL;
+  for (Value p = bindings; is_pair(p); p = cdr(p)) {
+    Value b = car(p);
+    if (is_symbol(b)) b = cons(b, NIL);
+    if (!is_pair(b) || !is_symbol(car(b)) || (cdr(b) != NIL && (!is_pair(cdr(b)) || cddr_(b) != NIL)))
+      bad_syntax(form, rec ? "letrec" : "let");
+    if (ls->find(car(b)) >= 0) syntax_error(form, fmt::format("let: duplicate binding {}", symbol_name(car(b))));
+    ls->names.push_back(car(b));
+    vals = cons(cdr(b) == NIL ? NOVALUE : cadr_(b), vals);
+  }
+  Value rvals = NIL;
+  for (Value p = vals; is_pair(p); p = cdr(p)) rvals = cons(car(p), rvals);
+  Node **inits = node_array<Node>(n);
+  int i = 0;
+  for (Value p = rvals; is_pair(p); p = cdr(p), i++)
+    inits[i] = analyze_named_value(car(p), rec ? ls : sc, ls->names[size_t(i)]);
+  if (body == NIL) syntax_error(form, "let: empty body");
+  Node *b = analyze_body(body, ls, tail, form);
+  return at(new Let(inits, n, int(ls->names.size()), !ls->captured, rec, b), form);
+}
+
+static Node *analyze_let_star(Value form, Scope *sc, bool tail) {
+  Value rest = cdr(form);
+  if (!is_pair(rest) || list_len(car(rest)) < 0) bad_syntax(form, "let*");
+  Value bindings = car(rest);
+  if (bindings == NIL || cdr(bindings) == NIL) {
+    Value f = cons(intern("let"), rest);
+    set_loc(f, loc_of(form));
+    return analyze_let(f, sc, tail, false);
+  }
+  Value inner = cons(intern("let*"), cons(cdr(bindings), cdr(rest)));
+  set_loc(inner, loc_of(form));
+  Value outer = cons(intern("let"), cons(cons(car(bindings), NIL), cons(inner, NIL)));
+  set_loc(outer, loc_of(form));
+  return analyze_let(outer, sc, tail, false);
+}
+
+// ---- bodies ----------------------------------------------------------------
+
+static bool head_is(Value x, uint32_t sf, Scope *sc) { return special_of(x, sc) == sf; }
+
+// Expands macros at the head of each body form, splices `begin`s, and handles
+// define-syntax, so the defines of the body are all known before analysis.
+static void flatten_body(Value forms, Scope *sc, GcVec<Value> &out) {
+  for (Value p = forms; is_pair(p); p = cdr(p)) {
+    Value x = car(p);
+    for (;;) {
+      Value e = macro_step(x, sc);
+      if (e == NOVALUE) break;
+      x = e;
+    }
+    if (head_is(x, SF_BEGIN, sc)) {
+      flatten_body(cdr(x), sc, out);
+    } else if (head_is(x, SF_DEFINE_RECORD_TYPE, sc)) {
+      flatten_body(cdr(expand_define_record_type(x)), sc, out);
+    } else if (head_is(x, SF_DEFINE_SYNTAX, sc)) {
+      if (list_len(x) != 3 || !is_symbol(cadr_(x))) bad_syntax(x, "define-syntax");
+      sc->macro_names.push_back(cadr_(x));
+      Value tr = eval_transformer(car(cddr_(x)), x, sc);
+      sc->macros.push_back(make_macro(cadr_(x), tr, !is_syntax_rules(tr)));
+    } else if (head_is(x, SF_DEFMACRO, sc) || head_is(x, SF_DEFINE_MACRO, sc)) {
+      bool dm = head_is(x, SF_DEFMACRO, sc);
+      Value name, params, body;
+      if (dm) {
+        if (list_len(x) < 3 || !is_symbol(cadr_(x))) bad_syntax(x, "defmacro");
+        name = cadr_(x);
+        params = car(cddr_(x));
+        body = cdr(cddr_(x));
+      } else {
+        if (list_len(x) < 3 || !is_pair(cadr_(x))) bad_syntax(x, "define-macro");
+        name = car(cadr_(x));
+        params = cdr(cadr_(x));
+        body = cddr_(x);
+      }
+      sc->macro_names.push_back(name);
+      sc->macros.push_back(make_macro(name, defmacro_transformer(params, body, name, x)));
+    } else {
+      out.push_back(x);
+    }
+  }
+}
+
+static Node *analyze_body(Value forms, Scope *sc, bool tail, Value whole) {
+  if (list_len(forms) < 0) bad_syntax(whole, "body");
+  if (!sc) return analyze_seq(forms, sc, tail, whole);
+  GcVec<Value> items;
+  flatten_body(forms, sc, items);
+  // Internal defines become slots of this scope's frame (letrec* semantics).
+  for (Value x : items)
+    if (head_is(x, SF_DEFINE, sc)) {
+      Value name, vf, doc;
+      parse_define(x, &name, &vf, &doc);
+      sc->add(name);
+    }
+  int n = int(items.size());
+  if (n == 0) return new Const(UNSPEC);
+  Node **nodes = node_array<Node>(n);
+  for (int i = 0; i < n; i++) {
+    Value x = items[size_t(i)];
+    bool t = tail && i == n - 1;
+    if (head_is(x, SF_DEFINE, sc)) {
+      Value name, vf, doc;
+      parse_define(x, &name, &vf, &doc);
+      nodes[i] = at(new LocalSet(0, sc->find(name), analyze_named_value(vf, sc, name)), x);
+    } else {
+      nodes[i] = analyze(x, sc, t);
+    }
+  }
+  return n == 1 ? nodes[0] : new Seq(nodes, n);
+}
+
+// ---- the dispatcher ---------------------------------------------------------
+
+static Node *analyze_call(Value x, Scope *sc, bool tail) {
+  int n = list_len(cdr(x));
+  if (n < 0) syntax_error(x, fmt::format("bad syntax: improper list in call {}", write_string(x)));
+  Node *fn = analyze(car(x), sc, false);
+  Node **args = node_array<Node>(n);
+  int i = 0;
+  for (Value p = cdr(x); is_pair(p); p = cdr(p)) args[i++] = analyze(car(p), sc, false);
+  if (tail) return at(new TailCall(fn, args, n), x);
+  return at(new Call(fn, args, n), x);
+}
+
+static Value include_forms(Value form) {
+  Value out = NIL;
+  for (Value p = cdr(form); is_pair(p); p = cdr(p)) {
+    if (!is_string(car(p))) bad_syntax(form, "include");
+    std::string path(string_view_of(car(p)));
+    FILE *f = std::fopen(path.c_str(), "rb");
+    if (!f) throw_errorf("include: cannot open {}", path);
+    std::string text;
+    char buf[65536];
+    size_t k;
+    while ((k = std::fread(buf, 1, sizeof buf, f)) > 0) text.append(buf, k);
+    std::fclose(f);
+    for (Value q = read_all(text, register_source_file(path)); is_pair(q); q = cdr(q)) out = cons(car(q), out);
+  }
+  Value r = NIL;
+  for (Value p = out; is_pair(p); p = cdr(p)) r = cons(car(p), r);
+  return cons(intern("begin"), r);
+}
+
+static Node *analyze(Value x, Scope *sc, bool tail) {
+  if (is_symbol(x)) return analyze_ref(x, sc);
+  if (!is_pair(x)) {
+    if (x == NIL) syntax_error(x, "bad syntax: () is not an expression (use '())");
+    return new Const(x);
+  }
+  Value head = car(x);
+  if (is_symbol(head)) {
+    Value e = macro_step(x, sc);
+    if (e != NOVALUE) return analyze(e, sc, tail);
+    switch (special_of(x, sc)) {
+    case SF_NONE: break;
+    case SF_QUOTE:
+      if (!is_pair(cdr(x)) || cddr_(x) != NIL) bad_syntax(x, "quote");
+      return new Const(cadr_(x));
+    case SF_QUASIQUOTE:
+      if (!is_pair(cdr(x)) || cddr_(x) != NIL) bad_syntax(x, "quasiquote");
+      return at(analyze_qq(cadr_(x), 1, sc), x);
+    case SF_UNQUOTE: syntax_error(x, "unquote: not inside a quasiquote");
+    case SF_UNQUOTE_SPLICING: syntax_error(x, "unquote-splicing: not inside a quasiquote");
+    case SF_LAMBDA:
+      if (!is_pair(cdr(x))) bad_syntax(x, "lambda");
+      return at(new MakeClosure(analyze_lambda(cadr_(x), cddr_(x), sc, NOVALUE, x)), x);
+    case SF_NAMED_LAMBDA:
+      if (!is_pair(cdr(x)) || !is_pair(cadr_(x))) bad_syntax(x, "named-lambda");
+      return at(new MakeClosure(analyze_lambda(cdr(cadr_(x)), cddr_(x), sc, car(cadr_(x)), x)), x);
+    case SF_DEFINE: {
+      Value name, vf, doc;
+      parse_define(x, &name, &vf, &doc);
+      if (sc) syntax_error(x, "define: only allowed at top level or at the start of a body");
+      return at(new GlobalDefine(name, analyze_named_value(vf, sc, name), doc), x);
+    }
+    case SF_SET:
+      if (list_len(x) != 3 || !is_symbol(cadr_(x))) bad_syntax(x, "set!");
+      return analyze_set(cadr_(x), analyze(car(cddr_(x)), sc, false), sc, x);
+    case SF_IF: {
+      int n = list_len(x);
+      if (n != 3 && n != 4) bad_syntax(x, "if");
+      Value r = cddr_(x);
+      Node *els = n == 4 ? analyze(car(cdr(r)), sc, tail) : new Const(UNSPEC);
+      return at(new If(analyze(cadr_(x), sc, false), analyze(car(r), sc, tail), els), x);
+    }
+    case SF_BEGIN:
+      if (!sc && cdr(x) != NIL) {
+        // Top-level begin: its defines are global; analyse each in turn.
+        return analyze_seq(cdr(x), sc, tail, x);
+      }
+      return analyze_seq(cdr(x), sc, tail, x);
+    case SF_LET: return analyze_let(x, sc, tail, false);
+    case SF_LETSTAR: return analyze_let_star(x, sc, tail);
+    case SF_LETREC:
+    case SF_LETREC_STAR: return analyze_let(x, sc, tail, true);
+    case SF_COND: return analyze_cond_clauses(cdr(x), sc, tail, x, nullptr);
+    case SF_CASE: return analyze_case(x, sc, tail);
+    case SF_AND:
+    case SF_OR: {
+      bool is_and = special_of(x, sc) == SF_AND;
+      int n = list_len(cdr(x));
+      if (n < 0) bad_syntax(x, is_and ? "and" : "or");
+      if (n == 0) return new Const(is_and ? TRUE_V : FALSE_V);
+      if (n == 1) return analyze(cadr_(x), sc, tail);
+      Node **items = node_array<Node>(n);
+      int i = 0;
+      for (Value p = cdr(x); is_pair(p); p = cdr(p), i++) items[i] = analyze(car(p), sc, tail && i == n - 1);
+      if (is_and) return at(new And(items, n), x);
+      return at(new Or(items, n), x);
+    }
+    case SF_WHEN:
+    case SF_UNLESS: {
+      if (!is_pair(cdr(x))) bad_syntax(x, symbol_name(head));
+      Node *test = analyze(cadr_(x), sc, false);
+      Node *body = analyze_seq(cddr_(x), sc, tail, x);
+      if (special_of(x, sc) == SF_WHEN) return at(new If(test, body, new Const(UNSPEC)), x);
+      return at(new If(test, new Const(UNSPEC), body), x);
+    }
+    case SF_DEFINE_SYNTAX: {
+      if (list_len(x) != 3 || !is_symbol(cadr_(x))) bad_syntax(x, "define-syntax");
+      if (sc) syntax_error(x, "define-syntax: only allowed at top level or at the start of a body");
+      Value tr = eval_transformer(car(cddr_(x)), x, sc);
+      sym(cadr_(x))->global = make_macro(cadr_(x), tr, !is_syntax_rules(tr));
+      return new Const(UNSPEC);
+    }
+    case SF_LET_SYNTAX:
+    case SF_LETREC_SYNTAX: {
+      if (!is_pair(cdr(x)) || list_len(cadr_(x)) < 0) bad_syntax(x, "let-syntax");
+      Scope *ms = new Scope();
+      ms->parent = sc;
+      for (Value p = cadr_(x); is_pair(p); p = cdr(p)) {
+        Value b = car(p);
+        if (list_len(b) != 2 || !is_symbol(car(b))) bad_syntax(x, "let-syntax");
+        ms->macro_names.push_back(car(b));
+        Value tr = eval_transformer(cadr_(b), x, sc);
+        ms->macros.push_back(make_macro(car(b), tr, !is_syntax_rules(tr)));
+      }
+      Node *body = analyze_body(cddr_(x), ms, tail, x);
+      return new Let(nullptr, 0, int(ms->names.size()), !ms->captured, false, body);
+    }
+    case SF_DEFMACRO: {
+      if (list_len(x) < 3 || !is_symbol(cadr_(x))) bad_syntax(x, "defmacro");
+      if (sc) syntax_error(x, "defmacro: only allowed at top level or at the start of a body");
+      Value name = cadr_(x);
+      sym(name)->global = make_macro(name, defmacro_transformer(car(cddr_(x)), cdr(cddr_(x)), name, x));
+      return new Const(UNSPEC);
+    }
+    case SF_DEFINE_MACRO: {
+      if (list_len(x) < 3 || !is_pair(cadr_(x)) || !is_symbol(car(cadr_(x)))) bad_syntax(x, "define-macro");
+      if (sc) syntax_error(x, "define-macro: only allowed at top level or at the start of a body");
+      Value name = car(cadr_(x));
+      sym(name)->global = make_macro(name, defmacro_transformer(cdr(cadr_(x)), cddr_(x), name, x));
+      return new Const(UNSPEC);
+    }
+    case SF_DEFINE_RECORD_TYPE: return analyze(expand_define_record_type(x), sc, tail);
+    case SF_GUARD: return analyze_guard(x, sc);
+    case SF_INCLUDE: return analyze(include_forms(x), sc, tail);
+    case SF_IMPORT: return new Const(UNSPEC);
+    }
+  }
+  return analyze_call(x, sc, tail);
+}
+
+// ---- entry points --------------------------------------------------------------
+
+void init_special_forms() {
+  static const struct {
+    const char *name;
+    Special id;
+  } table[] = {{"quote", SF_QUOTE},
+               {"quasiquote", SF_QUASIQUOTE},
+               {"unquote", SF_UNQUOTE},
+               {"unquote-splicing", SF_UNQUOTE_SPLICING},
+               {"lambda", SF_LAMBDA},
+               {"named-lambda", SF_NAMED_LAMBDA},
+               {"define", SF_DEFINE},
+               {"set!", SF_SET},
+               {"if", SF_IF},
+               {"begin", SF_BEGIN},
+               {"let", SF_LET},
+               {"let*", SF_LETSTAR},
+               {"letrec", SF_LETREC},
+               {"letrec*", SF_LETREC_STAR},
+               {"cond", SF_COND},
+               {"case", SF_CASE},
+               {"and", SF_AND},
+               {"or", SF_OR},
+               {"when", SF_WHEN},
+               {"unless", SF_UNLESS},
+               {"define-syntax", SF_DEFINE_SYNTAX},
+               {"let-syntax", SF_LET_SYNTAX},
+               {"letrec-syntax", SF_LETREC_SYNTAX},
+               {"defmacro", SF_DEFMACRO},
+               {"define-macro", SF_DEFINE_MACRO},
+               {"define-record-type", SF_DEFINE_RECORD_TYPE},
+               {"guard", SF_GUARD},
+               {"include", SF_INCLUDE},
+               {"import", SF_IMPORT}};
+  for (auto &e : table) sym(intern(e.name))->special = e.id;
+}
+
+Value macroexpand(Value form) {
+  for (;;) {
+    Value e = macro_step(form, nullptr);
+    if (e == NOVALUE) return form;
+    form = e;
+  }
+}
+
+bool is_special_form_name(Value s) { return is_symbol(s) && sym(s)->special != 0; }
+
+Value eval_toplevel(Value form) {
+  // Expand top-level macros first so a `begin` they produce is spliced and
+  // each of its forms is defined before the next is analysed.
+  for (;;) {
+    Value e = macro_step(form, nullptr);
+    if (e == NOVALUE) break;
+    form = e;
+  }
+  if (special_of(form, nullptr) == SF_BEGIN) {
+    Value r = UNSPEC;
+    for (Value p = cdr(form); is_pair(p); p = cdr(p)) r = eval_toplevel(car(p));
+    return r;
+  }
+  if (special_of(form, nullptr) == SF_DEFINE_RECORD_TYPE) return eval_toplevel(expand_define_record_type(form));
+  g_site = nullptr;
+  Node *n = analyze(form, nullptr, false);
+  try {
+    return n->eval(nullptr);
+  } catch (LispError &e) {
+    if (!e.loc.known()) e.loc = loc_of(form);
+    throw;
+  }
+}
+
+}  // namespace kiln

@@ -1,0 +1,94 @@
+#include "error.h"
+
+#include "eval.h"
+#include "eval_internal.h"
+#include "handlers.h"
+#include "object.h"
+#include "printer.h"
+
+namespace kiln {
+
+Value g_raised = NOVALUE;
+Value g_escape_values = NOVALUE;
+Value g_handlers = NIL;
+
+// Values printed inside messages are cut so one bad argument cannot flood a line.
+static std::string short_write(Value v) {
+  std::string s = write_string(v);
+  if (s.size() > 80) s = s.substr(0, 77) + "...";
+  return s;
+}
+
+[[noreturn]] static void throw_raised(Value obj, SrcLoc loc) {
+  g_raised = obj;
+  LispError e;
+  e.loc = loc.known() ? loc : current_site_loc();
+  e.pending = e.loc;
+  throw e;
+}
+
+// R7RS: the current handler runs in the dynamic context of the raise, with the
+// handler stack minus itself. A guard's marker (not a procedure) means "unwind
+// to the guard": that is what the C++ throw does.
+[[noreturn]] void raise_value(Value obj) {
+  Value h = current_handler();
+  if (is_procedure(h)) {
+    HandlerScope outer(handler_rest());
+    apply_proc(h, 1, &obj);
+    // A handler returning from a non-continuable raise is itself an error.
+    Value msg = make_string("handler returned from non-continuable raise");
+    throw_raised(make_error_obj(msg, list_of_one(obj), intern("error")), {});
+  }
+  throw_raised(obj, {});
+}
+
+Value raise_continuable(Value obj) {
+  Value h = current_handler();
+  if (is_procedure(h)) {
+    HandlerScope outer(handler_rest());
+    return apply_proc(h, 1, &obj);
+  }
+  throw_raised(obj, {});
+}
+
+void throw_error(std::string_view msg) {
+  raise_value(make_error_obj(make_string(msg), NIL, intern("error")));
+}
+
+void throw_error_at(SrcLoc loc, std::string_view msg) {
+  Value obj = make_error_obj(make_string(msg), NIL, intern("read-error"));
+  Value h = current_handler();
+  if (is_procedure(h)) raise_value(obj);
+  throw_raised(obj, loc);
+}
+
+void type_error(std::string_view who, int pos, std::string_view expected, Value got) {
+  throw_errorf("{}: argument {} must be {}, got {}", who, pos, expected, short_write(got));
+}
+
+void range_error(std::string_view who, int64_t index, std::string_view kind, int64_t len) {
+  throw_errorf("{}: index {} out of range for a {} of length {}", who, index, kind, len);
+}
+
+void arity_error(std::string_view who, int min, int max, int got) {
+  std::string want;
+  if (max == min) want = fmt::format("{} argument{}", min, min == 1 ? "" : "s");
+  else if (max < 0) want = fmt::format("at least {} argument{}", min, min == 1 ? "" : "s");
+  else want = fmt::format("{} to {} arguments", min, max);
+  throw_errorf("{}: expected {}, got {}", who, want, got);
+}
+
+std::string error_message_of(Value raised) {
+  if (is_error_obj(raised)) {
+    ErrorObj *e = as<ErrorObj>(raised);
+    std::string s = is_string(e->message) ? std::string(string_view_of(e->message)) : display_string(e->message);
+    for (Value p = e->irritants; is_pair(p); p = cdr(p)) {
+      s += ' ';
+      s += write_string(car(p));
+    }
+    return s;
+  }
+  return "uncaught exception: " + write_string(raised);
+}
+
+}  // namespace kiln

@@ -1,0 +1,198 @@
+// eval.cpp — running analysed nodes: calls, frames, tail calls, errors.
+#include "eval.h"
+
+#include <pthread.h>
+
+#include <algorithm>
+#include <cstdlib>
+
+#include "eval_internal.h"
+#include "handlers.h"
+#include "printer.h"
+#include "srcloc.h"
+
+namespace kiln {
+
+TailState g_tail;
+volatile std::sig_atomic_t g_interrupt = 0;
+static uintptr_t g_stack_limit = 0;
+
+Value closure_name(Value closure) { return as<Closure>(closure)->lam->name; }
+
+static std::string proc_display_name(Closure *c) {
+  Value n = c->lam->name;
+  return is_symbol(n) ? std::string(symbol_name(n)) : std::string("#<procedure>");
+}
+
+void not_a_procedure(Value f) { throw_errorf("not a procedure: {}", write_string(f)); }
+
+static void stack_overflow() {
+  // Leave headroom so the handler machinery itself can run.
+  uintptr_t saved = g_stack_limit;
+  g_stack_limit = saved > (256u << 10) ? saved - (256u << 10) : 0;
+  struct Restore {
+    uintptr_t v;
+    ~Restore() { g_stack_limit = v; }
+  } r{saved};
+  throw_error("stack overflow");
+}
+
+static inline void check_stack_and_interrupt() {
+  if (reinterpret_cast<uintptr_t>(__builtin_frame_address(0)) < g_stack_limit) [[unlikely]]
+    stack_overflow();
+  if (g_interrupt) [[unlikely]] {
+    g_interrupt = 0;
+    throw InterruptThrow{};
+  }
+}
+
+// Picks the case-lambda variant accepting argc arguments, or raises the arity error.
+static Closure *select_case(Closure *c, int argc) {
+  for (Closure *k = c;;) {
+    Lambda *L = k->lam;
+    if (argc == L->nreq || (L->rest && argc >= L->nreq)) return k;
+    if (!is_closure(k->next_case)) break;
+    k = as<Closure>(k->next_case);
+  }
+  Lambda *L = c->lam;
+  arity_error(proc_display_name(c), L->nreq, L->rest ? -1 : L->nreq, argc);
+}
+
+void bind_args(Closure *c, Frame *f, int argc, const Value *argv) {
+  Lambda *L = c->lam;
+  f->parent = c->env;
+  int i = 0;
+  for (; i < L->nreq; i++) f->slots[i] = argv[i];
+  if (L->rest) {
+    Value r = NIL;
+    for (int j = argc - 1; j >= L->nreq; j--) r = cons(argv[j], r);
+    f->slots[i++] = r;
+  }
+  for (; i < L->frame_size; i++) f->slots[i] = UNINIT;
+}
+
+static inline Frame *heap_frame(int size) {
+  return static_cast<Frame *>(gc_alloc(sizeof(Frame) + sizeof(Value) * size_t(size)));
+}
+
+Value run_closure(Closure *c, Frame *f) {
+  struct {
+    Frame *parent;
+    Value slots[kLocalFrameMax];
+  } local;
+  Node *entry_site = g_site;  // the call, in our caller's body, that entered this frame
+  for (;;) {
+    check_stack_and_interrupt();
+    Value r;
+    try {
+      r = c->lam->body->eval(f);
+    } catch (LispError &e) {
+      if (e.trace.size() < 10) e.trace.push_back(TraceEntry{proc_display_name(c), e.pending});
+      e.pending = entry_site ? entry_site->loc : SrcLoc{};
+      throw;
+    }
+    if (r != TAILCALL) return r;
+    c = g_tail.closure;
+    if (g_tail.frame) {
+      f = g_tail.frame;
+    } else {
+      f = reinterpret_cast<Frame *>(&local);
+      f->parent = c->env;
+      int n = g_tail.argc, size = c->lam->frame_size;
+      for (int i = 0; i < n; i++) f->slots[i] = g_tail.args[i];
+      for (int i = n; i < size; i++) f->slots[i] = UNINIT;
+    }
+  }
+}
+
+Value apply_proc(Value f, int argc, Value *argv) {
+  if (is_closure(f)) {
+    Closure *c = select_case(as<Closure>(f), argc);
+    Lambda *L = c->lam;
+    Frame *nf = L->leaf ? static_cast<Frame *>(alloca(sizeof(Frame) + sizeof(Value) * size_t(L->frame_size)))
+                        : heap_frame(L->frame_size);
+    bind_args(c, nf, argc, argv);
+    return run_closure(c, nf);
+  }
+  if (!is_ptr(f)) not_a_procedure(f);
+  switch (hdr(f)->type) {
+  case T_BUILTIN: {
+    Builtin *b = as<Builtin>(f);
+    if (argc < b->min_args || (b->max_args >= 0 && argc > b->max_args))
+      arity_error(b->name, b->min_args, b->max_args, argc);
+    return b->fn(argc, argv);
+  }
+  case T_CONTINUATION: {
+    Continuation *k = as<Continuation>(f);
+    if (k->active != TRUE_V)
+      throw_error("continuation: its extent has ended (Kiln supports escaping continuations only)");
+    g_escape_values = make_values(argc, argv);
+    throw ContinuationThrow{k->id};
+  }
+  case T_PARAMETER:
+    if (argc != 0) arity_error("parameter", 0, 0, argc);
+    return as<Parameter>(f)->value;
+  default:
+    if (auto ap = g_type_hooks[hdr(f)->type].apply) return ap(f, argc, argv);
+    not_a_procedure(f);
+  }
+}
+
+Value analysis_apply(Value f, int argc, Value *argv) { return apply_proc(f, argc, argv); }
+
+Value make_values(int n, const Value *items) {
+  if (n == 1) return items[0];
+  MultipleValues *mv = alloc_obj<MultipleValues>(T_VALUES, sizeof(Value) * size_t(n));
+  mv->n = n;
+  for (int i = 0; i < n; i++) mv->items[i] = items[i];
+  return from_ptr(mv);
+}
+
+bool is_values(Value v) { return has_type(v, T_VALUES); }
+
+// ---- big stack ----------------------------------------------------------
+
+static void set_stack_limit_for_current_thread(size_t margin) {
+  pthread_attr_t attr;
+  if (pthread_getattr_np(pthread_self(), &attr) != 0) return;
+  void *addr;
+  size_t size;
+  if (pthread_attr_getstack(&attr, &addr, &size) == 0) g_stack_limit = reinterpret_cast<uintptr_t>(addr) + margin;
+  pthread_attr_destroy(&attr);
+}
+
+struct BigStackCall {
+  int (*fn)(void *);
+  void *arg;
+  int result;
+};
+
+static void *big_stack_main(void *p) {
+  auto *call = static_cast<BigStackCall *>(p);
+  set_stack_limit_for_current_thread(2u << 20);
+  call->result = call->fn(call->arg);
+  return nullptr;
+}
+
+int run_on_big_stack(int (*fn)(void *), void *arg) {
+  BigStackCall call{fn, arg, 0};
+  pthread_attr_t attr;
+  pthread_attr_init(&attr);
+  size_t mb = 128;
+  if (const char *s = std::getenv("KILN_STACK_MB")) mb = size_t(std::max(16L, std::strtol(s, nullptr, 10)));
+  pthread_attr_setstacksize(&attr, mb << 20);
+  pthread_t th;
+  // gc.h (GC_THREADS) redirects pthread_create so the collector knows the thread.
+  if (pthread_create(&th, &attr, big_stack_main, &call) != 0) {
+    pthread_attr_destroy(&attr);
+    set_stack_limit_for_current_thread(256u << 10);
+    return fn(arg);
+  }
+  pthread_attr_destroy(&attr);
+  pthread_join(th, nullptr);
+  return call.result;
+}
+
+void init_stack_limit_for_main_thread() { set_stack_limit_for_current_thread(512u << 10); }
+
+}  // namespace kiln

@@ -1,0 +1,74 @@
+// eval_internal.h — the analysed program: nodes, lambdas, scopes.
+//
+// Invariant: a source form is analysed once into a tree of Nodes (macros
+// expanded, variables resolved to frame depth and slot, special forms chosen),
+// and only the tree runs. Nodes, Lambdas and Scopes live in GC memory (they
+// derive from `gc`), so the constants and symbols they hold stay alive.
+//
+// Tail calls: a call in tail position of a lambda body is a TailCall node; it
+// evaluates its operator and operands and returns the TAILCALL marker with the
+// callee in g_tail; run_closure's loop makes the call. No other node ever sees
+// the marker, because only lambda bodies contain TailCall nodes.
+//
+// Frames of "leaf" lambdas (no lambda expression in their body) cannot be
+// captured, so they live on the C++ stack; all others are in GC memory.
+#pragma once
+#include <gc/gc_allocator.h>
+#include <gc/gc_cpp.h>
+
+#include <vector>
+
+#include "error.h"
+#include "object.h"
+
+namespace kiln {
+
+constexpr Value TAILCALL = mk(0x3E);
+constexpr int kLocalFrameMax = 12;  // slots of a stack frame made for a tail-called leaf
+
+template <class T> using GcVec = std::vector<T, gc_allocator<T>>;
+
+struct Node : public gc {
+  SrcLoc loc;
+  virtual ~Node() = default;
+  virtual Value eval(Frame *env) = 0;
+};
+
+struct Lambda : public gc {
+  int nreq = 0;
+  bool rest = false;
+  bool leaf = false;
+  int frame_size = 0;
+  Node *body = nullptr;
+  Value name = NOVALUE;  // symbol, or NOVALUE when anonymous
+  Value doc = NOVALUE;   // documentation string
+  SrcLoc loc;
+};
+
+// The call node being evaluated (see nodes.h); read when an error is raised.
+extern Node *g_site;
+SrcLoc current_site_loc();
+
+struct TailState {
+  Closure *closure;
+  Frame *frame;  // heap frame, or nullptr: the args are in `args` (leaf callee)
+  int argc;
+  Value args[kLocalFrameMax];
+};
+extern TailState g_tail;
+
+Value run_closure(Closure *c, Frame *f);
+Value closure_name(Value closure);
+[[noreturn]] void not_a_procedure(Value f);
+// Fills a frame for a closure call from evaluated arguments (checks arity).
+void bind_args(Closure *c, Frame *f, int argc, const Value *argv);
+
+// Syntax-rules: a transformer object (T_OPAQUE) and its expansion.
+Value make_syntax_rules(Value spec, Value form);
+bool is_syntax_rules(Value v);
+Value expand_syntax_rules(Value rules, Value form);
+
+// Global procedure calls used by the analyser for derived forms.
+Value analysis_apply(Value f, int argc, Value *argv);
+
+}  // namespace kiln

@@ -1,0 +1,210 @@
+// nodes.cpp — the nodes whose evaluation is more than a line: calls, let, case, guard.
+#include "nodes.h"
+
+#include <algorithm>
+
+#include "eval.h"
+
+namespace kiln {
+
+Node *g_site = nullptr;
+SrcLoc current_site_loc() { return g_site ? g_site->loc : SrcLoc{}; }
+
+Value (*g_select_hook)(Value test, Value then_value, Value else_value) = nullptr;
+
+static int edit_distance(std::string_view a, std::string_view b) {
+  std::vector<int> prev(b.size() + 1), cur(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); j++) prev[j] = int(j);
+  for (size_t i = 1; i <= a.size(); i++) {
+    cur[0] = int(i);
+    for (size_t j = 1; j <= b.size(); j++)
+      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
+    std::swap(prev, cur);
+  }
+  return prev[b.size()];
+}
+
+void undefined_variable(Value symbol) {
+  std::string name(symbol_name(symbol));
+  std::string best;
+  int best_d = 3;
+  for_each_symbol([&](Value s) {
+    if (sym(s)->global == NOVALUE || s == symbol) return;
+    std::string_view n = symbol_name(s);
+    if (n.size() + 2 < name.size() || name.size() + 2 < n.size()) return;
+    int d = edit_distance(name, n);
+    if (d < best_d || (d == best_d && !best.empty() && n < best)) {
+      best_d = d;
+      best = std::string(n);
+    }
+  });
+  if (!best.empty()) throw_errorf("Undefined variable: {} (did you mean {}?)", name, best);
+  throw_errorf("Undefined variable: {}", name);
+}
+
+void used_before_definition(Value name) {
+  throw_errorf("{}: variable used before its definition", is_symbol(name) ? symbol_name(name) : "?");
+}
+
+Value finish_tail(Value r) {
+  if (r != TAILCALL) return r;
+  Closure *c = g_tail.closure;
+  Frame *f = g_tail.frame;
+  if (!f) {
+    f = static_cast<Frame *>(gc_alloc(sizeof(Frame) + sizeof(Value) * size_t(c->lam->frame_size)));
+    bind_args(c, f, g_tail.argc, g_tail.args);
+  }
+  return run_closure(c, f);
+}
+
+static Closure *pick_variant(Closure *c, int argc) {
+  for (Closure *k = c;;) {
+    Lambda *L = k->lam;
+    if (argc == L->nreq || (L->rest && argc >= L->nreq)) return k;
+    if (!is_closure(k->next_case)) return nullptr;
+    k = as<Closure>(k->next_case);
+  }
+}
+
+Value Call::eval(Frame *env) {
+  g_site = this;
+  {
+    Value f = fn->eval(env);
+    if (is_closure(f)) {
+      Closure *c = as<Closure>(f);
+      Lambda *L = c->lam;
+      if (argc == L->nreq && !L->rest) {
+        size_t bytes = sizeof(Frame) + sizeof(Value) * size_t(L->frame_size);
+        Frame *nf = L->leaf ? static_cast<Frame *>(alloca(bytes)) : static_cast<Frame *>(gc_alloc(bytes));
+        nf->parent = c->env;
+        for (int i = 0; i < argc; i++) {
+          nf->slots[i] = args[i]->eval(env);
+          g_site = this;
+        }
+        for (int i = argc; i < L->frame_size; i++) nf->slots[i] = UNINIT;
+        return run_closure(c, nf);
+      }
+    }
+    Value *argv = static_cast<Value *>(alloca(sizeof(Value) * size_t(argc ? argc : 1)));
+    for (int i = 0; i < argc; i++) {
+      argv[i] = args[i]->eval(env);
+      g_site = this;
+    }
+    if (is_builtin(f)) {
+      Builtin *b = as<Builtin>(f);
+      if (argc < b->min_args || (b->max_args >= 0 && argc > b->max_args)) [[unlikely]]
+        arity_error(b->name, b->min_args, b->max_args, argc);
+      return b->fn(argc, argv);
+    }
+    return apply_proc(f, argc, argv);
+  }
+}
+
+Value TailCall::eval(Frame *env) {
+  g_site = this;
+  {
+    Value f = fn->eval(env);
+    if (is_closure(f)) {
+      Value tmp[kLocalFrameMax];
+      Closure *c = as<Closure>(f);
+      if (argc <= kLocalFrameMax) {
+        for (int i = 0; i < argc; i++) {
+          tmp[i] = args[i]->eval(env);
+          g_site = this;
+        }
+        Closure *k = pick_variant(c, argc);
+        if (k && k->lam->leaf && !k->lam->rest && k->lam->frame_size <= kLocalFrameMax) {
+          for (int i = 0; i < argc; i++) g_tail.args[i] = tmp[i];
+          g_tail.argc = argc;
+          g_tail.closure = k;
+          g_tail.frame = nullptr;
+          return TAILCALL;
+        }
+        if (!k) apply_proc(f, argc, tmp);  // raises the arity error
+        Frame *nf = static_cast<Frame *>(gc_alloc(sizeof(Frame) + sizeof(Value) * size_t(k->lam->frame_size)));
+        bind_args(k, nf, argc, tmp);
+        g_tail.closure = k;
+        g_tail.frame = nf;
+        return TAILCALL;
+      }
+    }
+    Value *argv = static_cast<Value *>(alloca(sizeof(Value) * size_t(argc ? argc : 1)));
+    for (int i = 0; i < argc; i++) {
+      argv[i] = args[i]->eval(env);
+      g_site = this;
+    }
+    if (is_builtin(f)) {
+      Builtin *b = as<Builtin>(f);
+      if (argc < b->min_args || (b->max_args >= 0 && argc > b->max_args)) [[unlikely]]
+        arity_error(b->name, b->min_args, b->max_args, argc);
+      return b->fn(argc, argv);
+    }
+    if (is_closure(f)) {
+      Closure *k = pick_variant(as<Closure>(f), argc);
+      if (!k) apply_proc(f, argc, argv);
+      Frame *nf = static_cast<Frame *>(gc_alloc(sizeof(Frame) + sizeof(Value) * size_t(k->lam->frame_size)));
+      bind_args(k, nf, argc, argv);
+      g_tail.closure = k;
+      g_tail.frame = nf;
+      return TAILCALL;
+    }
+    return apply_proc(f, argc, argv);
+  }
+}
+
+Value Let::eval(Frame *env) {
+  size_t bytes = sizeof(Frame) + sizeof(Value) * size_t(frame_size);
+  Frame *nf = on_stack ? static_cast<Frame *>(alloca(bytes)) : static_cast<Frame *>(gc_alloc(bytes));
+  nf->parent = env;
+  if (rec) {
+    for (int i = 0; i < frame_size; i++) nf->slots[i] = UNINIT;
+    for (int i = 0; i < n; i++) nf->slots[i] = inits[i]->eval(nf);
+  } else {
+    for (int i = 0; i < n; i++) nf->slots[i] = inits[i]->eval(env);
+    for (int i = n; i < frame_size; i++) nf->slots[i] = UNINIT;
+  }
+  // A stack frame dies with this call, so a tail call out of the body must not
+  // leave a reference to it: TailCall copies its arguments before returning.
+  return body->eval(nf);
+}
+
+static bool case_eqv(Value a, Value b) {
+  if (a == b) return true;
+  if (is_int(a) && is_int(b)) return int_of(a) == int_of(b);
+  return false;
+}
+
+Value Case::eval(Frame *env) {
+  Value k = key->eval(env);
+  for (int i = 0; i < n; i++) {
+    CaseClause &c = clauses[i];
+    bool hit = c.data == TRUE_V;
+    for (Value d = c.data; !hit && is_pair(d); d = cdr(d)) hit = case_eqv(car(d), k);
+    if (!hit) continue;
+    if (c.arrow) {
+      Value f = c.body->eval(env);
+      return apply_proc(f, 1, &k);
+    }
+    return c.body->eval(env);
+  }
+  return UNSPEC;
+}
+
+Value Guard::eval(Frame *env) {
+  try {
+    HandlerScope scope(cons(FALSE_V, g_handlers));  // a guard marker: not a procedure
+    return finish_tail(body->eval(env));
+  } catch (LispError &) {
+    Value condition = g_raised;
+    Frame *nf = static_cast<Frame *>(gc_alloc(sizeof(Frame) + sizeof(Value)));
+    nf->parent = env;
+    nf->slots[0] = condition;
+    Value r = finish_tail(handler->eval(nf));
+    if (r != GUARD_NO_MATCH) return r;
+    if (is_procedure(current_handler())) return raise_continuable(condition);
+    g_raised = condition;
+    throw;
+  }
+}
+
+}  // namespace kiln

@@ -1,0 +1,219 @@
+// nodes.h — the node types the analyser builds and how each one runs.
+//
+// Invariant: see eval_internal.h. In addition: a call node stores itself in
+// g_site when it starts and again after each operand, so when anything raises,
+// g_site is the innermost list being evaluated: that is the error's location.
+#pragma once
+#include "eval_internal.h"
+#include "handlers.h"
+#include "printer.h"
+
+namespace kiln {
+
+[[noreturn]] void undefined_variable(Value symbol);
+[[noreturn]] void used_before_definition(Value name);
+extern Value (*g_select_hook)(Value test, Value then_value, Value else_value);
+Value finish_tail(Value r);
+
+
+struct Const : Node {
+  Value v;
+  explicit Const(Value x) : v(x) {}
+  Value eval(Frame *) override { return v; }
+};
+
+struct LocalRef0 : Node {
+  int idx;
+  Value name;
+  LocalRef0(int i, Value n) : idx(i), name(n) {}
+  Value eval(Frame *env) override {
+    Value v = env->slots[idx];
+    if (v == UNINIT) [[unlikely]] used_before_definition(name);
+    return v;
+  }
+};
+
+struct LocalRef1 : Node {
+  int idx;
+  Value name;
+  LocalRef1(int i, Value n) : idx(i), name(n) {}
+  Value eval(Frame *env) override {
+    Value v = env->parent->slots[idx];
+    if (v == UNINIT) [[unlikely]] used_before_definition(name);
+    return v;
+  }
+};
+
+struct LocalRefN : Node {
+  int depth, idx;
+  Value name;
+  LocalRefN(int d, int i, Value n) : depth(d), idx(i), name(n) {}
+  Value eval(Frame *env) override {
+    for (int d = depth; d > 0; d--) env = env->parent;
+    Value v = env->slots[idx];
+    if (v == UNINIT) [[unlikely]] used_before_definition(name);
+    return v;
+  }
+};
+
+struct GlobalRef : Node {
+  Symbol *s;
+  explicit GlobalRef(Value sym) : s(as<Symbol>(sym)) {}
+  Value eval(Frame *) override {
+    Value v = s->global;
+    if (v == NOVALUE) [[unlikely]] undefined_variable(from_ptr(s));
+    return v;
+  }
+};
+
+struct LocalSet : Node {
+  int depth, idx;
+  Node *val;
+  LocalSet(int d, int i, Node *v) : depth(d), idx(i), val(v) {}
+  Value eval(Frame *env) override {
+    Value v = val->eval(env);
+    for (int d = depth; d > 0; d--) env = env->parent;
+    env->slots[idx] = v;
+    return UNSPEC;
+  }
+};
+
+struct GlobalSet : Node {
+  Symbol *s;
+  Node *val;
+  GlobalSet(Value sym, Node *v) : s(as<Symbol>(sym)), val(v) {}
+  Value eval(Frame *env) override {
+    Value v = val->eval(env);
+    if (s->global == NOVALUE) undefined_variable(from_ptr(s));
+    s->global = v;
+    return UNSPEC;
+  }
+};
+
+struct GlobalDefine : Node {
+  Symbol *s;
+  Node *val;
+  Value doc;
+  GlobalDefine(Value sym, Node *v, Value d) : s(as<Symbol>(sym)), val(v), doc(d) {}
+  Value eval(Frame *env) override {
+    s->global = val->eval(env);
+    s->doc = doc;
+    return UNSPEC;
+  }
+};
+
+struct If : Node {
+  Node *test, *then_, *else_;
+  If(Node *t, Node *a, Node *b) : test(t), then_(a), else_(b) {}
+  Value eval(Frame *env) override {
+    Value t = test->eval(env);
+    if (t == FALSE_V) return else_->eval(env);
+    if (is_ptr(t) && hdr(t)->type == T_SYMBOLIC && g_select_hook) [[unlikely]] {
+      Value a = finish_tail(then_->eval(env));
+      Value b = finish_tail(else_->eval(env));
+      return g_select_hook(t, a, b);
+    }
+    return then_->eval(env);
+  }
+};
+
+struct Seq : Node {
+  Node **items;
+  int n;
+  Seq(Node **it, int count) : items(it), n(count) {}
+  Value eval(Frame *env) override {
+    for (int i = 0; i < n - 1; i++) items[i]->eval(env);
+    return items[n - 1]->eval(env);
+  }
+};
+
+struct MakeClosure : Node {
+  Lambda *lam;
+  explicit MakeClosure(Lambda *l) : lam(l) {}
+  Value eval(Frame *env) override {
+    Closure *c = alloc_obj<Closure>(T_CLOSURE);
+    c->lam = lam;
+    c->env = env;
+    c->next_case = NOVALUE;
+    return from_ptr(c);
+  }
+};
+
+struct Call : Node {
+  Node *fn;
+  Node **args;
+  int argc;
+  Call(Node *f, Node **a, int n) : fn(f), args(a), argc(n) {}
+  Value eval(Frame *env) override;
+};
+
+struct TailCall : Node {
+  Node *fn;
+  Node **args;
+  int argc;
+  TailCall(Node *f, Node **a, int n) : fn(f), args(a), argc(n) {}
+  Value eval(Frame *env) override;
+};
+
+// let: inits run in the outer frame; letrec: in the new one.
+struct Let : Node {
+  Node **inits;
+  int n;
+  int frame_size;
+  bool on_stack;  // nothing in the body captures the frame
+  bool rec;
+  Node *body;
+  Let(Node **i, int count, int size, bool stack, bool r, Node *b)
+      : inits(i), n(count), frame_size(size), on_stack(stack), rec(r), body(b) {}
+  Value eval(Frame *env) override;
+};
+
+struct And : Node {
+  Node **items;
+  int n;
+  And(Node **it, int count) : items(it), n(count) {}
+  Value eval(Frame *env) override {
+    for (int i = 0; i < n - 1; i++)
+      if (items[i]->eval(env) == FALSE_V) return FALSE_V;
+    return items[n - 1]->eval(env);
+  }
+};
+
+struct Or : Node {
+  Node **items;
+  int n;
+  Or(Node **it, int count) : items(it), n(count) {}
+  Value eval(Frame *env) override {
+    for (int i = 0; i < n - 1; i++) {
+      Value v = items[i]->eval(env);
+      if (v != FALSE_V) return v;
+    }
+    return items[n - 1]->eval(env);
+  }
+};
+
+struct CaseClause {
+  Value data;  // list of datums, or TRUE_V for else
+  Node *body;
+  bool arrow;  // (data => proc): body evaluates to the procedure
+};
+
+struct Case : Node {
+  Node *key;
+  CaseClause *clauses;
+  int n;
+  Case(Node *k, CaseClause *c, int count) : key(k), clauses(c), n(count) {}
+  Value eval(Frame *env) override;
+};
+
+struct Guard : Node {
+  Node *body;
+  Node *handler;  // runs in a one-slot frame holding the condition
+  Guard(Node *b, Node *h) : body(b), handler(h) {}
+  Value eval(Frame *env) override;
+};
+
+// A marker value the guard's clause chain returns when no clause matched.
+constexpr Value GUARD_NO_MATCH = mk(0x46);
+
+}  // namespace kiln

@@ -1,0 +1,50 @@
+// runtime.cpp — bringing the runtime up, and running source text.
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+#include "../stdlib/builtins.h"
+#include "eval.h"
+#include "port.h"
+#include "reader.h"
+#include "srcloc.h"
+
+namespace kiln {
+
+extern const char *const kPreludeSource;
+void init_special_forms();
+
+void init_runtime() {
+  static bool done = false;
+  if (done) return;
+  done = true;
+  gc_init();
+  init_special_forms();
+  init_ports();
+  init_builtins();
+  eval_string(kPreludeSource, "<prelude>");
+}
+
+Value eval_string(std::string_view src, const std::string &name) {
+  SourceReader reader(src, register_source_file(name));
+  Value result = UNSPEC;
+  for (;;) {
+    Value form = reader.next();
+    if (form == NOVALUE) return result;
+    result = eval_toplevel(form);
+  }
+}
+
+Value load_file(const std::string &path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    Value msg = make_string(fmt::format("cannot open file {}", path));
+    raise_value(make_error_obj(msg, NIL, intern("file-error")));
+  }
+  std::stringstream ss;
+  ss << in.rdbuf();
+  std::string text = ss.str();
+  return eval_string(text, path);
+}
+
+}  // namespace kiln

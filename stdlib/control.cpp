@@ -1,0 +1,321 @@
+// control.cpp — control builtins: values, continuations, dynamic-wind, errors,
+// handlers, parameters, promises, case-lambda, eval, load, exit.
+#include <array>
+#include <cstdlib>
+
+#include "../runtime/eval.h"
+#include "../runtime/eval_internal.h"
+#include "../runtime/handlers.h"
+#include "../runtime/printer.h"
+#include "builtins.h"
+
+namespace kiln {
+
+Value g_command_line = NIL;
+
+static Value b_values(int argc, Value *argv) { return make_values(argc, argv); }
+
+static Value b_call_with_values(int, Value *argv) {
+  Value v = apply_proc(arg_proc("call-with-values", 1, argv[0]), 0, nullptr);
+  arg_proc("call-with-values", 2, argv[1]);
+  if (is_values(v)) {
+    MultipleValues *mv = as<MultipleValues>(v);
+    return apply_proc(argv[1], int(mv->n), mv->items);
+  }
+  return apply_proc(argv[1], 1, &v);
+}
+
+static Value b_call_cc(int, Value *argv) {
+  static uint64_t next_id = 0;
+  Value f = arg_proc("call/cc", 1, argv[0]);
+  Continuation *k = alloc_obj<Continuation>(T_CONTINUATION);
+  k->id = ++next_id;
+  k->active = TRUE_V;
+  Value kv = from_ptr(k);
+  Value saved_handlers = g_handlers;
+  try {
+    Value r = apply_proc(f, 1, &kv);
+    k->active = FALSE_V;
+    return r;
+  } catch (ContinuationThrow &t) {
+    if (t.id != k->id) {
+      k->active = FALSE_V;
+      throw;
+    }
+    k->active = FALSE_V;
+    g_handlers = saved_handlers;
+    return g_escape_values;
+  } catch (...) {
+    k->active = FALSE_V;
+    throw;
+  }
+}
+
+static Value b_dynamic_wind(int, Value *argv) {
+  for (int i = 0; i < 3; i++) arg_proc("dynamic-wind", i + 1, argv[i]);
+  Value before = argv[0], thunk = argv[1], after = argv[2];
+  apply_proc(before, 0, nullptr);
+  Value r;
+  try {
+    r = apply_proc(thunk, 0, nullptr);
+  } catch (...) {
+    apply_proc(after, 0, nullptr);
+    throw;
+  }
+  apply_proc(after, 0, nullptr);
+  return r;
+}
+
+static Value b_error(int argc, Value *argv) {
+  Value msg = argv[0];
+  if (!is_string(msg)) msg = make_string(display_string(msg));
+  raise_value(make_error_obj(msg, list_from(argv + 1, argc - 1), intern("error")));
+}
+
+static Value b_raise(int, Value *argv) { raise_value(argv[0]); }
+static Value b_raise_continuable(int, Value *argv) { return raise_continuable(argv[0]); }
+
+static Value b_with_exception_handler(int, Value *argv) {
+  arg_proc("with-exception-handler", 1, argv[0]);
+  arg_proc("with-exception-handler", 2, argv[1]);
+  HandlerScope scope(cons(argv[0], g_handlers));
+  return apply_proc(argv[1], 0, nullptr);
+}
+
+static ErrorObj *arg_error(const char *who, Value v) {
+  if (!is_error_obj(v)) type_error(who, 1, "an error object", v);
+  return as<ErrorObj>(v);
+}
+
+static Value b_error_object_p(int, Value *argv) { return boolv(is_error_obj(argv[0])); }
+static Value b_error_object_message(int, Value *argv) { return arg_error("error-object-message", argv[0])->message; }
+static Value b_error_object_irritants(int, Value *argv) {
+  return arg_error("error-object-irritants", argv[0])->irritants;
+}
+static Value b_file_error_p(int, Value *argv) {
+  return boolv(is_error_obj(argv[0]) && as<ErrorObj>(argv[0])->kind == intern("file-error"));
+}
+static Value b_read_error_p(int, Value *argv) {
+  return boolv(is_error_obj(argv[0]) && as<ErrorObj>(argv[0])->kind == intern("read-error"));
+}
+static Value b_condition_report(int, Value *argv) { return make_string(error_message_of(argv[0])); }
+
+static Value b_exit(int argc, Value *argv) {
+  int code = 0;
+  if (argc == 1) {
+    if (argv[0] == FALSE_V) code = 1;
+    else if (is_int(argv[0])) code = int(int_of(argv[0]) & 0xff);
+  }
+  throw ExitThrow{code};
+}
+
+static Value b_emergency_exit(int argc, Value *argv) {
+  std::fflush(stdout);
+  int code = 0;
+  if (argc == 1) {
+    if (argv[0] == FALSE_V) code = 1;
+    else if (is_int(argv[0])) code = int(int_of(argv[0]) & 0xff);
+  }
+  std::_Exit(code);
+}
+
+static Value b_eval(int, Value *argv) { return eval_toplevel(argv[0]); }
+static Value b_environment(int, Value *) {
+  static Value env = NOVALUE;
+  if (env == NOVALUE) {
+    ObjHeader *h = static_cast<ObjHeader *>(gc_alloc_root(sizeof(ObjHeader)));
+    *h = ObjHeader{T_ENVIRONMENT, 0, 0, 0};
+    env = from_ptr(h);
+  }
+  return env;
+}
+
+static Value b_load(int, Value *argv) {
+  String *s = arg_string("load", 1, argv[0]);
+  return load_file(std::string(s->data, size_t(s->len)));
+}
+
+static Value b_void(int, Value *) { return UNSPEC; }
+
+static Value b_make_parameter(int argc, Value *argv) {
+  Parameter *p = alloc_obj<Parameter>(T_PARAMETER);
+  p->converter = argc > 1 ? arg_proc("make-parameter", 2, argv[1]) : FALSE_V;
+  p->value = argc > 1 ? apply_proc(argv[1], 1, argv) : argv[0];
+  return from_ptr(p);
+}
+
+// (%parameterize (list param...) (list value...) thunk)
+static Value b_parameterize(int, Value *argv) {
+  int64_t n = list_length(argv[0]);
+  Value saved = NIL;
+  Value ps = argv[0], vs = argv[1];
+  for (int64_t i = 0; i < n; i++, ps = cdr(ps), vs = cdr(vs)) {
+    Value p = car(ps);
+    if (!has_type(p, T_PARAMETER)) type_error("parameterize", int(i + 1), "a parameter", p);
+    Parameter *param = as<Parameter>(p);
+    Value v = car(vs);
+    if (param->converter != FALSE_V) v = apply_proc(param->converter, 1, &v);
+    saved = cons(cons(p, param->value), saved);
+    param->value = v;
+  }
+  auto restore = [&] {
+    for (Value s = saved; is_pair(s); s = cdr(s)) as<Parameter>(car(car(s)))->value = cdr(car(s));
+  };
+  Value r;
+  try {
+    r = apply_proc(argv[2], 0, nullptr);
+  } catch (...) {
+    restore();
+    throw;
+  }
+  restore();
+  return r;
+}
+
+static Value b_make_promise(int, Value *argv) {
+  if (has_type(argv[0], T_PROMISE)) return argv[0];
+  Promise *p = alloc_obj<Promise>(T_PROMISE);
+  p->done = TRUE_V;
+  p->value = argv[0];
+  return from_ptr(p);
+}
+
+static Value b_make_lazy(int, Value *argv) {
+  Promise *p = alloc_obj<Promise>(T_PROMISE);
+  p->done = FALSE_V;
+  p->value = argv[0];
+  return from_ptr(p);
+}
+
+// R7RS force with delay-force chains handled iteratively.
+static Value b_force(int, Value *argv) {
+  Value v = argv[0];
+  if (!has_type(v, T_PROMISE)) return v;
+  Promise *p = as<Promise>(v);
+  while (p->done != TRUE_V) {
+    Value r = apply_proc(p->value, 0, nullptr);
+    if (p->done == TRUE_V) break;
+    if (has_type(r, T_PROMISE)) {
+      Promise *q = as<Promise>(r);
+      p->done = q->done;
+      p->value = q->value;
+    } else {
+      p->done = TRUE_V;
+      p->value = r;
+    }
+  }
+  return p->value;
+}
+
+static Value b_promise_p(int, Value *argv) { return boolv(has_type(argv[0], T_PROMISE)); }
+
+static Value b_case_lambda(int argc, Value *argv) {
+  Value next = NOVALUE;
+  for (int i = argc - 1; i >= 0; i--) {
+    if (!is_closure(argv[i])) type_error("case-lambda", i + 1, "a lambda", argv[i]);
+    Closure *c = alloc_obj<Closure>(T_CLOSURE);
+    *c = *as<Closure>(argv[i]);
+    c->next_case = next;
+    next = from_ptr(c);
+  }
+  return next;
+}
+
+static Value b_command_line(int, Value *) { return g_command_line; }
+
+static Value b_procedure_p(int, Value *argv) { return boolv(is_procedure(argv[0])); }
+
+static Value b_macroexpand(int, Value *argv) { return macroexpand(argv[0]); }
+
+static BuiltinRegistrar reg([] {
+  defbuiltin("values", 0, -1, b_values, "Returns its arguments as multiple values.");
+  defbuiltin("call-with-values", 2, 2, b_call_with_values);
+  defbuiltin("call/cc", 1, 1, b_call_cc, "Calls F with an escape continuation.");
+  defbuiltin("call-with-current-continuation", 1, 1, b_call_cc);
+  defbuiltin("call-with-escape-continuation", 1, 1, b_call_cc);
+  defbuiltin("dynamic-wind", 3, 3, b_dynamic_wind);
+  defbuiltin("error", 1, -1, b_error, "(error MESSAGE IRRITANT...) raises an error object.");
+  defbuiltin("raise", 1, 1, b_raise);
+  defbuiltin("raise-continuable", 1, 1, b_raise_continuable);
+  defbuiltin("with-exception-handler", 2, 2, b_with_exception_handler);
+  defbuiltin("error-object?", 1, 1, b_error_object_p);
+  defbuiltin("error?", 1, 1, b_error_object_p);
+  defbuiltin("error-object-message", 1, 1, b_error_object_message);
+  defbuiltin("error-object-irritants", 1, 1, b_error_object_irritants);
+  defbuiltin("file-error?", 1, 1, b_file_error_p);
+  defbuiltin("read-error?", 1, 1, b_read_error_p);
+  defbuiltin("condition/report-string", 1, 1, b_condition_report);
+  defbuiltin("error-message-string", 1, 1, b_condition_report);
+  defbuiltin("exit", 0, 1, b_exit);
+  defbuiltin("emergency-exit", 0, 1, b_emergency_exit);
+  defbuiltin("eval", 1, 2, b_eval);
+  defbuiltin("interaction-environment", 0, 0, b_environment);
+  defbuiltin("system-global-environment", 0, 0, b_environment);
+  defbuiltin("scheme-report-environment", 0, 1, b_environment);
+  defbuiltin("null-environment", 0, 1, b_environment);
+  defbuiltin("environment", 0, -1, b_environment);
+  defbuiltin("load", 1, 2, b_load);
+  defbuiltin("void", 0, -1, b_void);
+  defbuiltin("make-parameter", 1, 2, b_make_parameter);
+  defbuiltin("%parameterize", 3, 3, b_parameterize);
+  defbuiltin("make-promise", 1, 1, b_make_promise);
+  defbuiltin("%make-lazy", 1, 1, b_make_lazy);
+  defbuiltin("force", 1, 1, b_force);
+  defbuiltin("promise?", 1, 1, b_promise_p);
+  defbuiltin("%case-lambda", 1, -1, b_case_lambda);
+  defbuiltin("command-line", 0, 0, b_command_line);
+  defbuiltin("procedure?", 1, 1, b_procedure_p);
+  defbuiltin("macroexpand", 1, 1, b_macroexpand);
+});
+
+}  // namespace kiln
+
+namespace kiln {
+
+static Value b_write_to_string(int, Value *argv) { return make_string(write_string(argv[0])); }
+
+static Value b_report_time(int, Value *argv) {
+  std::fflush(stdout);
+  std::fprintf(stderr, ";; time: %.3f ms\n", double(int_of(argv[0])) / 1000.0);
+  return UNSPEC;
+}
+
+static bool feature_match(Value req) {
+  static const char *features[] = {"kiln", "r7rs", "else", "exact-closed", "ieee-float", "full-unicode-not", "x86-64", "linux", "posix"};
+  if (is_symbol(req)) {
+    for (const char *f : features)
+      if (symbol_name(req) == f) return true;
+    return false;
+  }
+  if (is_pair(req) && is_symbol(car(req))) {
+    std::string_view op = symbol_name(car(req));
+    if (op == "and") {
+      for (Value p = cdr(req); is_pair(p); p = cdr(p))
+        if (!feature_match(car(p))) return false;
+      return true;
+    }
+    if (op == "or") {
+      for (Value p = cdr(req); is_pair(p); p = cdr(p))
+        if (feature_match(car(p))) return true;
+      return false;
+    }
+    if (op == "not") return is_pair(cdr(req)) && !feature_match(car(cdr(req)));
+    if (op == "library") return true;
+  }
+  return false;
+}
+
+static Value b_feature_match(int, Value *argv) { return boolv(feature_match(argv[0])); }
+
+static Value b_features(int, Value *) {
+  return list_from(std::array<Value, 4>{intern("kiln"), intern("r7rs"), intern("ieee-float"), intern("posix")}.data(), 4);
+}
+
+static BuiltinRegistrar reg2([] {
+  defbuiltin("%write-to-string", 1, 1, b_write_to_string);
+  defbuiltin("%report-time", 1, 1, b_report_time);
+  defbuiltin("%feature-match?", 1, 1, b_feature_match);
+  defbuiltin("features", 0, 0, b_features);
+});
+
+}  // namespace kiln
