@@ -14,6 +14,7 @@ constexpr size_t kAlign = 64;
 // integers that happen to point into the middle of a big buffer cannot pin it
 // or blacklist pages — the cause of heap growth in long training loops.
 constexpr size_t kLargeBlock = 64 * 1024;
+constexpr size_t kLargeTensorHeap = 48u << 20;
 
 Tensor *alloc_tensor(const Shape &s) {
   Tensor *t = alloc_obj<Tensor>(T_TENSOR);
@@ -22,6 +23,15 @@ Tensor *alloc_tensor(const Shape &s) {
   size_t bytes = size_t(t->size) * sizeof(double) + kAlign;
   void *base;
   if (bytes >= kLargeBlock) {
+    // The collector runs after about heap_size/3 bytes of new allocation; on
+    // the small start-up heap that is every few large tensors, and each
+    // collection costs far more than the tensor op. Grow the heap once, so a
+    // training loop collects every few dozen steps instead.
+    static bool heap_grown = false;
+    if (!heap_grown) {
+      heap_grown = true;
+      if (GC_get_heap_size() < kLargeTensorHeap) GC_expand_hp(kLargeTensorHeap - GC_get_heap_size());
+    }
     if (g_gc_stress_every) gc_stress_tick();
     base = GC_MALLOC_ATOMIC_IGNORE_OFF_PAGE(bytes);
   } else {

@@ -305,8 +305,9 @@ Value read_value(Reader &r, int depth) {
         size_t sp = l.find(' ', p);
         std::string tok = l.substr(p, sp == std::string::npos ? std::string::npos : sp - p);
         double d;
-        if (filled >= int64_t(size) || !parse_float(tok, d))
-          r.bad(line_at, "expected " + std::to_string(size - uint64_t(filled)) + " more tensor elements");
+        if (filled >= int64_t(size))
+          r.bad(line_at, "more elements than a " + shape_string(s) + " tensor holds");
+        if (!parse_float(tok, d)) r.bad(line_at, "expected a float, got '" + tok + "'");
         t->data[filled++] = d;
         on_line++;
         if (sp == std::string::npos) break;

@@ -108,8 +108,8 @@ void fill_nested(Value v, const Shape &s, int depth, double *&out) {
     throw_errorf("tensor: element at depth {} must be a number, got {}", depth, write_string(v));
   }
   if (!is_sequence(v) || sequence_length(v) != s.dim[depth])
-    throw_errorf("tensor: ragged input at depth {}: expected a list of {} elements, got {}", depth, s.dim[depth],
-                 write_string(v));
+    throw_errorf("tensor: ragged input at depth {}: expected a list of {} element{}, got {}", depth, s.dim[depth],
+                 s.dim[depth] == 1 ? "" : "s", write_string(v));
   if (is_vector(v)) {
     Vector *vec = as<Vector>(v);
     for (int64_t i = 0; i < vec->len; i++) fill_nested(vec->items[i], s, depth + 1, out);

@@ -1,0 +1,10 @@
+; How tensors print (SPEC §3), with display and write.
+(display (tensor '((1 2 3) (4 5 6)))) (newline)
+(write (tensor 5)) (newline)
+(display (tensor '(1 2 3 4 5 6 7 8))) (newline)
+(display (tensor '(1 2 3 4 5 6 7 8 9))) (newline)
+(display (reshape (arange 16384) '(64 256))) (newline)
+(display (tensor '(0.1 -0.0 1e21 1e-7 +inf.0 -inf.0 +nan.0))) (newline)
+(display (tensor '(0.30000000000000004))) (newline)
+(display (list (tensor 1) (vector (tensor '(2 3))))) (newline)
+(display (format "~a|~s" (tensor '(1)) (tensor '(2)))) (newline)
