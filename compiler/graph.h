@@ -1,0 +1,171 @@
+// graph.h — the traced graph IR (SPEC §8): nodes, shapes, and the entry points
+// that turn a Lisp procedure into an optimised forward (+ backward) graph.
+//
+// Invariants the interpreter, autodiff and the JIT rely on:
+//   * A Graph is a list of Nodes in topological order: every operand index of
+//     node i is < i. After optimise() the Param nodes come first, in argument
+//     order (node k is param k), and every node is reachable from an output.
+//   * Every node has a fully inferred Shape (rank 0..kMaxRank, every dim >= 1).
+//     Binary ops and Select broadcast their operands (NumPy rules) to the node's
+//     shape; every other op's operand shapes are exactly what its row below says.
+//   * Nodes are hash-consed while recording: there are never two nodes with the
+//     same op, attributes and operands (common subexpressions are shared).
+//   * The numeric meaning of every op is ONE call into runtime/kernels.h (named
+//     per op below), so the interpreter (graph_eval.h), the eager builtins and a
+//     JIT that reproduces those kernels' loops give the same bits.
+//   * Const tensors are immutable Lisp tensors kept alive by the Graph (an
+//     uncollectable root array), so `const_data` stays valid as long as the Graph.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "../runtime/kernels.h"
+#include "../runtime/value.h"
+
+namespace kiln {
+
+// Op            operands        result shape          kernel (runtime/kernels.h)
+// ------------- --------------- --------------------- -----------------------------------
+// Param         -               the argument's        (read in place)
+// Const         -               scalar or tensor      (scalar value / tensor data)
+// Add..Equal    a b             broadcast(a, b)       k_binary(BinaryOp of op_binary(op))
+//   (Less..Equal give 1.0 / 0.0: masks for Select)
+// Neg..ReluGrad x               x                     k_unary(UnaryOp of op_unary(op))
+// Select        cond a b        broadcast(c, a, b)    k_select (cond != 0 ? a : b)
+// Sum/Mean/Max  x               rank 0                k_sum / k_mean / k_max
+// SumAxis..     x               x without `axis`      k_sum_axis / k_mean_axis /
+//   (MeanAxis, MaxAxis)          (or 1 if keepdims)    k_max_axis (same layout either way)
+// SumTo         g               `shape` (broadcasts   k_sum_to
+//                               to g's shape)
+// BroadcastTo   x               `shape` (x broadcasts k_binary(Mul, x, 1.0): x*1.0 is x
+//                               to it)                 bit for bit, NaN included
+// Matmul        a(m x k) b(k x n)  m x n              k_matmul (rank 2 only; the tracer
+//                                                      reshapes rank-1 operands)
+// Transpose     x               x.dim[perm[i]]        k_transpose(perm)
+// Reshape       x               `shape` (same size)   plain copy of the elements
+// MaxMask       x               x                     1.0 at the first maximal element
+//   (axis = -1: whole tensor, k_argmax; else per     (or first NaN), 0.0 elsewhere; no
+//    line along `axis`, first maximal/NaN index)      arithmetic, only comparisons
+enum class Op : uint8_t {
+  Param,
+  Const,
+  // binary, broadcasting (same order as BinaryOp)
+  Add, Sub, Mul, Div, Pow, Maximum, Minimum, Less, LessEqual, Greater, GreaterEqual, Equal,
+  // unary (same order as UnaryOp)
+  Neg, Exp, Log, Sqrt, Tanh, Sigmoid, Relu, Abs, Sin, Cos, Tan, Square, Reciprocal, ReluGrad,
+  Select,
+  Sum, Mean, Max,
+  SumAxis, MeanAxis, MaxAxis,
+  SumTo, BroadcastTo,
+  Matmul, Transpose, Reshape,
+  MaxMask,
+};
+constexpr int kOpCount = int(Op::MaxMask) + 1;
+
+inline bool op_is_binary(Op op) { return op >= Op::Add && op <= Op::Equal; }
+inline bool op_is_unary(Op op) { return op >= Op::Neg && op <= Op::ReluGrad; }
+inline bool op_is_comparison(Op op) { return op >= Op::Less && op <= Op::Equal; }
+inline BinaryOp op_binary(Op op) { return BinaryOp(int(op) - int(Op::Add)); }
+inline UnaryOp op_unary(Op op) { return UnaryOp(int(op) - int(Op::Neg)); }
+inline Op binary_op(BinaryOp b) { return Op(int(Op::Add) + int(b)); }
+inline Op unary_op(UnaryOp u) { return Op(int(Op::Neg) + int(u)); }
+// Lower-case name used by graph-ir and graph-dot: "add", "relu-grad", "sum-axis".
+const char *op_name(Op op);
+int op_arity(Op op);  // number of operands: 0..3
+
+struct Node {
+  Op op = Op::Const;
+  // Lisp sees a rank-0 result as a number rather than a rank-0 tensor (numbers in,
+  // number out; tensor-sum/mean/max; matmul of two vectors). Only output conversion
+  // reads it, but it is part of a node's identity.
+  bool is_number = false;
+  bool keepdims = false;  // SumAxis/MeanAxis/MaxAxis
+  int8_t axis = -1;       // SumAxis/MeanAxis/MaxAxis/MaxMask (MaxMask: -1 = whole tensor)
+  int32_t in[3] = {-1, -1, -1};
+  int32_t param_index = -1;  // Param: argument position
+  int8_t perm[kMaxRank] = {};  // Transpose: out.dim[i] = in.dim[perm[i]]
+  Shape shape;               // the result's shape (also SumTo/BroadcastTo/Reshape's target)
+  // Const: a scalar constant has const_data == nullptr and its value in `scalar`;
+  // a tensor constant points at the (immutable, Graph-rooted) data of `shape`.
+  double scalar = 0.0;
+  const double *const_data = nullptr;
+
+  int64_t size() const { return shape.size(); }
+  double const_at(int64_t i) const { return const_data ? const_data[i] : scalar; }
+};
+
+// What an argument looks like to the tracer: its shape, and whether Lisp passes
+// a number (rank 0, number semantics) or a tensor.
+struct ArgSpec {
+  Shape shape;
+  bool is_number = true;
+};
+
+struct GraphOutput {
+  int32_t node;
+  bool as_number;  // convert a rank-0 result to a Lisp number
+};
+
+class Graph {
+ public:
+  Graph();
+  ~Graph();
+  Graph(const Graph &) = delete;
+  Graph &operator=(const Graph &) = delete;
+
+  std::vector<Node> nodes;
+  std::vector<GraphOutput> outputs;
+  int num_params = 0;
+
+  // ---- recording (hash-consed; returns the index of an existing identical node
+  // when there is one). Shapes are checked; a mismatch raises the Lisp error
+  // `WHO: shapes 2x3 and 4x3 do not broadcast` etc. naming `who`.
+  int32_t param(int index, const ArgSpec &spec);
+  int32_t constant(double x, bool is_number = true);
+  int32_t constant_tensor(Value tensor);  // keeps the tensor alive
+  int32_t binary(const char *who, Op op, int32_t a, int32_t b);
+  int32_t unary(Op op, int32_t x);
+  int32_t select(const char *who, int32_t cond, int32_t a, int32_t b);
+  int32_t reduce_all(Op op, int32_t x);                                  // Sum/Mean/Max
+  int32_t reduce_axis(Op op, int32_t x, int axis, bool keepdims);        // SumAxis/...
+  int32_t sum_to(int32_t g, const Shape &target);        // identity when shapes agree
+  int32_t broadcast_to(int32_t x, const Shape &target);  // identity when shapes agree
+  int32_t matmul(const char *who, int32_t a, int32_t b); // both rank 2
+  int32_t transpose(int32_t x, const int *perm);
+  int32_t reshape(int32_t x, const Shape &s, bool is_number = false);  // identity when same
+  int32_t max_mask(int32_t x, int axis);
+
+  // Appends a node verbatim (no hash-consing, no checks): for passes that rebuild.
+  int32_t add_node_raw(const Node &n);
+  // Rebuilds the hash-cons table from `nodes` (after a pass rewrote them).
+  void rehash();
+
+  const Node &operator[](int32_t i) const { return nodes[size_t(i)]; }
+  int32_t size() const { return int32_t(nodes.size()); }
+
+ private:
+  int32_t intern(Node &n);  // hash-consing
+  struct Table;
+  std::unique_ptr<Table> table_;
+  Value *const_roots_ = nullptr;  // uncollectable: keeps Const tensors alive
+  int64_t const_roots_len_ = 0, const_roots_cap_ = 0;
+};
+
+// ---- building graphs from Lisp procedures (compiler/trace.cpp, autodiff.cpp) ----
+
+// Traces F on symbolic arguments shaped like `args`; outputs = {F's result};
+// then constant folding and dead-node removal. `who` names the builtin in errors.
+std::unique_ptr<Graph> build_forward_graph(const char *who, Value f, int argc, const ArgSpec *args);
+// The forward + backward graph: outputs = {loss, dloss/darg1, ..., dloss/dargN},
+// the loss as a number, each gradient with its argument's shape (a number for a
+// number argument). Optimised as a whole (CSE across forward and backward,
+// folding, dead-node removal). Raises `WHO: the loss must be a scalar, got a 8x8 tensor`.
+std::unique_ptr<Graph> build_grad_graph(const char *who, Value f, int argc, const ArgSpec *args);
+
+// The ArgSpec of an example argument (a number or a tensor); raises
+// `WHO: argument POS must be a number or a tensor, got V` otherwise.
+ArgSpec arg_spec_of(const char *who, int pos, Value v);
+
+}  // namespace kiln
