@@ -106,6 +106,7 @@ static void mark_captured(Scope *sc) {
 // ---- helpers -------------------------------------------------------------
 
 static Node *analyze(Value x, Scope *sc, bool tail);
+static Value include_forms(Value form);
 static Node *analyze_body(Value forms, Scope *sc, bool tail, Value whole);
 
 static int list_len(Value v) {
@@ -554,6 +555,8 @@ static void flatten_body(Value forms, Scope *sc, GcVec<Value> &out) {
     }
     if (head_is(x, SF_BEGIN, sc)) {
       flatten_body(cdr(x), sc, out);
+    } else if (head_is(x, SF_INCLUDE, sc)) {
+      flatten_body(cdr(include_forms(x)), sc, out);
     } else if (head_is(x, SF_DEFINE_RECORD_TYPE, sc)) {
       flatten_body(cdr(expand_define_record_type(x)), sc, out);
     } else if (head_is(x, SF_DEFINE_SYNTAX, sc)) {

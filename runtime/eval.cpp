@@ -54,8 +54,13 @@ static Closure *select_case(Closure *c, int argc) {
     if (!is_closure(k->next_case)) break;
     k = as<Closure>(k->next_case);
   }
-  Lambda *L = c->lam;
-  arity_error(proc_display_name(c), L->nreq, L->rest ? -1 : L->nreq, argc);
+  int lo = 1 << 30, hi = 0;
+  for (Value k = from_ptr(c); is_closure(k); k = as<Closure>(k)->next_case) {
+    Lambda *L = as<Closure>(k)->lam;
+    lo = std::min(lo, L->nreq);
+    hi = (hi < 0 || L->rest) ? -1 : std::max(hi, L->nreq);
+  }
+  arity_error(proc_display_name(c), lo, hi, argc);
 }
 
 void bind_args(Closure *c, Frame *f, int argc, const Value *argv) {

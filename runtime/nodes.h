@@ -96,7 +96,13 @@ struct GlobalDefine : Node {
   Value doc;
   GlobalDefine(Value sym, Node *v, Value d) : s(as<Symbol>(sym)), val(v), doc(d) {}
   Value eval(Frame *env) override {
-    s->global = val->eval(env);
+    Value v = val->eval(env);
+    // (define f (case-lambda ...)): the anonymous variants take the name. Other
+    // anonymous closures keep theirs: a factory's lambda serves many names.
+    if (is_closure(v) && is_closure(as<Closure>(v)->next_case))
+      for (Value k = v; is_closure(k); k = as<Closure>(k)->next_case)
+        if (as<Closure>(k)->lam->name == NOVALUE) as<Closure>(k)->lam->name = from_ptr(s);
+    s->global = v;
     s->doc = doc;
     return UNSPEC;
   }

@@ -218,6 +218,7 @@ class Reader {
   Value read_string(SrcLoc start) {
     std::string s;
     for (;;) {
+      SrcLoc esc = here();  // a bad escape is reported at its backslash
       int c = get();
       if (c < 0) fail(start, "unterminated string");
       if (c == '"') return make_string(s);
@@ -225,7 +226,6 @@ class Reader {
         s += char(c);
         continue;
       }
-      SrcLoc esc = here();
       int e = get();
       switch (e) {
       case 'n': s += '\n'; break;

@@ -172,6 +172,15 @@ static Value b_parameterize(int, Value *argv) {
   return r;
 }
 
+static Value b_make_promise(int, Value *argv);
+// Always wraps, even a promise: what `delay` needs (R7RS 7.3).
+static Value b_make_value_promise(int, Value *argv) {
+  Promise *p = alloc_obj<Promise>(T_PROMISE);
+  p->done = TRUE_V;
+  p->value = argv[0];
+  return from_ptr(p);
+}
+
 static Value b_make_promise(int, Value *argv) {
   if (has_type(argv[0], T_PROMISE)) return argv[0];
   Promise *p = alloc_obj<Promise>(T_PROMISE);
@@ -260,6 +269,7 @@ static BuiltinRegistrar reg([] {
   defbuiltin("%parameterize", 3, 3, b_parameterize);
   defbuiltin("make-promise", 1, 1, b_make_promise);
   defbuiltin("%make-lazy", 1, 1, b_make_lazy);
+  defbuiltin("%make-value-promise", 1, 1, b_make_value_promise);
   defbuiltin("force", 1, 1, b_force);
   defbuiltin("promise?", 1, 1, b_promise_p);
   defbuiltin("%case-lambda", 1, -1, b_case_lambda);

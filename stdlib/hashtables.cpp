@@ -203,14 +203,14 @@ static Value bi_hash_table_merge(int, Value *a) {
 static Value bi_alist_to_hash_table(int argc, Value *a) {
   const char *who = "alist->hash-table";
   Value alist = a[0];
-  if (list_length(alist) < 0) type_error(who, 1, "a list of pairs", alist);
+  if (list_length(alist) < 0) list_arg_error(who, 1, "a list of pairs", alist);
   HashKind kind = argc > 1 ? kind_from_equivalence(who, 2, a[1]) : HASH_EQUAL;
   if (argc > 2) arg_proc(who, 3, a[2]);
   Value ht = make_hashtable(kind);
   Value dummy;
   for (Value l = alist; is_pair(l); l = cdr(l)) {
     Value entry = car(l);
-    if (!is_pair(entry)) type_error(who, 1, "a list of pairs", alist);
+    if (!is_pair(entry)) list_arg_error(who, 1, "a list of pairs", alist);
     if (!hashtable_lookup(ht, car(entry), &dummy)) hashtable_set(ht, car(entry), cdr(entry));
   }
   return ht;

@@ -2,19 +2,6 @@
 
 namespace kiln {
 
-// True if following cdrs from v never reaches a non-pair.
-static bool is_circular(Value v) {
-  Value slow = v, fast = v;
-  for (;;) {
-    if (!is_pair(fast)) return false;
-    fast = cdr(fast);
-    if (!is_pair(fast)) return false;
-    fast = cdr(fast);
-    slow = cdr(slow);
-    if (fast == slow) return true;
-  }
-}
-
 ListWalk::ListWalk(const char *who, int first_pos, int n, const Value *lists) : cur_(n), n_(n), steps_(-1) {
   for (int i = 0; i < n; i++) {
     cur_[i] = lists[i];

@@ -11,8 +11,28 @@
 
 namespace kiln {
 
+// True if following cdrs from v never reaches a non-pair.
+inline bool is_circular(Value v) {
+  Value slow = v, fast = v;
+  for (;;) {
+    if (!is_pair(fast)) return false;
+    fast = cdr(fast);
+    if (!is_pair(fast)) return false;
+    fast = cdr(fast);
+    slow = cdr(slow);
+    if (fast == slow) return true;
+  }
+}
+
+// type_error for a list-like argument. The printer does not detect cycles, so
+// a circular list is described instead of written.
+[[noreturn]] inline void list_arg_error(const char *who, int pos, const char *expected, Value v) {
+  if (is_circular(v)) throw_errorf("{}: argument {} must be {}, got a circular list", who, pos, expected);
+  type_error(who, pos, expected, v);
+}
+
 [[noreturn]] inline void not_proper_list(const char *who, int pos, Value v) {
-  type_error(who, pos, "a proper list", v);
+  list_arg_error(who, pos, "a proper list", v);
 }
 
 // Length of a proper list, or the SPEC §6 error naming WHO and POS.

@@ -81,6 +81,7 @@ static Value bi_list_copy(int, Value *a) {
   ListBuilder b;
   Value l = a[0];
   if (!is_pair(l)) return l;
+  if (is_circular(l)) not_proper_list("list-copy", 1, l);
   for (; is_pair(l); l = cdr(l)) b.push(car(l));
   as<Pair>(b.tail)->cdr = l;
   return b.head;
@@ -196,7 +197,10 @@ static Value bi_reverse(int, Value *a) {
 // Follows k cdrs from l; WHO's range error when the list is shorter.
 static Value drop_n(const char *who, Value l, Value kv, int kpos) {
   int64_t k = arg_int(who, kpos, kv);
-  if (k < 0) range_error(who, k, "list", count_pairs(l));
+  if (k < 0) {
+    if (is_circular(l)) throw_errorf("{}: index {} out of range for a circular list", who, k);
+    range_error(who, k, "list", count_pairs(l));
+  }
   Value x = l;
   for (int64_t i = 0; i < k; i++) {
     if (!is_pair(x)) range_error(who, k, "list", count_pairs(l));
@@ -241,11 +245,13 @@ static Value bi_nth(int, Value *a) {
 
 static Value bi_last_pair(int, Value *a) {
   Value l = from_ptr(arg_pair("last-pair", 1, a[0]));
+  if (is_circular(l)) not_proper_list("last-pair", 1, l);
   while (is_pair(cdr(l))) l = cdr(l);
   return l;
 }
 static Value bi_last(int, Value *a) {
   Value l = from_ptr(arg_pair("last", 1, a[0]));
+  if (is_circular(l)) not_proper_list("last", 1, l);
   while (is_pair(cdr(l))) l = cdr(l);
   return car(l);
 }
@@ -292,10 +298,9 @@ static Value member_generic(const char *who, Cmp how, int argc, Value *a) {
     proc = arg_proc(who, 3, a[2]);
     how = Cmp::Proc;
   }
-  Value l = list;
-  for (; is_pair(l); l = cdr(l))
+  checked_length(who, 2, list);
+  for (Value l = list; is_pair(l); l = cdr(l))
     if (same(how, proc, x, car(l))) return l;
-  if (l != NIL) not_proper_list(who, 2, list);
   return FALSE_V;
 }
 static Value bi_memq(int argc, Value *a) { return member_generic("memq", Cmp::Eq, argc, a); }
@@ -309,13 +314,13 @@ static Value assoc_generic(const char *who, Cmp how, int argc, Value *a) {
     proc = arg_proc(who, 3, a[2]);
     how = Cmp::Proc;
   }
+  if (list_length(alist) < 0) list_arg_error(who, 2, "a list of pairs", alist);
   Value l = alist;
   for (; is_pair(l); l = cdr(l)) {
     Value entry = car(l);
-    if (!is_pair(entry)) type_error(who, 2, "a list of pairs", alist);
+    if (!is_pair(entry)) list_arg_error(who, 2, "a list of pairs", alist);
     if (same(how, proc, x, car(entry))) return entry;
   }
-  if (l != NIL) type_error(who, 2, "a list of pairs", alist);
   return FALSE_V;
 }
 static Value bi_assq(int argc, Value *a) { return assoc_generic("assq", Cmp::Eq, argc, a); }

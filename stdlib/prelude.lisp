@@ -7,11 +7,11 @@
   (let ((loop (gensym "do-loop")))
     `(let ,loop ,(map (lambda (s) (list (car s) (cadr s))) specs)
        (if ,(car test-clause)
-           (begin #f ,@(cdr test-clause))
+           (begin ,@(cdr test-clause))
            (begin ,@body
                   (,loop ,@(map (lambda (s) (if (null? (cddr s)) (car s) (caddr s))) specs)))))))
 
-(defmacro delay (expr) `(%make-lazy (lambda () ,expr)))
+(defmacro delay (expr) `(%make-lazy (lambda () (%make-value-promise ,expr))))
 (defmacro delay-force (expr) `(%make-lazy (lambda () ,expr)))
 (defmacro make-lazy-promise (expr) `(%make-lazy (lambda () ,expr)))
 (defmacro cons-stream (a b) `(cons ,a (delay ,b)))
@@ -27,14 +27,32 @@
 (defmacro receive (formals expr . body)
   `(call-with-values (lambda () ,expr) (lambda ,formals ,@body)))
 
-(defmacro let-values (bindings . body)
+(defmacro let*-values (bindings . body)
   (if (null? bindings)
       `(let () ,@body)
       `(call-with-values (lambda () ,(cadr (car bindings)))
          (lambda ,(car (car bindings))
-           (let-values ,(cdr bindings) ,@body)))))
+           (let*-values ,(cdr bindings) ,@body)))))
 
-(defmacro let*-values (bindings . body) `(let-values ,bindings ,@body))
+;; let-values evaluates every init outside the new bindings: bind the values to
+;; fresh names first, then bind the real names in one let.
+(defmacro let-values (bindings . body)
+  (define (rename formals)
+    (cond ((pair? formals) (cons (gensym "lv") (rename (cdr formals))))
+          ((null? formals) '())
+          (else (gensym "lv"))))
+  (define (flatten formals)
+    (cond ((pair? formals) (cons (car formals) (flatten (cdr formals))))
+          ((null? formals) '())
+          (else (list formals))))
+  (let* ((temps (map (lambda (b) (rename (car b))) bindings))
+         (pairs (apply append (map (lambda (b t) (map list (flatten (car b)) (flatten t)))
+                                   bindings temps))))
+    (let build ((bs bindings) (ts temps))
+      (if (null? bs)
+          `(let ,pairs ,@body)
+          `(call-with-values (lambda () ,(cadr (car bs)))
+             (lambda ,(car ts) ,(build (cdr bs) (cdr ts))))))))
 
 (defmacro define-values (formals expr)
   (let loop ((f formals) (names '()))
@@ -49,7 +67,7 @@
                              (cond ((pair? f) (cons (car t) (build (cdr f) (cdr t))))
                                    ((symbol? f) (car t))
                                    (else '())))
-                    ,@(map (lambda (n t) `(set! ,n ,t)) (reverse names) temps)))))))))
+                    ,@(map (lambda (n t) `(set! ,n ,t)) names temps)))))))))
 
 (defmacro assert (expr . rest)
   `(if ,expr

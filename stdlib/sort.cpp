@@ -49,7 +49,7 @@ static SortArgs sort_args(const char *who, Value *a, bool proc_first) {
   int seq_pos = proc_first ? 2 : 1;
   SortArgs s{proc_first ? a[1] : a[0], proc_first ? a[0] : a[1]};
   arg_proc(who, 3 - seq_pos, s.less);
-  if (!is_vector(s.seq) && list_length(s.seq) < 0) type_error(who, seq_pos, "a list or vector", s.seq);
+  if (!is_vector(s.seq) && list_length(s.seq) < 0) list_arg_error(who, seq_pos, "a list or vector", s.seq);
   return s;
 }
 
