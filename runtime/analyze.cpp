@@ -443,7 +443,7 @@ static Node *analyze_case(Value form, Scope *sc, bool tail) {
     clauses[i].arrow = arrow;
     clauses[i].body = arrow ? analyze(cadr_(body), sc, false) : analyze_seq(body, sc, tail, form);
   }
-  return at(new Case(key, clauses, n), form);
+  return at(new Case(key, clauses, n, tail), form);
 }
 
 static Node *analyze_guard(Value form, Scope *sc) {

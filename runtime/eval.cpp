@@ -117,7 +117,12 @@ Value apply_proc(Value f, int argc, Value *argv) {
     Frame *nf = L->leaf ? static_cast<Frame *>(alloca(sizeof(Frame) + sizeof(Value) * size_t(L->frame_size)))
                         : heap_frame(L->frame_size);
     bind_args(c, nf, argc, argv);
-    return run_closure(c, nf);
+    // A builtin may call several closures in turn (map): each one's frame must
+    // see the builtin's call site, not what the previous callee left in g_site.
+    Node *site = g_site;
+    Value r = run_closure(c, nf);
+    g_site = site;
+    return r;
   }
   if (!is_ptr(f)) not_a_procedure(f);
   switch (hdr(f)->type) {
@@ -144,6 +149,22 @@ Value apply_proc(Value f, int argc, Value *argv) {
 }
 
 Value analysis_apply(Value f, int argc, Value *argv) { return apply_proc(f, argc, argv); }
+
+Value tail_call_to(Value f, int argc, Value *argv) {
+  if (!is_closure(f) || argc > kLocalFrameMax) return apply_proc(f, argc, argv);
+  Closure *c = select_case(as<Closure>(f), argc);
+  Lambda *L = c->lam;
+  if (L->leaf && !L->rest && L->frame_size <= kLocalFrameMax) {
+    for (int i = 0; i < argc; i++) g_tail.args[i] = argv[i];
+    g_tail.argc = argc;
+    g_tail.frame = nullptr;
+  } else {
+    g_tail.frame = heap_frame(L->frame_size);
+    bind_args(c, g_tail.frame, argc, argv);
+  }
+  g_tail.closure = c;
+  return TAILCALL;
+}
 
 Value make_values(int n, const Value *items) {
   if (n == 1) return items[0];

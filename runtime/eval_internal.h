@@ -58,6 +58,9 @@ struct TailState {
 extern TailState g_tail;
 
 Value run_closure(Closure *c, Frame *f);
+// From a node in tail position: arranges the call of f and returns TAILCALL
+// (or, for non-closures, makes the call and returns its value).
+Value tail_call_to(Value f, int argc, Value *argv);
 Value closure_name(Value closure);
 [[noreturn]] void not_a_procedure(Value f);
 // Fills a frame for a closure call from evaluated arguments (checks arity).

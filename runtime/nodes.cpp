@@ -183,7 +183,7 @@ Value Case::eval(Frame *env) {
     if (!hit) continue;
     if (c.arrow) {
       Value f = c.body->eval(env);
-      return apply_proc(f, 1, &k);
+      return tail ? tail_call_to(f, 1, &k) : apply_proc(f, 1, &k);
     }
     return c.body->eval(env);
   }

@@ -208,7 +208,8 @@ struct Case : Node {
   Node *key;
   CaseClause *clauses;
   int n;
-  Case(Node *k, CaseClause *c, int count) : key(k), clauses(c), n(count) {}
+  bool tail;
+  Case(Node *k, CaseClause *c, int count, bool t) : key(k), clauses(c), n(count), tail(t) {}
   Value eval(Frame *env) override;
 };
 
