@@ -75,7 +75,8 @@ inline Op unary_op(UnaryOp u) { return Op(int(Op::Neg) + int(u)); }
 const char *op_name(Op op);
 int op_arity(Op op);  // number of operands: 0..3
 
-struct Node {
+// (Named GraphNode, not Node: kiln::Node is the evaluator's AST node, runtime/nodes.h.)
+struct GraphNode {
   Op op = Op::Const;
   // Lisp sees a rank-0 result as a number rather than a rank-0 tensor (numbers in,
   // number out; tensor-sum/mean/max; matmul of two vectors). Only output conversion
@@ -115,7 +116,7 @@ class Graph {
   Graph(const Graph &) = delete;
   Graph &operator=(const Graph &) = delete;
 
-  std::vector<Node> nodes;
+  std::vector<GraphNode> nodes;
   std::vector<GraphOutput> outputs;
   int num_params = 0;
 
@@ -137,18 +138,25 @@ class Graph {
   int32_t reshape(int32_t x, const Shape &s, bool is_number = false);  // identity when same
   int32_t max_mask(int32_t x, int axis);
 
+  // Records a fully formed node (operands and shape already set), hash-consed:
+  // for passes that rebuild a graph.
+  int32_t record(GraphNode n) { return intern(n); }
   // Appends a node verbatim (no hash-consing, no checks): for passes that rebuild.
-  int32_t add_node_raw(const Node &n);
+  int32_t add_node_raw(const GraphNode &n);
+  // Keeps every constant tensor of `other` alive as long as this graph too
+  // (a pass that copies Const nodes into a new graph calls it).
+  void adopt_constants(const Graph &other);
   // Rebuilds the hash-cons table from `nodes` (after a pass rewrote them).
   void rehash();
 
-  const Node &operator[](int32_t i) const { return nodes[size_t(i)]; }
+  const GraphNode &operator[](int32_t i) const { return nodes[size_t(i)]; }
   int32_t size() const { return int32_t(nodes.size()); }
 
  private:
-  int32_t intern(Node &n);  // hash-consing
+  int32_t intern(GraphNode &n);  // hash-consing
   struct Table;
   std::unique_ptr<Table> table_;
+  void root_constant(Value tensor);
   Value *const_roots_ = nullptr;  // uncollectable: keeps Const tensors alive
   int64_t const_roots_len_ = 0, const_roots_cap_ = 0;
 };

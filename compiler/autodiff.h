@@ -1,0 +1,20 @@
+// autodiff.h — reverse-mode differentiation as graph rewriting (SPEC §8).
+//
+// Invariant: the gradient of every primitive is given by one rule in
+// autodiff.cpp that records ordinary graph nodes into the same Graph (so the
+// backward pass is hash-consed with the forward pass, then optimised and
+// interpreted or compiled exactly like it). A rule's contribution to an operand
+// always has that operand's shape: broadcasting is undone with SumTo.
+#pragma once
+#include <vector>
+
+#include "graph.h"
+
+namespace kiln {
+
+// Appends to `g` the nodes computing d(loss)/d(param k) for every param k of g
+// (loss must be rank 0) and returns their indices, one per param in order. An
+// argument the loss does not depend on gets zeros of its shape.
+std::vector<int32_t> append_gradients(Graph &g, int32_t loss);
+
+}  // namespace kiln

@@ -1,0 +1,295 @@
+// graph.cpp — recording nodes: shape inference and hash-consing (graph.h).
+//
+// Invariant: every node enters `nodes` through intern(), which returns the
+// existing index when an identical node (same op, attributes, operands) was
+// recorded before, so the graph never holds duplicates and stays topological
+// (operands are always recorded before their users).
+#include "graph.h"
+
+#include <cstring>
+
+#include "../runtime/error.h"
+#include "../runtime/gc.h"
+#include "../runtime/tensor.h"
+
+namespace kiln {
+
+const char *op_name(Op op) {
+  static const char *const names[kOpCount] = {
+      "param",  "const",    "add",          "sub",     "mul",     "div",       "pow",      "maximum",
+      "minimum", "less",    "less-equal",   "greater", "greater-equal", "equal", "neg",      "exp",
+      "log",    "sqrt",     "tanh",         "sigmoid", "relu",    "abs",       "sin",      "cos",
+      "tan",    "square",   "reciprocal",   "relu-grad", "select", "sum",      "mean",     "max",
+      "sum-axis", "mean-axis", "max-axis",  "sum-to",  "broadcast-to", "matmul", "transpose", "reshape",
+      "max-mask",
+  };
+  return names[int(op)];
+}
+
+int op_arity(Op op) {
+  if (op == Op::Param || op == Op::Const) return 0;
+  if (op_is_binary(op) || op == Op::Matmul) return 2;
+  if (op == Op::Select) return 3;
+  return 1;
+}
+
+// ---- hash-consing table: open addressing over node indices ------------------------
+
+struct Graph::Table {
+  std::vector<int32_t> slots;  // -1 = empty
+  int32_t used = 0;
+};
+
+namespace {
+
+uint64_t mix(uint64_t h, uint64_t x) {
+  h ^= x + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+  return h;
+}
+
+uint64_t node_hash(const GraphNode &n) {
+  uint64_t h = uint64_t(n.op) | uint64_t(n.is_number) << 8 | uint64_t(n.keepdims) << 9 |
+               uint64_t(uint8_t(n.axis)) << 16;
+  for (int i = 0; i < 3; i++) h = mix(h, uint64_t(uint32_t(n.in[i])));
+  h = mix(h, uint64_t(uint32_t(n.param_index)));
+  uint64_t bits;
+  std::memcpy(&bits, &n.scalar, 8);
+  h = mix(h, bits);
+  h = mix(h, reinterpret_cast<uint64_t>(n.const_data));
+  h = mix(h, uint64_t(n.shape.rank));
+  for (int i = 0; i < n.shape.rank; i++) h = mix(h, uint64_t(n.shape.dim[i]));
+  if (n.op == Op::Transpose)
+    for (int i = 0; i < n.shape.rank; i++) h = mix(h, uint64_t(n.perm[i]));
+  return h;
+}
+
+bool node_same(const GraphNode &a, const GraphNode &b) {
+  if (a.op != b.op || a.is_number != b.is_number || a.keepdims != b.keepdims || a.axis != b.axis ||
+      a.param_index != b.param_index || a.const_data != b.const_data || !(a.shape == b.shape))
+    return false;
+  for (int i = 0; i < 3; i++)
+    if (a.in[i] != b.in[i]) return false;
+  if (std::memcmp(&a.scalar, &b.scalar, 8) != 0) return false;
+  if (a.op == Op::Transpose)
+    for (int i = 0; i < a.shape.rank; i++)
+      if (a.perm[i] != b.perm[i]) return false;
+  return true;
+}
+
+}  // namespace
+
+Graph::Graph() : table_(std::make_unique<Table>()) {
+  nodes.reserve(64);
+  table_->slots.assign(128, -1);
+}
+
+Graph::~Graph() {
+  if (const_roots_) GC_FREE(const_roots_);
+}
+
+int32_t Graph::add_node_raw(const GraphNode &n) {
+  nodes.push_back(n);
+  return int32_t(nodes.size() - 1);
+}
+
+void Graph::rehash() {
+  size_t cap = 128;
+  while (cap < nodes.size() * 2) cap *= 2;
+  table_->slots.assign(cap, -1);
+  table_->used = 0;
+  size_t mask = cap - 1;
+  for (int32_t i = 0; i < int32_t(nodes.size()); i++) {
+    size_t s = node_hash(nodes[size_t(i)]) & mask;
+    while (table_->slots[s] >= 0) s = (s + 1) & mask;
+    table_->slots[s] = i;
+    table_->used++;
+  }
+}
+
+int32_t Graph::intern(GraphNode &n) {
+  std::vector<int32_t> &slots = table_->slots;
+  size_t mask = slots.size() - 1;
+  size_t s = node_hash(n) & mask;
+  while (slots[s] >= 0) {
+    if (node_same(nodes[size_t(slots[s])], n)) return slots[s];
+    s = (s + 1) & mask;
+  }
+  int32_t id = add_node_raw(n);
+  slots[s] = id;
+  if (++table_->used * 2 > int32_t(slots.size())) rehash();
+  return id;
+}
+
+// ---- recording ----------------------------------------------------------------------
+
+int32_t Graph::param(int index, const ArgSpec &spec) {
+  GraphNode n;
+  n.op = Op::Param;
+  n.param_index = index;
+  n.shape = spec.shape;
+  n.is_number = spec.is_number;
+  if (index >= num_params) num_params = index + 1;
+  return intern(n);
+}
+
+int32_t Graph::constant(double x, bool is_number) {
+  GraphNode n;
+  n.op = Op::Const;
+  n.scalar = x;
+  n.is_number = is_number;
+  return intern(n);
+}
+
+int32_t Graph::constant_tensor(Value tensor) {
+  Tensor *t = tensor_of(tensor);
+  if (t->shape.rank == 0) return constant(t->data[0], false);
+  root_constant(tensor);
+  GraphNode n;
+  n.op = Op::Const;
+  n.shape = t->shape;
+  n.const_data = t->data;
+  return intern(n);
+}
+
+void Graph::adopt_constants(const Graph &other) {
+  for (int64_t i = 0; i < other.const_roots_len_; i++) root_constant(other.const_roots_[i]);
+}
+
+void Graph::root_constant(Value tensor) {
+  if (const_roots_len_ == const_roots_cap_) {
+    int64_t cap = const_roots_cap_ ? const_roots_cap_ * 2 : 8;
+    auto *grown = static_cast<Value *>(gc_alloc_root(size_t(cap) * sizeof(Value)));
+    for (int64_t i = 0; i < const_roots_len_; i++) grown[i] = const_roots_[i];
+    if (const_roots_) GC_FREE(const_roots_);
+    const_roots_ = grown;
+    const_roots_cap_ = cap;
+  }
+  const_roots_[const_roots_len_++] = tensor;
+}
+
+int32_t Graph::binary(const char *who, Op op, int32_t a, int32_t b) {
+  GraphNode n;
+  n.op = op;
+  n.in[0] = a;
+  n.in[1] = b;
+  const GraphNode &x = nodes[size_t(a)], &y = nodes[size_t(b)];
+  if (!broadcast_shapes(x.shape, y.shape, n.shape))
+    throw_errorf("{}: shapes {} and {} do not broadcast", who, shape_string(x.shape), shape_string(y.shape));
+  n.is_number = x.is_number && y.is_number;
+  return intern(n);
+}
+
+int32_t Graph::unary(Op op, int32_t x) {
+  GraphNode n;
+  n.op = op;
+  n.in[0] = x;
+  n.shape = nodes[size_t(x)].shape;
+  n.is_number = nodes[size_t(x)].is_number;
+  return intern(n);
+}
+
+int32_t Graph::select(const char *who, int32_t cond, int32_t a, int32_t b) {
+  GraphNode n;
+  n.op = Op::Select;
+  n.in[0] = cond;
+  n.in[1] = a;
+  n.in[2] = b;
+  const GraphNode &c = nodes[size_t(cond)], &x = nodes[size_t(a)], &y = nodes[size_t(b)];
+  Shape ab;
+  if (!broadcast_shapes(x.shape, y.shape, ab))
+    throw_errorf("{}: shapes {} and {} do not broadcast", who, shape_string(x.shape), shape_string(y.shape));
+  if (!broadcast_shapes(c.shape, ab, n.shape))
+    throw_errorf("{}: shapes {} and {} do not broadcast", who, shape_string(c.shape), shape_string(ab));
+  n.is_number = c.is_number && x.is_number && y.is_number;
+  return intern(n);
+}
+
+int32_t Graph::reduce_all(Op op, int32_t x) {
+  GraphNode n;
+  n.op = op;
+  n.in[0] = x;
+  n.is_number = true;
+  return intern(n);
+}
+
+int32_t Graph::reduce_axis(Op op, int32_t x, int axis, bool keepdims) {
+  GraphNode n;
+  n.op = op;
+  n.in[0] = x;
+  n.axis = int8_t(axis);
+  n.keepdims = keepdims;
+  const Shape &s = nodes[size_t(x)].shape;
+  for (int i = 0; i < s.rank; i++) {
+    if (i != axis) n.shape.dim[n.shape.rank++] = s.dim[i];
+    else if (keepdims) n.shape.dim[n.shape.rank++] = 1;
+  }
+  return intern(n);
+}
+
+int32_t Graph::sum_to(int32_t g, const Shape &target) {
+  if (nodes[size_t(g)].shape == target) return g;
+  GraphNode n;
+  n.op = Op::SumTo;
+  n.in[0] = g;
+  n.shape = target;
+  return intern(n);
+}
+
+int32_t Graph::broadcast_to(int32_t x, const Shape &target) {
+  if (nodes[size_t(x)].shape == target) return x;
+  GraphNode n;
+  n.op = Op::BroadcastTo;
+  n.in[0] = x;
+  n.shape = target;
+  return intern(n);
+}
+
+int32_t Graph::matmul(const char *who, int32_t a, int32_t b) {
+  const Shape &as = nodes[size_t(a)].shape, &bs = nodes[size_t(b)].shape;
+  if (as.rank != 2 || bs.rank != 2 || as.dim[1] != bs.dim[0])
+    throw_errorf("{}: inner dimensions differ ({} and {})", who, shape_string(as), shape_string(bs));
+  GraphNode n;
+  n.op = Op::Matmul;
+  n.in[0] = a;
+  n.in[1] = b;
+  n.shape = Shape::of({as.dim[0], bs.dim[1]});
+  return intern(n);
+}
+
+int32_t Graph::transpose(int32_t x, const int *perm) {
+  const Shape &s = nodes[size_t(x)].shape;
+  GraphNode n;
+  n.op = Op::Transpose;
+  n.in[0] = x;
+  n.shape.rank = s.rank;
+  bool identity = true;
+  for (int i = 0; i < s.rank; i++) {
+    n.perm[i] = int8_t(perm[i]);
+    n.shape.dim[i] = s.dim[perm[i]];
+    if (perm[i] != i) identity = false;
+  }
+  if (identity) return x;
+  return intern(n);
+}
+
+int32_t Graph::reshape(int32_t x, const Shape &s, bool is_number) {
+  const GraphNode &src = nodes[size_t(x)];
+  if (src.shape == s && src.is_number == is_number) return x;
+  GraphNode n;
+  n.op = Op::Reshape;
+  n.in[0] = x;
+  n.shape = s;
+  n.is_number = is_number;
+  return intern(n);
+}
+
+int32_t Graph::max_mask(int32_t x, int axis) {
+  GraphNode n;
+  n.op = Op::MaxMask;
+  n.in[0] = x;
+  n.axis = int8_t(axis);
+  n.shape = nodes[size_t(x)].shape;
+  return intern(n);
+}
+
+}  // namespace kiln

@@ -1,0 +1,14 @@
+// graph_dot.h — Graphviz rendering of a graph (SPEC §8 graph-dot).
+//
+// Invariant: the text depends only on the graph (node order, ops, attributes,
+// shapes, outputs), never on addresses, so it can be golden-tested.
+#pragma once
+#include <string>
+
+#include "graph.h"
+
+namespace kiln {
+
+std::string graph_to_dot(const Graph &g);
+
+}  // namespace kiln

@@ -1,0 +1,216 @@
+// graph_eval.cpp — the graph interpreter (graph_eval.h).
+//
+// Invariant: a node's buffer is live from the node's evaluation until its last
+// use (by a later node or as an output); pool buffers are recycled at that
+// point. Reshape nodes that are not outputs alias their operand's buffer, so
+// their uses count as uses of that buffer (the "storage root").
+#include "graph_eval.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+#include "../runtime/tensor.h"
+
+namespace kiln {
+
+void eval_node(const Graph &g, const GraphNode &n, const double *const *in, double *out) {
+  auto shape_of = [&](int k) -> const Shape & { return g[n.in[k]].shape; };
+  if (op_is_binary(n.op)) {
+    k_binary(op_binary(n.op), in[0], shape_of(0), in[1], shape_of(1), out, n.shape);
+    return;
+  }
+  if (op_is_unary(n.op)) {
+    k_unary(op_unary(n.op), in[0], n.size(), out);
+    return;
+  }
+  switch (n.op) {
+    case Op::Select: k_select(in[0], shape_of(0), in[1], shape_of(1), in[2], shape_of(2), out, n.shape); return;
+    case Op::Sum: out[0] = k_sum(in[0], g[n.in[0]].size()); return;
+    case Op::Mean: out[0] = k_mean(in[0], g[n.in[0]].size()); return;
+    case Op::Max: out[0] = k_max(in[0], g[n.in[0]].size()); return;
+    case Op::SumAxis: k_sum_axis(in[0], shape_of(0), n.axis, out); return;
+    case Op::MeanAxis: k_mean_axis(in[0], shape_of(0), n.axis, out); return;
+    case Op::MaxAxis: k_max_axis(in[0], shape_of(0), n.axis, out); return;
+    case Op::SumTo: k_sum_to(in[0], shape_of(0), out, n.shape); return;
+    case Op::BroadcastTo: {
+      static const double one = 1.0;
+      k_binary(BinaryOp::Mul, in[0], shape_of(0), &one, Shape{}, out, n.shape);
+      return;
+    }
+    case Op::Matmul: {
+      const Shape &a = shape_of(0), &b = shape_of(1);
+      k_matmul(in[0], in[1], out, a.dim[0], a.dim[1], b.dim[1]);
+      return;
+    }
+    case Op::Transpose: {
+      int perm[kMaxRank];
+      for (int i = 0; i < n.shape.rank; i++) perm[i] = n.perm[i];
+      k_transpose(in[0], shape_of(0), perm, out);
+      return;
+    }
+    case Op::Reshape: std::memcpy(out, in[0], size_t(n.size()) * sizeof(double)); return;
+    case Op::MaxMask: {
+      const Shape &s = n.shape;
+      const double *x = in[0];
+      std::memset(out, 0, size_t(n.size()) * sizeof(double));
+      if (n.axis < 0) {
+        out[k_argmax(x, n.size())] = 1.0;
+        return;
+      }
+      // Per line along `axis`: the same rule as k_argmax (first maximal, or first NaN).
+      int64_t outer = 1, inner = 1, len = s.dim[n.axis];
+      for (int i = 0; i < n.axis; i++) outer *= s.dim[i];
+      for (int i = n.axis + 1; i < s.rank; i++) inner *= s.dim[i];
+      for (int64_t o = 0; o < outer; o++)
+        for (int64_t j = 0; j < inner; j++) {
+          const double *line = x + o * len * inner + j;
+          int64_t best = 0;
+          for (int64_t k = 0; k < len; k++) {
+            double v = line[k * inner];
+            if (v != v) {
+              best = k;
+              break;
+            }
+            if (v > line[best * inner]) best = k;
+          }
+          out[o * len * inner + best * inner + j] = 1.0;
+        }
+      return;
+    }
+    default: return;  // Param, Const: not computed
+  }
+}
+
+namespace {
+
+// Buffers recycled within and across evaluations (interpreter thread only).
+struct BufferPool {
+  struct Buf {
+    int64_t cap;
+    double *p;
+  };
+  std::vector<Buf> free_list;
+  int64_t retained = 0;  // doubles held in free_list
+
+  double *take(int64_t n, int64_t &cap) {
+    size_t best = free_list.size();
+    for (size_t i = 0; i < free_list.size(); i++)
+      if (free_list[i].cap >= n && (best == free_list.size() || free_list[i].cap < free_list[best].cap)) best = i;
+    if (best < free_list.size()) {
+      double *p = free_list[best].p;
+      cap = free_list[best].cap;
+      retained -= cap;
+      free_list[best] = free_list.back();
+      free_list.pop_back();
+      return p;
+    }
+    size_t bytes = (size_t(n) * sizeof(double) + 63) / 64 * 64;
+    cap = int64_t(bytes / sizeof(double));
+    auto *p = static_cast<double *>(std::aligned_alloc(64, bytes));
+    if (!p) throw std::bad_alloc();
+    return p;
+  }
+  void give(double *p, int64_t cap) {
+    constexpr int64_t kMaxRetained = int64_t(64) << 20 >> 3;  // 64 MB of doubles
+    if (retained + cap > kMaxRetained) {
+      std::free(p);
+      return;
+    }
+    free_list.push_back({cap, p});
+    retained += cap;
+  }
+};
+
+BufferPool &pool() {
+  static thread_local BufferPool p;
+  return p;
+}
+
+}  // namespace
+
+void graph_eval(const Graph &g, const Value *args, Value *results) {
+  const int32_t count = g.size();
+  std::vector<const double *> val(size_t(count), nullptr);
+  std::vector<int32_t> root(static_cast<size_t>(count)), last_use(static_cast<size_t>(count), -1),
+      output_slot(static_cast<size_t>(count), -1);
+  std::vector<double> param_scalars(size_t(g.num_params) + 1);
+  // Output tensors live in GC memory so a collection during the evaluation sees them.
+  auto *out_tensor = static_cast<Value *>(gc_alloc(g.outputs.size() * sizeof(Value) + 1));
+  // Mark tensor outputs (the first output slot naming a node owns its tensor).
+  for (size_t k = 0; k < g.outputs.size(); k++) {
+    out_tensor[k] = NOVALUE;
+    const GraphOutput &o = g.outputs[k];
+    if (!o.as_number && output_slot[size_t(o.node)] < 0) output_slot[size_t(o.node)] = int32_t(k);
+  }
+  // Storage roots and last uses; outputs live to the end.
+  for (int32_t i = 0; i < count; i++) {
+    const GraphNode &n = g[i];
+    root[size_t(i)] = (n.op == Op::Reshape && output_slot[size_t(i)] < 0) ? root[size_t(n.in[0])] : i;
+    for (int k = 0; k < op_arity(n.op); k++) last_use[size_t(root[size_t(n.in[k])])] = i;
+  }
+  for (auto &o : g.outputs) last_use[size_t(root[size_t(o.node)])] = count;
+
+  BufferPool &bp = pool();
+  std::vector<double *> pool_buf(size_t(count), nullptr);
+  std::vector<int64_t> pool_cap(size_t(count), 0);
+  const double *in[3];
+  for (int32_t i = 0; i < count; i++) {
+    const GraphNode &n = g[i];
+    if (n.op == Op::Param) {
+      Value a = args[n.param_index];
+      if (is_tensor(a)) {
+        val[size_t(i)] = tensor_of(a)->data;
+      } else {
+        param_scalars[size_t(n.param_index)] = number_as_double(a);
+        val[size_t(i)] = &param_scalars[size_t(n.param_index)];
+      }
+    } else if (n.op == Op::Const) {
+      val[size_t(i)] = n.const_data ? n.const_data : &n.scalar;
+    } else if (root[size_t(i)] != i) {
+      val[size_t(i)] = val[size_t(n.in[0])];  // aliasing reshape
+    } else {
+      double *out;
+      int32_t slot = output_slot[size_t(i)];
+      if (slot >= 0) {
+        Tensor *t = alloc_tensor(n.shape);
+        out_tensor[size_t(slot)] = from_ptr(t);
+        out = t->data;
+      } else {
+        out = bp.take(n.size(), pool_cap[size_t(i)]);
+        pool_buf[size_t(i)] = out;
+      }
+      for (int k = 0; k < op_arity(n.op); k++) in[k] = val[size_t(n.in[k])];
+      eval_node(g, n, in, out);
+      val[size_t(i)] = out;
+    }
+    // Recycle the buffers whose last use was this node.
+    for (int k = 0; k < op_arity(n.op); k++) {
+      int32_t r = root[size_t(n.in[k])];
+      if (last_use[size_t(r)] == i && pool_buf[size_t(r)]) {
+        bp.give(pool_buf[size_t(r)], pool_cap[size_t(r)]);
+        pool_buf[size_t(r)] = nullptr;
+      }
+    }
+  }
+
+  for (size_t k = 0; k < g.outputs.size(); k++) {
+    const GraphOutput &o = g.outputs[k];
+    const GraphNode &n = g[o.node];
+    const double *data = val[size_t(o.node)];
+    if (o.as_number) {
+      results[k] = make_double(data[0]);
+    } else if (output_slot[size_t(o.node)] >= 0 && out_tensor[size_t(output_slot[size_t(o.node)])] != NOVALUE) {
+      results[k] = out_tensor[size_t(output_slot[size_t(o.node)])];
+    } else {
+      // A param or constant returned as is: a fresh tensor holding its elements.
+      Tensor *t = alloc_tensor(n.shape);
+      std::memcpy(t->data, data, size_t(n.size()) * sizeof(double));
+      results[k] = from_ptr(t);
+    }
+  }
+  for (int32_t i = 0; i < count; i++)
+    if (pool_buf[size_t(i)]) bp.give(pool_buf[size_t(i)], pool_cap[size_t(i)]);
+}
+
+}  // namespace kiln

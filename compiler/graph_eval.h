@@ -1,0 +1,23 @@
+// graph_eval.h — the graph interpreter (SPEC §8 graph-eval / graph-grad).
+//
+// Invariant: every node is computed by eval_node(), which is exactly one call
+// into runtime/kernels.h per op (the table in graph.h), so the interpreter, the
+// eager builtins and constant folding give the same bits. Intermediate buffers
+// come from a pool and go back to it after their last use, so an evaluation
+// reuses memory; outputs are written straight into fresh Lisp tensors.
+#pragma once
+#include "graph.h"
+
+namespace kiln {
+
+// Computes node `n` of `g` from its operands' element buffers `in[0..arity)`
+// (laid out in the operands' shapes) into `out` (n.shape.size() doubles).
+// Param and Const nodes are not computed here.
+void eval_node(const Graph &g, const GraphNode &n, const double *const *in, double *out);
+
+// Evaluates `g` on `args` (one Lisp number or tensor per param, with the params'
+// shapes; callers check with check_args) and stores one Lisp value per output
+// in `results` (g.outputs.size() entries).
+void graph_eval(const Graph &g, const Value *args, Value *results);
+
+}  // namespace kiln

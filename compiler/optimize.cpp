@@ -1,0 +1,147 @@
+// optimize.cpp — constant folding, exact simplifications, dead-node removal.
+//
+// Invariant: see optimize.h — every rewrite is bit-exact. Folding is limited to
+// nodes whose result is no larger than their largest operand, so a broadcast of
+// a constant (a gradient seed spread over a big tensor) stays one cheap node
+// instead of becoming a large literal.
+#include "optimize.h"
+
+#include <algorithm>
+#include <vector>
+
+#include "../runtime/tensor.h"
+#include "graph_eval.h"
+
+namespace kiln {
+namespace {
+
+bool is_const(const Graph &g, int32_t i) { return g[i].op == Op::Const; }
+
+// A constant whose every element equals x.
+bool const_all(const Graph &g, int32_t i, double x) {
+  const GraphNode &n = g[i];
+  if (n.op != Op::Const) return false;
+  for (int64_t k = 0, e = n.size(); k < e; k++)
+    if (!(n.const_at(k) == x)) return false;
+  return true;
+}
+
+bool same_result(const GraphNode &kept, const GraphNode &n) { return kept.shape == n.shape && kept.is_number == n.is_number; }
+
+// Returns the node to use instead of `n` (already remapped into `out`), or -1.
+int32_t simplify(const Graph &out, const GraphNode &n) {
+  switch (n.op) {
+    case Op::Mul:
+      if (const_all(out, n.in[1], 1.0) && same_result(out[n.in[0]], n)) return n.in[0];
+      if (const_all(out, n.in[0], 1.0) && same_result(out[n.in[1]], n)) return n.in[1];
+      return -1;
+    case Op::Div:
+      if (const_all(out, n.in[1], 1.0) && same_result(out[n.in[0]], n)) return n.in[0];
+      return -1;
+    case Op::Neg: {
+      const GraphNode &x = out[n.in[0]];
+      if (x.op == Op::Neg && same_result(out[x.in[0]], n)) return x.in[0];
+      return -1;
+    }
+    case Op::Select: {
+      // A mask that is constant everywhere picks one branch for every element.
+      const GraphNode &c = out[n.in[0]];
+      if (c.op != Op::Const) return -1;
+      bool all_true = true, all_false = true;
+      for (int64_t k = 0, e = c.size(); k < e; k++) {
+        if (c.const_at(k) != 0) all_false = false;
+        else all_true = false;
+      }
+      int32_t pick = all_true ? n.in[1] : all_false ? n.in[2] : -1;
+      if (pick >= 0 && same_result(out[pick], n)) return pick;
+      return -1;
+    }
+    default: return -1;
+  }
+}
+
+int32_t fold(Graph &out, const GraphNode &n) {
+  int arity = op_arity(n.op);
+  int64_t largest = 1;
+  const double *in[3];
+  for (int k = 0; k < arity; k++) {
+    largest = std::max(largest, out[n.in[k]].size());
+    const GraphNode &c = out[n.in[k]];
+    in[k] = c.const_data ? c.const_data : &c.scalar;
+  }
+  if (n.size() > largest) return -1;
+  if (n.shape.rank == 0) {
+    double x;
+    eval_node(out, n, in, &x);
+    return out.constant(x, n.is_number);
+  }
+  Value t = make_tensor(n.shape);
+  eval_node(out, n, in, tensor_of(t)->data);
+  return out.constant_tensor(t);
+}
+
+}  // namespace
+
+std::unique_ptr<Graph> optimise(const Graph &g) {
+  // Pass 1: rebuild with folding and simplification (hash-consed again, so
+  // nodes that became identical after a rewrite merge).
+  Graph folded;
+  folded.adopt_constants(g);
+  std::vector<int32_t> map(size_t(g.size()), -1);
+  for (int32_t i = 0; i < g.size(); i++) {
+    GraphNode n = g[i];
+    int arity = op_arity(n.op);
+    bool all_const = arity > 0;
+    for (int k = 0; k < arity; k++) {
+      n.in[k] = map[size_t(n.in[k])];
+      if (!is_const(folded, n.in[k])) all_const = false;
+    }
+    int32_t r = -1;
+    if (n.op == Op::Param) {
+      r = folded.param(n.param_index, ArgSpec{n.shape, n.is_number});
+    } else {
+      if (all_const) r = fold(folded, n);
+      if (r < 0) r = simplify(folded, n);
+      if (r < 0) r = folded.record(n);
+    }
+    map[size_t(i)] = r;
+  }
+  folded.num_params = g.num_params;
+
+  // Pass 2: keep what the outputs need; params first, then recording order.
+  std::vector<char> live(size_t(folded.size()), 0);
+  for (const GraphOutput &o : g.outputs) live[size_t(map[size_t(o.node)])] = 1;
+  for (int32_t i = folded.size() - 1; i >= 0; i--)
+    if (live[size_t(i)])
+      for (int k = 0; k < op_arity(folded[i].op); k++) live[size_t(folded[i].in[k])] = 1;
+
+  auto result = std::make_unique<Graph>();
+  result->adopt_constants(folded);
+  std::vector<int32_t> renum(size_t(folded.size()), -1);
+  std::vector<int32_t> params(size_t(g.num_params), -1);
+  for (int32_t i = 0; i < folded.size(); i++)
+    if (folded[i].op == Op::Param) params[size_t(folded[i].param_index)] = i;
+  for (int p = 0; p < g.num_params; p++) {
+    GraphNode n;
+    if (params[size_t(p)] >= 0) {
+      n = folded[params[size_t(p)]];
+    } else {
+      n.op = Op::Param;
+      n.param_index = p;
+    }
+    int32_t id = result->add_node_raw(n);
+    if (params[size_t(p)] >= 0) renum[size_t(params[size_t(p)])] = id;
+  }
+  result->num_params = g.num_params;
+  for (int32_t i = 0; i < folded.size(); i++) {
+    if (!live[size_t(i)] || folded[i].op == Op::Param) continue;
+    GraphNode n = folded[i];
+    for (int k = 0; k < op_arity(n.op); k++) n.in[k] = renum[size_t(n.in[k])];
+    renum[size_t(i)] = result->add_node_raw(n);
+  }
+  for (const GraphOutput &o : g.outputs) result->outputs.push_back({renum[size_t(map[size_t(o.node)])], o.as_number});
+  result->rehash();
+  return result;
+}
+
+}  // namespace kiln

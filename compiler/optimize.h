@@ -1,0 +1,21 @@
+// optimize.h — the passes run after recording (SPEC §8): constant folding with
+// bit-preserving simplifications, then dead-node removal and dense renumbering.
+//
+// Invariant: no pass changes a single bit of any output. Folding computes a
+// constant with the same kernel the interpreter would use (eval_node), and the
+// only algebraic rewrites are exact ones (x*1 -> x, x/1 -> x, -(-x) -> x, a
+// select on a constant mask), applied only when the shape and number-ness of
+// the result are those of the kept operand.
+#pragma once
+#include <memory>
+
+#include "graph.h"
+
+namespace kiln {
+
+// Returns the optimised copy of `g`: folded and simplified, every node reachable
+// from an output, params first in argument order (all of them, used or not),
+// then the other nodes in the order they were first recorded.
+std::unique_ptr<Graph> optimise(const Graph &g);
+
+}  // namespace kiln
