@@ -60,11 +60,16 @@ run_case() {
     fi
     runner=("$KILN" "${words[@]:1}")
   fi
-  if [ "$stdin" = - ]; then
-    (cd "$FIXTURES" && timeout -k 5 "$CASE_TIMEOUT" "${runner[@]}" </dev/null >"$out" 2>"$err")
-  else
-    (cd "$FIXTURES" && printf '%b' "$stdin" | timeout -k 5 "$CASE_TIMEOUT" "${runner[@]}" >"$out" 2>"$err")
-  fi
+  # With OUTFILE == ERRFILE both streams share one descriptor, as in a pipe.
+  (
+    cd "$FIXTURES" || exit 255
+    if [ "$out" = "$err" ]; then exec >"$out" 2>&1; else exec >"$out" 2>"$err"; fi
+    if [ "$stdin" = - ]; then
+      timeout -k 5 "$CASE_TIMEOUT" "${runner[@]}" </dev/null
+    else
+      printf '%b' "$stdin" | timeout -k 5 "$CASE_TIMEOUT" "${runner[@]}"
+    fi
+  )
   status=$?
 }
 
