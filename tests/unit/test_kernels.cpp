@@ -109,7 +109,7 @@ TEST_CASE("matmul matches the naive k-ascending loop on every path and thread co
   std::mt19937_64 rng(12345);
   const int64_t sizes[][3] = {{1, 1, 1},  {1, 7, 1},   {7, 1, 7},    {4, 4, 4},   {5, 3, 9},  {8, 16, 8},
                               {67, 5, 3}, {3, 67, 25}, {67, 67, 67}, {9, 300, 49}, {1, 513, 70}, {67, 300, 70},
-                              {130, 64, 257}};
+                              {130, 64, 257}, {33, 257, 193}, {70, 600, 410}};
   auto paths = cpu_paths();
   REQUIRE(!paths.empty());
   for (auto &sz : sizes) {
