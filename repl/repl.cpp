@@ -1,68 +1,75 @@
-// repl.cpp — the read-eval-print loop (plain mode; line editing comes with the REPL issue).
+// repl.cpp — the read-eval-print loop (SPEC §10).
+//
+// Invariant: an entry is evaluated only once it is complete: no bracket and no
+// string is left open (or a closing bracket is unmatched, which the reader
+// reports at once). Until then lines accumulate behind the `  ...> ` prompt.
+// A whole entry, however many lines or forms, is one history entry.
 #include <unistd.h>
 
-#include <csignal>
 #include <cstdio>
-#include <iostream>
 #include <string>
 
-#include "runtime/eval.h"
-#include "runtime/printer.h"
+#include "commands.h"
+#include "history.h"
+#include "interrupt.h"
+#include "line_editor.h"
+#include "repl_eval.h"
 #include "runtime/reader.h"
-#include "runtime/srcloc.h"
 #include "session.h"
 
 namespace kiln {
 
-static void print_result(Value v) {
-  if (v == UNSPEC) return;
-  std::string out;
-  if (is_values(v)) {
-    MultipleValues *mv = as<MultipleValues>(v);
-    for (int64_t i = 0; i < mv->n; i++) out += write_string(mv->items[i]) + "\n";
-  } else {
-    out = write_string(v) + "\n";
-  }
-  std::fputs(out.c_str(), stdout);
-  std::fflush(stdout);
+static bool is_blank(const std::string &s) { return s.find_first_not_of(" \t\r\n") == std::string::npos; }
+
+static bool entry_complete(const std::string &text) {
+  bool in_string = false;
+  int depth = open_depth(text, &in_string);
+  return depth < 0 || (depth == 0 && !in_string);
+}
+
+static void run_entry(ReplSession &s, const std::string &entry) {
+  if (is_repl_command(entry)) run_repl_command(s, entry);
+  else eval_entry(s, entry);
 }
 
 int run_repl(bool banner) {
-  bool tty = isatty(0) && isatty(1);
-  if (banner && tty) std::printf("Kiln %s — ,help for help, Ctrl-D to exit\n", KILN_VERSION);
-  std::signal(SIGINT, [](int) { g_interrupt = 1; });
+  ReplSession s;
+  s.interactive = isatty(STDIN_FILENO);
+  s.colour = s.interactive && colour_terminal();
+  auto editor = make_line_editor(s.interactive, s.interactive ? history_file_path() : "");
+  install_repl_interrupt_handler();
+  if (banner && s.interactive) {
+    std::printf("Kiln %s — ,help for help, Ctrl-D to exit\n", KILN_VERSION);
+    std::fflush(stdout);
+  }
   std::string buffer;
   std::string line;
-  int entry = 0;
-  for (;;) {
-    if (tty) {
-      std::fputs(buffer.empty() ? "kiln> " : "  ...> ", stdout);
-      std::fflush(stdout);
+  while (!s.finished) {
+    ReadResult r = editor->read_line(buffer.empty() ? "kiln> " : "  ...> ", &line);
+    if (r == ReadResult::interrupted) {
+      buffer.clear();
+      continue;
     }
-    if (!std::getline(std::cin, line)) break;
+    if (r == ReadResult::end_of_input) {
+      if (s.interactive) {
+        std::fputs("\n", stdout);
+      } else if (!is_blank(buffer)) {
+        eval_entry(s, buffer);  // piped input: report the unfinished form as a script would
+      }
+      break;
+    }
     buffer += line;
     buffer += '\n';
-    bool in_string = false;
-    int depth = open_depth(buffer, &in_string);
-    if (depth > 0 || in_string) continue;
-    std::string text;
-    text.swap(buffer);
-    int code = 0;
-    std::string name = fmt::format("<repl-{}>", ++entry);
-    RunResult r = run_guarded(
-        [&] {
-          SourceReader reader(text, register_source_file(name));
-          for (;;) {
-            Value form = reader.next();
-            if (form == NOVALUE) break;
-            print_result(eval_toplevel(form));
-          }
-        },
-        &code);
-    if (r == RunResult::exit) return code;
-    g_interrupt = 0;
+    if (!entry_complete(buffer)) continue;
+    std::string entry;
+    entry.swap(buffer);
+    if (is_blank(entry)) continue;
+    entry.pop_back();  // the newline added above
+    editor->remember(entry);
+    run_entry(s, entry);
   }
-  return 0;
+  std::fflush(stdout);
+  return s.exit_code;
 }
 
 }  // namespace kiln

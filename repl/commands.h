@@ -1,0 +1,20 @@
+// commands.h — the REPL's comma commands (SPEC §10): ,help ,quit ,time EXPR
+// ,load FILE ,describe NAME ,apropos TEXT.
+//
+// Invariant: a command never ends the session except ,quit; its failures are
+// reported through print_repl_error like any evaluation error. A command may be
+// abbreviated to any prefix that names only one command (,d car).
+#pragma once
+#include <string>
+
+#include "repl_eval.h"
+
+namespace kiln {
+
+// Whether `entry` (a complete REPL entry) is a command: its first non-blank
+// character is a comma followed by a letter.
+bool is_repl_command(const std::string &entry);
+
+void run_repl_command(ReplSession &s, const std::string &entry);
+
+}  // namespace kiln

@@ -1,0 +1,95 @@
+#include "repl_eval.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include "interrupt.h"
+#include "runtime/error.h"
+#include "runtime/eval.h"
+#include "runtime/printer.h"
+#include "runtime/reader.h"
+#include "runtime/srcloc.h"
+
+namespace kiln {
+
+bool colour_terminal() {
+  const char *no_colour = std::getenv("NO_COLOR");
+  if (no_colour && *no_colour) return false;
+  const char *term = std::getenv("TERM");
+  if (!term || std::strcmp(term, "dumb") == 0) return false;
+  return isatty(STDERR_FILENO);
+}
+
+void print_repl_error(const ReplSession &s, const std::string &message) {
+  std::string line = s.colour ? "\033[31m" + message + "\033[0m\n" : message + "\n";
+  std::fflush(stdout);
+  std::fputs(line.c_str(), stderr);
+  std::fflush(stderr);
+}
+
+void print_result(Value v) {
+  if (v == UNSPEC) return;
+  std::string out;
+  if (is_values(v)) {
+    MultipleValues *mv = as<MultipleValues>(v);
+    for (int64_t i = 0; i < mv->n; i++) {
+      if (mv->items[i] != UNSPEC) out += write_string(mv->items[i]) + "\n";
+    }
+  } else {
+    out = write_string(v) + "\n";
+  }
+  std::fputs(out.c_str(), stdout);
+  std::fflush(stdout);
+}
+
+// Errors raised inside a file loaded from the REPL keep their location, since
+// that is the only way to find them; inside REPL entries it adds nothing.
+static std::string error_line(const LispError &e) {
+  std::string where;
+  if (e.loc.known()) {
+    const std::string &file = source_file_name(e.loc.file);
+    if (!file.empty() && file[0] != '<') where = format_loc(e.loc) + ": ";
+  }
+  return where + "error: " + error_message_of(g_raised);
+}
+
+bool run_in_repl(ReplSession &s, const std::function<void()> &fn) {
+  clear_pending_interrupts();
+  try {
+    fn();
+    return true;
+  } catch (LispError &e) {
+    std::string line = error_line(e);
+    g_raised = NOVALUE;
+    print_repl_error(s, line);
+  } catch (ExitThrow &x) {
+    s.finished = true;
+    s.exit_code = x.code;
+  } catch (ContinuationThrow &) {
+    print_repl_error(s, "error: continuation invoked outside its extent");
+  } catch (InterruptThrow &) {
+    // On a terminal the line discipline has echoed ^C without a newline.
+    std::fflush(stdout);
+    std::fputs(s.interactive ? "\ninterrupted\n" : "interrupted\n", stderr);
+    std::fflush(stderr);
+  }
+  clear_pending_interrupts();
+  return false;
+}
+
+void eval_entry(ReplSession &s, const std::string &text) {
+  std::string name = fmt::format("<repl-{}>", ++s.entries);
+  run_in_repl(s, [&] {
+    SourceReader reader(text, register_source_file(name));
+    for (;;) {
+      Value form = reader.next();
+      if (form == NOVALUE) break;
+      print_result(eval_toplevel(form));
+    }
+  });
+}
+
+}  // namespace kiln

@@ -1,0 +1,39 @@
+// repl_eval.h — evaluating REPL entries and reporting their outcome.
+//
+// Invariant: nothing that happens while evaluating an entry ends the session
+// except (exit n) and ,quit: an error prints one line on stderr (red when
+// `colour`), Ctrl-C prints `interrupted`, and every global definition made
+// before the failure stays in place. Standard output is flushed before
+// anything goes to stderr, so merged output keeps the order of events.
+#pragma once
+#include <functional>
+#include <string>
+
+#include "runtime/value.h"
+
+namespace kiln {
+
+struct ReplSession {
+  bool interactive = false;  // stdin is a terminal
+  bool colour = false;       // errors in red
+  bool finished = false;     // (exit n) or ,quit: leave the loop
+  int exit_code = 0;
+  int entries = 0;  // numbers the <repl-N> source names
+};
+
+// Whether errors may be coloured: stderr is a terminal, NO_COLOR is unset or
+// empty, and TERM is not "dumb".
+bool colour_terminal();
+
+void print_repl_error(const ReplSession &s, const std::string &message);
+// Echoes a result in write form: nothing for the unspecified value, one line
+// per value for multiple values.
+void print_result(Value v);
+
+// Runs fn, reporting errors and interrupts. Returns true when fn completed.
+bool run_in_repl(ReplSession &s, const std::function<void()> &fn);
+
+// Reads every form of `text` and evaluates them in order, echoing each value.
+void eval_entry(ReplSession &s, const std::string &text);
+
+}  // namespace kiln

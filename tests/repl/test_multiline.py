@@ -1,0 +1,51 @@
+"""Multi-line entries: continuation prompt while a bracket or string is open,
+an unmatched ')' reported at once, a pasted block of several forms, multiple
+values one per line."""
+from pty_harness import Repl, main, check
+
+
+def test(kiln):
+    r = Repl(kiln)
+    try:
+        r.expect(r"kiln> ")
+        r.send("(define (sq x)\n")
+        r.expect(r"\n  \.\.\.> ")
+        r.send("  (* x x))\n")
+        r.expect(r"\nkiln> ")
+        r.send("(sq 7)\n")
+        r.expect(r"\n49\n")
+        r.expect(r"kiln> ")
+
+        # An open string continues too, and the newline is part of it.
+        r.send('"abc\n')
+        r.expect(r"\n  \.\.\.> ")
+        r.send('def"\n')
+        r.expect(r'\n"abc\\ndef"\n')
+        r.expect(r"kiln> ")
+
+        # An unmatched ')' is reported immediately, not after more input.
+        r.send("(+ 1 2))\n")
+        r.expect(r"\n3\n")
+        r.expect(r"error: unexpected '\)'\n")
+        r.expect(r"kiln> ")
+
+        # A pasted block: several forms, one spanning lines.
+        r.send("(define a 10)\n(define b 32)\n(+ a\n   b)\n")
+        r.expect(r"\n42\n")
+        r.expect(r"kiln> ")
+        # Several forms on one line are all evaluated, in order.
+        r.send("(define c 1) (+ c 1) (+ c 2)\n")
+        r.expect(r"\n2\n3\n")
+
+        r.send("(values 1 \"two\" #\\3)\n")
+        r.expect(r'\n1\n"two"\n#\\3\n')
+        r.expect(r"kiln> ")
+        r.send("(if #f #f)\n")
+        r.expect(r"\nkiln> ")  # the unspecified value echoes nothing
+        r.send("\x04")
+        check(r.wait_exit() == 0, "Ctrl-D should exit 0")
+    finally:
+        r.close()
+
+
+main(test)
