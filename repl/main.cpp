@@ -88,7 +88,7 @@ static int run(void *p) {
   if (!o.file.empty()) {
     RunResult r = run_guarded([&] { load_file(o.file); }, &code);
     if (r != RunResult::ok) return code;
-  } else if (o.from_stdin || (o.actions.empty() && !isatty(0))) {
+  } else if (o.from_stdin || (o.actions.empty() && !o.repl_after && !isatty(0))) {
     std::stringstream ss;
     ss << std::cin.rdbuf();
     std::string text = ss.str();
