@@ -1,0 +1,12 @@
+;; An uncaught error: FILE:LINE:COL of the innermost list, then one `at` line per
+;; active Lisp procedure call, innermost first (SPEC §1). Builtins do not appear.
+(define (inner x)
+  (+ 1 (car x)))
+(define (middle x)
+  (* 2 (inner x)))
+(define (outer x)
+  (list (middle x)))
+(display "start")
+(newline)
+(outer 5)
+(display "not reached")

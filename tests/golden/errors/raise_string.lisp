@@ -1,0 +1,2 @@
+;; Raising a string, uncaught, at top level.
+(raise "a raised string")

@@ -1,0 +1,11 @@
+;; display shows strings and chars raw; write quotes and escapes them (SPEC §3, §6).
+(define s (string-append "q\"b\\n\nt\tr\r" (string (integer->char 1) (integer->char 27) (integer->char 127) (integer->char 0)) "end"))
+(write s) (newline)
+(display (string-length s)) (newline)
+(write "plain text") (newline)
+(write "") (newline)
+(write (list "a" "b\"c")) (newline)
+(write (vector "x\ny")) (newline)
+(display (list "a" "b\"c")) (newline)
+(display "tab:\t|") (newline)
+(write (string (integer->char 31) (integer->char 32))) (newline)

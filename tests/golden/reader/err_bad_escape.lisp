@@ -1,0 +1,4 @@
+;; An unknown escape in a string.
+(display "ok")
+(newline)
+(display "bad \q escape")

@@ -1,0 +1,2 @@
+;; \x must be followed by hex digits and a semicolon.
+(display "\x41 no semicolon")

@@ -1,0 +1,6 @@
+;; A block comment that never ends.
+(display "ok")
+(newline)
+#| open
+  #| nested |#
+still open

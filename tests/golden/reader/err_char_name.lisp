@@ -1,0 +1,4 @@
+;; An unknown character name.
+(display #\a)
+(newline)
+(display #\bogus)

@@ -1,0 +1,2 @@
+;; A dot with nothing before it.
+(display '( . 1))

@@ -1,0 +1,4 @@
+;; Input ends right after a quote.
+(display "ok")
+(newline)
+'

@@ -1,0 +1,2 @@
+;; An unknown # syntax.
+(display #q)

@@ -1,0 +1,2 @@
+;; A [ closed by ).
+(display [list 1 2))

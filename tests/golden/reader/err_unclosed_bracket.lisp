@@ -1,0 +1,3 @@
+;; An unclosed [ is named as such.
+[let ((x 1))
+  x

@@ -1,0 +1,4 @@
+;; A stray closing bracket.
+(display "ok")
+(newline)
+(+ 1 2))

@@ -1,0 +1,38 @@
+;; lambda: fixed, rest and variadic parameter lists, closures, docstrings.
+(write ((lambda (x y) (+ x y)) 1 2)) (newline)
+(write ((lambda args args))) (newline)
+(write ((lambda args args) 1 2 3)) (newline)
+(write ((lambda (a . rest) (list a rest)) 1)) (newline)
+(write ((lambda (a . rest) (list a rest)) 1 2 3)) (newline)
+(write ((lambda (a b . rest) (list a b rest)) 1 2 3 4)) (newline)
+(define (f a b . rest) (list a b rest))
+(write (f 1 2)) (newline)
+(write (f 1 2 3 4)) (newline)
+(define (g . all) all)
+(write (g)) (newline)
+(write (g 'x 'y)) (newline)
+;; Closures capture their environment, and each call gets fresh bindings.
+(define (make-counter)
+  (let ((n 0))
+    (lambda () (set! n (+ n 1)) n)))
+(define c1 (make-counter))
+(define c2 (make-counter))
+(c1) (c1)
+(write (list (c1) (c2))) (newline)
+(define (adder k) (lambda (x) (+ x k)))
+(write (map (adder 10) '(1 2 3))) (newline)
+;; A body with several expressions returns the last.
+(write ((lambda () 1 2 3))) (newline)
+;; A string alone is the body; a string followed by more forms is a docstring.
+(define (doc-only) "just a string")
+(write (doc-only)) (newline)
+(define (documented x) "Doubles X." (* x 2))
+(write (documented 21)) (newline)
+(write ((lambda (x) "doc" x) 'returned)) (newline)
+;; Procedures are values.
+(write (procedure? (lambda () 1))) (newline)
+(write (procedure? car)) (newline)
+(write (procedure? 'car)) (newline)
+;; Arguments are evaluated before the call; the operator position may be any expression.
+(write ((if #t + -) 5 3)) (newline)
+(write ((car (list (lambda (x) (* x x)))) 7)) (newline)

@@ -1,0 +1,16 @@
+;; quote and its abbreviation (SPEC §5): the datum comes back unevaluated.
+(write (quote a)) (newline)
+(write 'a) (newline)
+(write '(1 2 3)) (newline)
+(write '(+ 1 2)) (newline)
+(write ''a) (newline)
+(write '#(1 (2) "three")) (newline)
+(write '()) (newline)
+(write (eq? '() '())) (newline)
+(write '"string") (newline)
+(write '#\x) (newline)
+(write '(a . b)) (newline)
+(write (car ''x)) (newline)
+;; A quoted list is the same object each time the expression runs.
+(define (same) '(1 2))
+(write (eq? (same) (same))) (newline)

@@ -1,0 +1,16 @@
+;; Mutual recursion in tail position, 100 000 and 1 000 000 deep.
+(define (my-even? n) (if (= n 0) #t (my-odd? (- n 1))))
+(define (my-odd? n) (if (= n 0) #f (my-even? (- n 1))))
+(write (list (my-even? 100000) (my-odd? 100000))) (newline)
+(write (list (my-even? 1000001) (my-odd? 1000001))) (newline)
+;; The same through local procedures (letrec) and internal defines.
+(write (letrec ((ev? (lambda (n) (or (= n 0) (od? (- n 1)))))
+                (od? (lambda (n) (and (not (= n 0)) (ev? (- n 1))))))
+         (list (ev? 100000) (od? 100000))))
+(newline)
+(define (three-way n)
+  (define (a n) (if (= n 0) 'a (b (- n 1))))
+  (define (b n) (if (= n 0) 'b (c (- n 1))))
+  (define (c n) (if (= n 0) 'c (a (- n 1))))
+  (a n))
+(write (map three-way '(1000000 1000001 1000002))) (newline)
