@@ -303,9 +303,11 @@ void matmul_chunk(void *ctx, int64_t chunk) {
 }
 }  // namespace
 
-// Below this many multiply-adds a matmul runs on the calling thread: waking
-// workers costs more than it saves (measured on the benchmark machine, see
-// benchmarks/RESULTS.md).
+// Below this many multiply-adds a matmul runs on the calling thread. 2^18 is
+// 64x64x64, about 10 us of single-thread work with AVX-512; handing rows to the
+// pool costs on the order of a microsecond per call plus the cache traffic of
+// splitting b's panels, so smaller products cannot gain (measured with 1 vs 2
+// threads on the benchmark machine; see benchmarks/RESULTS.md).
 constexpr int64_t kParallelWork = int64_t(1) << 18;
 
 void k_matmul(const double *a, const double *b, double *c, int64_t m, int64_t k, int64_t n) {
