@@ -20,21 +20,25 @@ def test(kiln):
         r.expect(r"my-unusual-global ")
         r.send("\n")
         r.expect(r"\n5\n")
+        r.expect(r"kiln> ")
 
         r.send("(string-appe" + TAB)  # builtin
         r.expect(r"string-append ")
         r.send("\"a\" \"b\")\n")
         r.expect(r'\n"ab"\n')
+        r.expect(r"kiln> ")
 
         r.send("(lambd" + TAB)  # special form
         r.expect(r"lambda ")
         r.send("(x) x)\n")
         r.expect(r"#<procedure>\n")
+        r.expect(r"kiln> ")
 
         r.send(",descr" + TAB)  # command
         r.expect(r",describe ")
         r.send("my-unusual-global\n")
         r.expect(r"my-unusual-global: variable\n")
+        r.expect(r"kiln> ")
 
         # File names inside the string after load; the closing quote is added.
         r.send('(load "sample-to' + TAB)
@@ -47,6 +51,7 @@ def test(kiln):
         r.expect(r"\nkiln> ")
         r.send("loaded-value\n")
         r.expect(r"\n99\n")
+        r.expect(r"kiln> ")
 
         # Several matches: a second Tab lists them.
         r.send("(define my-unusual-second 6)\n")
@@ -55,6 +60,7 @@ def test(kiln):
         r.expect(r"my-unusual-global\s+my-unusual-second")
         r.send("s" + TAB + "\n")
         r.expect(r"\n6\n")
+        r.expect(r"kiln> ")
         r.send(CTRL_D)
         check(r.wait_exit() == 0, "Ctrl-D should exit 0")
     finally:

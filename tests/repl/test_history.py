@@ -20,6 +20,7 @@ def test(kiln):
         first.expect(r"\.\.\.> ")
         first.send("   1)\n")
         first.expect(r"\n42\n")
+        first.expect(r"kiln> ")  # keys typed during an evaluation meet a cooked terminal
         first.send(CTRL_D)
         check(first.wait_exit() == 0, "first session should exit 0")
     finally:
@@ -42,6 +43,7 @@ def test(kiln):
         # entry, recalled and run as a whole.
         second.send(UP + UP + "\n")
         second.expect(r"\n42\n")
+        second.expect(r"kiln> ")
         second.send(CTRL_D)
         check(second.wait_exit() == 0, "second session should exit 0")
     finally:
@@ -57,6 +59,7 @@ def test(kiln):
         r.expect(r"kiln> ")
         r.send("(* 6 7)\n")
         r.expect(r"\n42\n")
+        r.expect(r"kiln> ")
         r.send(CTRL_D)
         r.wait_exit()
     finally:
@@ -69,6 +72,7 @@ def test(kiln):
         r.expect(r"kiln> ")
         r.send("(* 6 7)\n")
         r.expect(r"\n42\n")
+        r.expect(r"kiln> ")
         r.send(CTRL_D)
         r.wait_exit()
     finally:

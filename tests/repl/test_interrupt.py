@@ -26,6 +26,13 @@ def test(kiln):
             r.quiet_for(0.3)
             r.send(CTRL_C)
             r.expect(r"interrupted\n")
+        # A loop of tensor operations: the running matmul finishes, then the
+        # loop notices the interrupt at its next call.
+        r.expect(r"kiln> ")
+        r.send("(define m (ones '(120 120))) (let loop () (matmul m m) (loop))\n")
+        r.quiet_for(0.3)
+        r.send(CTRL_C)
+        r.expect(r"interrupted\n")
         r.expect(r"kiln> ")
         r.send("(+ kept 1)\n")
         r.expect(r"\n18\n")

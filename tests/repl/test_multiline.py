@@ -33,9 +33,17 @@ def test(kiln):
         r.send("(define a 10)\n(define b 32)\n(+ a\n   b)\n")
         r.expect(r"\n42\n")
         r.expect(r"kiln> ")
+        # The same through a terminal's bracketed paste: readline inserts the
+        # whole block as one line with newlines in it, and Enter runs it all.
+        r.send("\x1b[200~(define p1 1)\n(define p2\n  2)\n(+ p1 p2 40)\n\x1b[201~")
+        r.expect(r"\(\+ p1 p2 40\)")
+        r.send("\n")
+        r.expect(r"\n43\n")
+        r.expect(r"kiln> ")
         # Several forms on one line are all evaluated, in order.
         r.send("(define c 1) (+ c 1) (+ c 2)\n")
         r.expect(r"\n2\n3\n")
+        r.expect(r"kiln> ")
 
         r.send("(values 1 \"two\" #\\3)\n")
         r.expect(r'\n1\n"two"\n#\\3\n')

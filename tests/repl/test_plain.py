@@ -38,16 +38,19 @@ def test(kiln):
     # Commands.
     tmp = tempfile.mkdtemp(prefix="kiln-plain-load-")
     with open(os.path.join(tmp, "lib.lisp"), "w") as f:
-        f.write('(define (twice x)\n  "Doubles X."\n  (* 2 x))\n(define bad (lambda () (car 1)))\n')
+        f.write('(define (twice x)\n  "Doubles X."\n  (* 2 x))\n(define bad (lambda () (car 1)))\n'
+                '(define thrice (lambda (x) "Triples X." (* 3 x)))\n')
     code, out, err, _ = run(kiln, ["-i"],
                             ',load lib.lisp\n(twice 21)\n,describe twice\n,describe car\n,describe if\n'
-                            ',apropos twic\n,time (twice 4)\n,describe no-such-name\n(bad)\n,frobnicate\n'
+                            ',apropos twic\n,time (twice 4)\n,describe thrice\n,describe no-such-name\n(bad)\n,frobnicate\n'
                             ',help\n,quit\n(display "not reached")\n', cwd=tmp)
     check(code == 0, f"status {code}")
     expected_head = ("42\n"
                      "twice: procedure\n  arity: 1 argument\n  doc: Doubles X.\n  defined at lib.lisp:1:1\n"
                      "car: builtin procedure\n  arity: 1 argument\n")
     check(out.startswith(expected_head), f"stdout: {out!r}")
+    check("thrice: procedure\n  arity: 1 argument\n  doc: Triples X.\n  defined at lib.lisp:5:16\n" in out,
+          f"lambda doc string: {out!r}")
     check("if: special form\n" in out, f"special form: {out!r}")
     check("twice                    procedure\n" in out, f"apropos: {out!r}")
     check("\n8\n;; wall " in out and " collection" in out, f",time: {out!r}")
