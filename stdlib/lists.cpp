@@ -233,9 +233,10 @@ static Value bi_take(int, Value *a) {
   return b.head;
 }
 
-// (nth LIST I) and (nth I LIST): an integer first argument is the index.
+// (nth LIST I) and (nth I LIST): a list first argument is the list, else an
+// integer first argument is the index.
 static Value bi_nth(int, Value *a) {
-  bool index_first = is_int(a[0]) && !is_int(a[1]);
+  bool index_first = !is_pair(a[0]) && a[0] != NIL && is_int(a[0]);
   Value l = index_first ? a[1] : a[0];
   Value k = index_first ? a[0] : a[1];
   int lpos = index_first ? 2 : 1;
