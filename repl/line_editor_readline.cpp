@@ -104,6 +104,7 @@ class ReadlineEditor : public LineEditor {
   ReadResult read_line(const std::string &prompt, std::string *line) override {
     g_pending = PendingLine{};
     std::fflush(stdout);
+    rl_reset_screen_size();  // the window may have been resized while an entry ran
     rl_callback_handler_install(prompt.c_str(), on_line);
     int signal_fd = interrupt_pipe_fd();
     while (!g_pending.done) {

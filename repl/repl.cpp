@@ -1,8 +1,8 @@
 // repl.cpp — the read-eval-print loop (SPEC §10).
 //
-// Invariant: an entry is evaluated only once it is complete: no bracket and no
-// string is left open (or a closing bracket is unmatched, which the reader
-// reports at once). Until then lines accumulate behind the `  ...> ` prompt.
+// Invariant: an entry is evaluated only once it is complete (entry_scan.h): no
+// bracket, string or block comment is left open, or a closing bracket is
+// unmatched, which the reader then reports at once. Until then lines accumulate behind the `  ...> ` prompt.
 // A whole entry, however many lines or forms, is one history entry.
 #include <unistd.h>
 
@@ -10,22 +10,17 @@
 #include <string>
 
 #include "commands.h"
+#include "entry_scan.h"
 #include "history.h"
 #include "interrupt.h"
 #include "line_editor.h"
 #include "repl_eval.h"
-#include "runtime/reader.h"
 #include "session.h"
 
 namespace kiln {
 
 static bool is_blank(const std::string &s) { return s.find_first_not_of(" \t\r\n") == std::string::npos; }
 
-static bool entry_complete(const std::string &text) {
-  bool in_string = false;
-  int depth = open_depth(text, &in_string);
-  return depth < 0 || (depth == 0 && !in_string);
-}
 
 static void run_entry(ReplSession &s, const std::string &entry) {
   if (is_repl_command(entry)) run_repl_command(s, entry);
@@ -60,7 +55,7 @@ int run_repl(bool banner) {
     }
     buffer += line;
     buffer += '\n';
-    if (!entry_complete(buffer)) continue;
+    if (!scan_entry(buffer).complete()) continue;
     std::string entry;
     entry.swap(buffer);
     if (is_blank(entry)) continue;

@@ -23,6 +23,14 @@ def test(kiln):
         r.expect(r'\n"abc\\ndef"\n')
         r.expect(r"kiln> ")
 
+        # Brackets inside block comments, character literals and |symbols| do
+        # not count; an open block comment continues the entry.
+        r.send("#| a block comment, no bracket here\n")
+        r.expect(r"\n  \.\.\.> ")
+        r.send(" still |# (list #\\( '|a ) b|)\n")
+        r.expect(r"\n\(#\\\( \|a \) b\|\)\n")
+        r.expect(r"kiln> ")
+
         # An unmatched ')' is reported immediately, not after more input.
         r.send("(+ 1 2))\n")
         r.expect(r"\n3\n")
