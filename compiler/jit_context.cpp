@@ -1,0 +1,134 @@
+// jit_context.cpp — CPU level, flags, context creation, stderr capture.
+#include "jit_context.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+namespace kiln {
+
+static int detect_cpu_level() {
+  __builtin_cpu_init();
+  int level = 1;
+  if (__builtin_cpu_supports("sse4.2") && __builtin_cpu_supports("popcnt")) level = 2;
+  if (level == 2 && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
+      __builtin_cpu_supports("bmi2"))
+    level = 3;
+  if (level == 3 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+      __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq"))
+    level = 4;
+  if (const char *s = std::getenv("KILN_JIT_LEVEL")) {
+    int want = std::atoi(s);
+    if (want >= 1 && want < level) level = want;
+  }
+  return level;
+}
+
+int jit_cpu_level() {
+  static const int level = detect_cpu_level();
+  return level;
+}
+
+const char *jit_march() {
+  static const char *const names[] = {"x86-64", "x86-64", "x86-64-v2", "x86-64-v3", "x86-64-v4"};
+  return names[jit_cpu_level()];
+}
+
+int jit_vector_doubles() {
+  switch (jit_cpu_level()) {
+    case 4: return 8;
+    case 3: return 4;
+    default: return 2;
+  }
+}
+
+const std::vector<std::string> &jit_flags() {
+  static const std::vector<std::string> flags = {"-O3", "-ffp-contract=off",
+                                                 std::string("-march=") + jit_march()};
+  return flags;
+}
+
+const std::vector<std::string> &jit_link_flags() {
+  static const std::vector<std::string> flags = {"-lm"};
+  return flags;
+}
+
+std::string jit_version_string() {
+  return std::to_string(gcc_jit_version_major()) + "." + std::to_string(gcc_jit_version_minor()) + "." +
+         std::to_string(gcc_jit_version_patchlevel());
+}
+
+gcc_jit_context *jit_new_context() {
+  gcc_jit_context *ctx = gcc_jit_context_acquire();
+  gcc_jit_context_set_bool_print_errors_to_stderr(ctx, 0);
+  gcc_jit_context_set_bool_use_external_driver(ctx, 1);
+  // -O3 is given as a flag (below) rather than through the int option so the
+  // flags list alone says how a kernel was built.
+  for (const std::string &f : jit_flags()) gcc_jit_context_add_command_line_option(ctx, f.c_str());
+  for (const std::string &f : jit_link_flags()) gcc_jit_context_add_driver_option(ctx, f.c_str());
+  return ctx;
+}
+
+StderrCapture::StderrCapture() {
+  std::fflush(stderr);
+  char path[] = "/tmp/kiln-jit-stderr-XXXXXX";
+  tmp_fd_ = mkstemp(path);
+  if (tmp_fd_ < 0) return;  // nothing captured; the back-end writes where it always does
+  unlink(path);
+  saved_fd_ = dup(2);
+  if (saved_fd_ < 0 || dup2(tmp_fd_, 2) < 0) {
+    if (saved_fd_ >= 0) close(saved_fd_);
+    close(tmp_fd_);
+    saved_fd_ = tmp_fd_ = -1;
+  }
+}
+
+std::string StderrCapture::end() {
+  std::string text;
+  if (saved_fd_ < 0) return text;
+  std::fflush(stderr);
+  dup2(saved_fd_, 2);
+  close(saved_fd_);
+  saved_fd_ = -1;
+  lseek(tmp_fd_, 0, SEEK_SET);
+  char buf[4096];
+  ssize_t n;
+  while ((n = read(tmp_fd_, buf, sizeof buf)) > 0 && text.size() < 65536) text.append(buf, size_t(n));
+  close(tmp_fd_);
+  tmp_fd_ = -1;
+  return text;
+}
+
+StderrCapture::~StderrCapture() {
+  if (saved_fd_ >= 0) end();
+}
+
+std::string first_error_line(const std::string &text) {
+  std::string fallback;
+  size_t pos = 0;
+  while (pos < text.size()) {
+    size_t nl = text.find('\n', pos);
+    if (nl == std::string::npos) nl = text.size();
+    std::string line = text.substr(pos, nl - pos);
+    pos = nl + 1;
+    if (line.empty()) continue;
+    if (line == "compilation terminated.") {
+      if (fallback.empty()) fallback = line;
+      continue;
+    }
+    return line;
+  }
+  return fallback;
+}
+
+std::string jit_failure_reason(gcc_jit_context *ctx, const std::string &captured) {
+  std::string line = first_error_line(captured);
+  if (!line.empty()) return line;
+  const char *err = ctx ? gcc_jit_context_get_first_error(ctx) : nullptr;
+  return err ? err : "libgccjit failed without a message";
+}
+
+}  // namespace kiln

@@ -1,0 +1,71 @@
+// jit_context.h — creating libgccjit contexts with Kiln's options, the CPU level
+// they target, and capturing what the back-end prints when a compile fails.
+//
+// Invariants:
+//   * Every kernel context is made by jit_new_context(), so every kernel is
+//     compiled with the same flags (jit_flags()), and those flags are part of the
+//     on-disk cache key: -O3, -ffp-contract=off (no fused multiply-add: the
+//     generated loops must round exactly like runtime/kernels.h) and
+//     -march=x86-64-vN for the level the RUNNING CPU supports (libgccjit 12
+//     rejects -march=native).
+//   * The vector width the code generator uses (jit_vector_doubles()) follows
+//     that same level: a 512-bit tile compiled for AVX2 is emulated and very slow.
+//   * libgccjit runs the external gcc driver (a child process). Its embedded
+//     driver calls exit() on a fatal error such as a missing assembler, which
+//     would kill Kiln; the external one reports the failure as an error instead.
+#pragma once
+#include <libgccjit.h>
+
+#include <string>
+#include <vector>
+
+namespace kiln {
+
+// 1 (baseline x86-64), 2, 3 or 4, from __builtin_cpu_supports; KILN_JIT_LEVEL=N
+// (1..4) lowers it for tests and benchmarks (never raises it past the CPU's).
+int jit_cpu_level();
+const char *jit_march();       // "x86-64", "x86-64-v2", ...
+int jit_vector_doubles();      // doubles per vector register: 8 (v4), 4 (v3), 2
+// Compiler flags passed to every kernel context, in order.
+const std::vector<std::string> &jit_flags();
+// Driver (link) options: -lm, so calls to exp/log/pow bind to the same
+// versioned libm symbols Kiln itself calls (an unversioned reference would bind
+// to the old SVID-compatible wrappers, whose NaNs differ in sign).
+const std::vector<std::string> &jit_link_flags();
+// "12.2.0": the libgccjit library actually loaded.
+std::string jit_version_string();
+
+// A fresh context with jit_flags() applied and error printing to stderr off
+// (errors are collected and reported by the caller).
+gcc_jit_context *jit_new_context();
+
+// Redirects fd 2 into a temporary file between begin() and end(), so the
+// driver's own messages (e.g. "cannot execute 'as'") can be quoted in Kiln's
+// single warning instead of spilling onto the user's terminal.
+class StderrCapture {
+ public:
+  StderrCapture();
+  ~StderrCapture();
+  StderrCapture(const StderrCapture &) = delete;
+  StderrCapture &operator=(const StderrCapture &) = delete;
+  // Restores fd 2 and returns everything written meanwhile.
+  std::string end();
+
+ private:
+  int saved_fd_ = -1;
+  int tmp_fd_ = -1;
+};
+
+// The first non-empty line of `text` that says what went wrong (lines from the
+// driver such as "compilation terminated." are skipped when a better one exists).
+std::string first_error_line(const std::string &text);
+
+// The reason a context failed: the back-end's captured stderr when it said
+// something, else libgccjit's recorded first error.
+std::string jit_failure_reason(gcc_jit_context *ctx, const std::string &captured);
+
+// Set by the kernel module (`kiln --jit-check`): compiles and runs a tiny kernel,
+// prints what works, returns the exit status.
+int jit_check_main();
+
+}  // namespace kiln

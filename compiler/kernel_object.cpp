@@ -1,0 +1,152 @@
+// kernel_object.cpp — creating, printing and calling compiled kernels.
+#include "kernel_object.h"
+
+#include <alloca.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include "../runtime/error.h"
+#include "../runtime/tensor.h"
+#include "../stdlib/builtins.h"
+#include "graph_eval.h"
+#include "kernel_cache.h"
+
+namespace kiln {
+
+static KernelBuildInfo g_last_build;
+const KernelBuildInfo &last_kernel_build() { return g_last_build; }
+
+namespace {
+
+struct BuildData {
+  const Graph *graph;
+  const KernelLayout *layout;
+};
+
+void build_kernel(gcc_jit_context *ctx, void *data) {
+  auto *d = static_cast<BuildData *>(data);
+  emit_kernel(ctx, *d->graph, *d->layout);
+}
+
+std::string kernel_who(const Kernel *k) { return std::string("kernel ") + k->name; }
+
+void print_kernel(std::string &out, Value v, bool) {
+  const Kernel *k = as<Kernel>(v);
+  out += "#<kernel ";
+  out += k->name;
+  out += " (";
+  for (int i = 0; i < k->graph->num_params; i++) {
+    if (i) out += ' ';
+    out += shape_string(k->specs[i].shape);
+  }
+  out += ")>";
+}
+
+Value outputs_value(const Kernel *k, Value *vals) {
+  size_t n = k->graph->outputs.size();
+  if (!k->grad) return vals[0];
+  return list_from(vals, int64_t(n));
+}
+
+Value apply_kernel(Value self, int argc, Value *argv) {
+  Kernel *k = as<Kernel>(self);
+  const Graph &g = *k->graph;
+  int np = g.num_params;
+  if (argc != np) arity_error(kernel_who(k), np, np, argc);
+  // Shapes are checked for every argument before anything runs.
+  for (int i = 0; i < np; i++) {
+    Value v = argv[i];
+    const Shape &want = k->specs[i].shape;
+    if (is_number(v)) {
+      if (want.rank != 0)
+        throw_errorf("{}: compiled for {} at argument {}, got {}; compile again for new shapes", kernel_who(k),
+                     shape_string(want), i + 1, "a number");
+    } else if (is_tensor(v)) {
+      if (!(tensor_of(v)->shape == want))
+        throw_errorf("{}: compiled for {} at argument {}, got {}; compile again for new shapes", kernel_who(k),
+                     shape_string(want), i + 1, shape_string(tensor_of(v)->shape));
+    } else {
+      type_error(kernel_who(k), i + 1, "a number or a tensor", v);
+    }
+  }
+  size_t nout = g.outputs.size();
+  Value *vals = static_cast<Value *>(alloca(sizeof(Value) * nout));
+  if (!k->fn) {
+    graph_eval(g, argv, vals);
+    return outputs_value(k, vals);
+  }
+  size_t nconst = k->layout->const_nodes.size();
+  double **args = static_cast<double **>(alloca(sizeof(double *) * (size_t(np) + nconst + 1)));
+  double *numbers = static_cast<double *>(alloca(sizeof(double) * (size_t(np) + nout + 1)));
+  double *out_numbers = numbers + np;
+  for (int i = 0; i < np; i++) {
+    Value v = argv[i];
+    if (is_tensor(v)) {
+      args[i] = tensor_of(v)->data;
+    } else {
+      numbers[i] = number_as_double(v);
+      args[i] = &numbers[i];
+    }
+  }
+  for (size_t c = 0; c < nconst; c++)
+    args[size_t(np) + c] = const_cast<double *>(g[k->layout->const_nodes[c]].const_data);
+  double **results = static_cast<double **>(alloca(sizeof(double *) * (nout + 1)));
+  for (size_t o = 0; o < nout; o++) {
+    const GraphOutput &go = g.outputs[o];
+    if (go.as_number) {
+      results[o] = &out_numbers[o];
+      vals[o] = NOVALUE;
+    } else {
+      Tensor *t = alloc_tensor(g[go.node].shape);
+      vals[o] = from_ptr(t);
+      results[o] = t->data;
+    }
+  }
+  k->fn(args, results, k->scratch);
+  for (size_t o = 0; o < nout; o++)
+    if (g.outputs[o].as_number) vals[o] = make_double(out_numbers[o]);
+  return outputs_value(k, vals);
+}
+
+}  // namespace
+
+void register_kernel_type() {
+  TypeHooks &h = g_type_hooks[T_KERNEL];
+  h.name = "kernel";
+  h.print = print_kernel;
+  h.apply = apply_kernel;
+}
+
+Value make_kernel(const std::string &name, std::unique_ptr<Graph> graph, const ArgSpec *specs, bool grad) {
+  register_kernel_type();
+  auto *layout = new KernelLayout(plan_kernel(*graph));
+  std::string key = kernel_key_text(graph_canonical_text(*graph));
+  BuildData data{graph.get(), layout};
+  CompiledCode code = compile_cached(name, key, build_kernel, &data);
+
+  g_last_build = KernelBuildInfo{code.fn != nullptr, code.cache_hit, code.in_memory, code.millis, code.failure};
+  if (!code.fn) {
+    std::fflush(stdout);
+    std::fprintf(stderr, "warning: kernel %s: libgccjit could not compile it (%s); using the graph interpreter\n",
+                 name.c_str(), code.failure.c_str());
+  }
+
+  Kernel *k = alloc_obj<Kernel>(T_KERNEL);
+  char *nm = static_cast<char *>(gc_alloc_atomic(name.size() + 1));
+  std::memcpy(nm, name.c_str(), name.size() + 1);
+  k->name = nm;
+  k->fn = reinterpret_cast<KernelFn>(code.fn);
+  k->layout = layout;
+  k->grad = grad;
+  int np = graph->num_params;
+  k->specs = new ArgSpec[size_t(np > 0 ? np : 1)];
+  for (int i = 0; i < np; i++) k->specs[i] = specs[i];
+  size_t bytes = size_t(layout->scratch_doubles > 0 ? layout->scratch_doubles : 8) * sizeof(double);
+  k->scratch = static_cast<double *>(std::aligned_alloc(64, (bytes + 63) / 64 * 64));
+  k->graph = graph.release();
+  return from_ptr(k);
+}
+
+}  // namespace kiln

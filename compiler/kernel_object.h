@@ -1,0 +1,57 @@
+// kernel_object.h — compiled kernels as Kiln values (T_KERNEL, SPEC §3/§8/§9).
+//
+// Invariants:
+//   * A Kernel is a GC object; the graph, layout and scratch area it points to are
+//     plain C++ memory owned by the kernel and never freed (kernels are created
+//     rarely and their machine code cannot be unloaded while a caller may hold
+//     the entry point). The Graph roots its own constant tensors.
+//   * Argument shapes are checked once per call, before the native code runs;
+//     the native code then reads the arguments in place and writes straight into
+//     freshly allocated result tensors.
+//   * `fn == nullptr` means libgccjit could not compile: the kernel evaluates its
+//     graph with the interpreter (graph_eval.h), which gives the same bits.
+#pragma once
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "../runtime/object.h"
+#include "codegen.h"
+#include "graph.h"
+
+namespace kiln {
+
+using KernelFn = void (*)(double **args, double **results, double *scratch);
+
+struct Kernel {
+  ObjHeader h;
+  const char *name;   // GC atomic copy
+  KernelFn fn;        // nullptr: interpreter fallback
+  Graph *graph;       // owned, never freed
+  KernelLayout *layout;
+  double *scratch;    // 64-byte aligned, layout->scratch_doubles
+  ArgSpec *specs;     // graph->num_params entries
+  bool grad;          // returns (LOSS G1 ...) rather than one value
+};
+
+inline bool is_kernel(Value v) { return has_type(v, T_KERNEL); }
+
+// Compiles `graph` (taking ownership) into a kernel named `name`. When
+// libgccjit fails, prints one warning naming the cause and returns a kernel
+// that interprets the graph.
+Value make_kernel(const std::string &name, std::unique_ptr<Graph> graph, const ArgSpec *specs, bool grad);
+
+// Registers the T_KERNEL hooks (apply, print, name). Idempotent.
+void register_kernel_type();
+
+// How the last make_kernel obtained its code (tests, --jit-check).
+struct KernelBuildInfo {
+  bool compiled = false;
+  bool cache_hit = false;
+  bool in_memory = false;
+  double millis = 0.0;
+  std::string failure;
+};
+const KernelBuildInfo &last_kernel_build();
+
+}  // namespace kiln

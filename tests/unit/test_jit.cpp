@@ -1,0 +1,240 @@
+// test_jit.cpp — native kernels (SPEC §8/§9): every op's lowering against the
+// graph interpreter bit for bit over several shapes (odd ones included), the
+// matmul tiles against k_matmul_reference, the calling convention (shape
+// errors, numbers, results), and the identity check of the kernel cache.
+#include <catch2/catch.hpp>
+
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "compiler/codegen.h"
+#include "compiler/graph.h"
+#include "compiler/graph_eval.h"
+#include "compiler/jit_context.h"
+#include "compiler/kernel_cache.h"
+#include "compiler/kernel_object.h"
+#include "runtime/error.h"
+#include "runtime/kernels.h"
+#include "runtime/tensor.h"
+#include "stdlib/builtins.h"
+
+using namespace kiln;
+
+namespace {
+
+// val(i, off) = ((7 i + off) mod 17 - 8) / 8: exact, with repeats (ties for max),
+// zeros and negatives.
+double val(int64_t i, int64_t off) { return double((7 * i + off) % 17 - 8) / 8.0; }
+
+Value filled_tensor(const Shape &s, int64_t off) {
+  Tensor *t = alloc_tensor(s);
+  for (int64_t i = 0; i < t->size; i++) t->data[i] = val(i, off);
+  return from_ptr(t);
+}
+
+bool same_bits(Value a, Value b) {
+  if (is_tensor(a) != is_tensor(b)) return false;
+  if (!is_tensor(a)) {
+    double x = number_as_double(a), y = number_as_double(b);
+    return std::memcmp(&x, &y, 8) == 0;
+  }
+  Tensor *ta = tensor_of(a), *tb = tensor_of(b);
+  if (!(ta->shape == tb->shape)) return false;
+  for (int64_t i = 0; i < ta->size; i++)
+    if (std::memcmp(&ta->data[i], &tb->data[i], 8) != 0) {
+      UNSCOPED_INFO("first difference at element " << i << ": " << ta->data[i] << " vs " << tb->data[i]);
+      return false;
+    }
+  return true;
+}
+
+Value call_kernel(Value k, std::vector<Value> args) {
+  return g_type_hooks[T_KERNEL].apply(k, int(args.size()), args.data());
+}
+
+std::string caught_message(const std::function<void()> &f) {
+  try {
+    f();
+  } catch (LispError &) {
+    return error_message_of(g_raised);
+  }
+  return "(no error)";
+}
+
+// One graph holding every op on x (shape s) and y (shape t, broadcasting with
+// s), plus a matmul when s is rank 2. Outputs are all tensors.
+std::unique_ptr<Graph> every_op_graph(const Shape &s, const Shape &t) {
+  auto g = std::make_unique<Graph>();
+  int32_t x = g->param(0, ArgSpec{s, false});
+  int32_t y = g->param(1, ArgSpec{t, false});
+  std::vector<int32_t> outs;
+  for (int op = int(Op::Add); op <= int(Op::Equal); op++) {
+    outs.push_back(g->binary("test", Op(op), x, y));
+    outs.push_back(g->binary("test", Op(op), g->constant(0.375), x));
+  }
+  for (int op = int(Op::Neg); op <= int(Op::ReluGrad); op++) outs.push_back(g->unary(Op(op), x));
+  outs.push_back(g->select("test", g->binary("test", Op::Less, x, y), x, y));
+  outs.push_back(g->reduce_all(Op::Sum, x));
+  outs.push_back(g->reduce_all(Op::Mean, x));
+  outs.push_back(g->reduce_all(Op::Max, x));
+  outs.push_back(g->max_mask(x, -1));
+  for (int axis = 0; axis < s.rank; axis++) {
+    outs.push_back(g->reduce_axis(Op::SumAxis, x, axis, false));
+    outs.push_back(g->reduce_axis(Op::MeanAxis, x, axis, true));
+    outs.push_back(g->reduce_axis(Op::MaxAxis, x, axis, false));
+    outs.push_back(g->max_mask(x, axis));
+  }
+  Shape b;  // broadcast shape of x and y
+  REQUIRE(broadcast_shapes(s, t, b));
+  int32_t bx = g->broadcast_to(x, b);
+  outs.push_back(g->broadcast_to(y, b));
+  outs.push_back(g->sum_to(g->binary("test", Op::Mul, bx, g->constant(3.0)), t));
+  if (s.rank >= 2) {
+    int perm[kMaxRank];
+    for (int i = 0; i < s.rank; i++) perm[i] = (i + 1) % s.rank;
+    outs.push_back(g->transpose(x, perm));
+  }
+  outs.push_back(g->reshape(x, Shape::of({s.size()})));
+  if (s.rank == 2) {
+    int perm[2] = {1, 0};
+    int32_t xt = g->transpose(x, perm);
+    outs.push_back(g->matmul("test", x, xt));  // m x m
+    outs.push_back(g->matmul("test", xt, x));  // k x k
+  }
+  for (int32_t o : outs) g->outputs.push_back(GraphOutput{o, false});
+  return g;
+}
+
+struct CacheOff {
+  CacheOff() { setenv("KILN_CACHE_DIR", "off", 1); }
+  ~CacheOff() { unsetenv("KILN_CACHE_DIR"); }
+};
+
+}  // namespace
+
+TEST_CASE("jit: matmul tiles equal k_matmul_reference bit for bit", "[jit]") {
+  struct Dims {
+    int64_t m, k, n;
+  };
+  std::vector<Dims> dims = {{1, 1, 1}, {3, 5, 7}, {8, 16, 8}, {13, 17, 11}, {4, 3, 33}, {64, 256, 64}, {7, 1, 9}};
+  gcc_jit_context *ctx = jit_new_context();
+  for (size_t i = 0; i < dims.size(); i++)
+    emit_matmul_function(ctx, ("mm" + std::to_string(i)).c_str(), dims[i].m, dims[i].k, dims[i].n);
+  gcc_jit_result *res = gcc_jit_context_compile(ctx);
+  REQUIRE(res != nullptr);
+  for (size_t i = 0; i < dims.size(); i++) {
+    auto [m, k, n] = dims[i];
+    std::vector<double> a(size_t(m * k)), b(size_t(k * n)), want(size_t(m * n)), got(size_t(m * n), -1.0);
+    // Values that are not exact in binary, so rounding order shows.
+    for (size_t t = 0; t < a.size(); t++) a[t] = 0.1 * double((t * 7) % 13) - 0.55;
+    for (size_t t = 0; t < b.size(); t++) b[t] = 0.3 * double((t * 5) % 11) - 1.7;
+    k_matmul_reference(a.data(), b.data(), want.data(), m, k, n);
+    auto fn = reinterpret_cast<void (*)(double *, double *, double *)>(
+        gcc_jit_result_get_code(res, ("mm" + std::to_string(i)).c_str()));
+    REQUIRE(fn != nullptr);
+    fn(a.data(), b.data(), got.data());
+    INFO(m << "x" << k << "x" << n);
+    CHECK(std::memcmp(want.data(), got.data(), sizeof(double) * want.size()) == 0);
+  }
+  gcc_jit_result_release(res);
+  gcc_jit_context_release(ctx);
+}
+
+TEST_CASE("jit: every op compiled equals the graph interpreter bit for bit", "[jit]") {
+  CacheOff off;
+  struct Case {
+    Shape x, y;
+  };
+  std::vector<Case> cases = {
+      {Shape::of({8, 16}), Shape::of({8, 16})},    {Shape::of({5, 7}), Shape::of({7})},
+      {Shape::of({1, 9}), Shape::of({3, 1, 1})},   {Shape::of({3, 4, 5}), Shape::of({4, 1})},
+      {Shape::of({13}), Shape{}},                  {Shape::of({6, 33}), Shape::of({6, 1})},
+  };
+  for (const Case &c : cases) {
+    auto g = every_op_graph(c.x, c.y);
+    Value args[2] = {filled_tensor(c.x, 0), filled_tensor(c.y, 5)};
+    std::vector<Value> want(g->outputs.size());
+    graph_eval(*g, args, want.data());
+    ArgSpec specs[2] = {ArgSpec{c.x, false}, ArgSpec{c.y, false}};
+    Value k = make_kernel("every-op", std::move(g), specs, true);
+    REQUIRE(last_kernel_build().compiled);
+    Value got = call_kernel(k, {args[0], args[1]});
+    size_t i = 0;
+    for (Value l = got; is_pair(l); l = cdr(l), i++) {
+      INFO("shape " << shape_string(c.x) << " / " << shape_string(c.y) << " output " << i);
+      CHECK(same_bits(car(l), want[i]));
+    }
+    CHECK(i == want.size());
+  }
+}
+
+TEST_CASE("jit: NaNs and signed zeros follow the interpreter", "[jit]") {
+  CacheOff off;
+  Shape s = Shape::of({4, 6});
+  auto g = every_op_graph(s, s);
+  Tensor *x = tensor_of(filled_tensor(s, 0));
+  x->data[3] = std::nan("");
+  x->data[7] = -0.0;
+  x->data[8] = 0.0;
+  x->data[20] = std::nan("");
+  Value args[2] = {from_ptr(x), filled_tensor(s, 2)};
+  std::vector<Value> want(g->outputs.size());
+  graph_eval(*g, args, want.data());
+  ArgSpec specs[2] = {ArgSpec{s, false}, ArgSpec{s, false}};
+  Value k = make_kernel("nan-op", std::move(g), specs, true);
+  Value got = call_kernel(k, {args[0], args[1]});
+  size_t i = 0;
+  for (Value l = got; is_pair(l); l = cdr(l), i++) {
+    INFO("output " << i);
+    CHECK(same_bits(car(l), want[i]));
+  }
+}
+
+TEST_CASE("jit: calling convention, numbers, printing and shape errors", "[jit]") {
+  CacheOff off;
+  auto g = std::make_unique<Graph>();
+  int32_t x = g->param(0, ArgSpec{Shape::of({2, 3}), false});
+  int32_t s = g->param(1, ArgSpec{Shape{}, true});
+  int32_t y = g->binary("test", Op::Mul, x, s);
+  int32_t total = g->reduce_all(Op::Sum, y);
+  g->outputs.push_back(GraphOutput{total, true});
+  g->outputs.push_back(GraphOutput{y, false});
+  g->outputs.push_back(GraphOutput{x, false});  // a parameter as an output: copied
+  ArgSpec specs[2] = {ArgSpec{Shape::of({2, 3}), false}, ArgSpec{Shape{}, true}};
+  Value k = make_kernel("scale", std::move(g), specs, true);
+  REQUIRE(is_procedure(k));
+  std::string printed;
+  g_type_hooks[T_KERNEL].print(printed, k, true);
+  CHECK(printed == "#<kernel scale (2x3 scalar)>");
+
+  Value t = filled_tensor(Shape::of({2, 3}), 1);
+  Value r = call_kernel(k, {t, make_double(2.0)});
+  REQUIRE(is_pair(r));
+  double sum = 0.0;
+  for (int i = 0; i < 6; i++) sum = sum + val(i, 1) * 2.0;
+  CHECK(is_double(car(r)));
+  CHECK(double_of(car(r)) == sum);
+  Value third = car(cdr(cdr(r)));
+  CHECK(same_bits(third, t));
+  CHECK(tensor_of(third)->data != tensor_of(t)->data);  // a fresh result tensor
+
+  CHECK(caught_message([&] { call_kernel(k, {filled_tensor(Shape::of({4, 3}), 0), make_fixnum(1)}); }) ==
+        "kernel scale: compiled for 2x3 at argument 1, got 4x3; compile again for new shapes");
+  CHECK(caught_message([&] { call_kernel(k, {t, filled_tensor(Shape::of({2}), 0)}); }) ==
+        "kernel scale: compiled for scalar at argument 2, got 2; compile again for new shapes");
+  CHECK(caught_message([&] { call_kernel(k, {t}); }) == "kernel scale: expected 2 arguments, got 1");
+  CHECK(caught_message([&] { call_kernel(k, {t, make_string("a")}); }) ==
+        "kernel scale: argument 2 must be a number or a tensor, got \"a\"");
+}
+
+TEST_CASE("jit: cache key covers the graph and flags; entries are checked", "[jit]") {
+  std::string a = kernel_key_text("params 1\n0 param 2x3 ten p0\noutputs 0t\n");
+  std::string b = kernel_key_text("params 1\n0 param 3x2 ten p0\noutputs 0t\n");
+  CHECK(a != b);
+  CHECK(kernel_key_hash(a) != kernel_key_hash(b));
+  CHECK(kernel_key_hash(a).size() == 32);
+  CHECK(a.find(jit_march()) != std::string::npos);
+  CHECK(a.find(jit_version_string()) != std::string::npos);
+}
