@@ -26,16 +26,9 @@ int jit_check_main() {
   if (dir.empty()) {
     std::printf("jit-check: kernel cache off (KILN_CACHE_DIR=off or no home directory)\n");
   } else {
-    std::string probe = dir + "/.jit-check." + std::to_string(getpid());
-    std::string mk = "mkdir -p '" + dir + "' 2>/dev/null";
-    bool ok = std::system(mk.c_str()) == 0;
-    int fd = ok ? open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL, 0644) : -1;
-    if (fd >= 0) {
-      close(fd);
-      unlink(probe.c_str());
-    }
+    bool writable = kernel_cache_writable(dir);
     std::printf("jit-check: kernel cache %s (%s)\n", dir.c_str(),
-                fd >= 0 ? "writable" : "NOT writable: kernels compile in memory");
+                writable ? "writable" : "NOT writable: kernels compile in memory");
   }
 
   // relu(x W + 0.5) on 5x7 and 7x9: a matmul with remainder tiles, a broadcast

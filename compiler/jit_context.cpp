@@ -1,6 +1,8 @@
 // jit_context.cpp — CPU level, flags, context creation, stderr capture.
 #include "jit_context.h"
 
+#include "../runtime/port.h"
+
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -104,6 +106,16 @@ std::string StderrCapture::end() {
 
 StderrCapture::~StderrCapture() {
   if (saved_fd_ >= 0) end();
+}
+
+void jit_message(const std::string &line) {
+  Value port = current_error_port();
+  if (is_port(port)) {
+    port_write(as<Port>(port), line + "\n");
+    port_flush(as<Port>(port));
+  } else {
+    std::fprintf(stderr, "%s\n", line.c_str());
+  }
 }
 
 std::string first_error_line(const std::string &text) {

@@ -64,6 +64,11 @@ std::string first_error_line(const std::string &text);
 // something, else libgccjit's recorded first error.
 std::string jit_failure_reason(gcc_jit_context *ctx, const std::string &captured);
 
+// Writes one line to Kiln's error port (which flushes standard output first, so
+// merged output keeps the order of events, SPEC §1). Used for every JIT warning
+// and KILN_JIT_LOG line.
+void jit_message(const std::string &line);
+
 // Set by the kernel module (`kiln --jit-check`): compiles and runs a tiny kernel,
 // prints what works, returns the exit status.
 int jit_check_main();

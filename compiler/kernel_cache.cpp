@@ -88,8 +88,7 @@ bool log_enabled() {
 
 void log_line(const std::string &text) {
   if (!log_enabled()) return;
-  std::fflush(stdout);
-  std::fprintf(stderr, "kiln-jit: %s\n", text.c_str());
+  jit_message("kiln-jit: " + text);
 }
 
 // mkdir -p; true when `dir` exists as a directory afterwards.
@@ -140,6 +139,16 @@ void dump_source(gcc_jit_context *ctx, const std::string &name, const std::strin
 
 }  // namespace
 
+bool kernel_cache_writable(const std::string &dir) {
+  if (!make_dirs(dir)) return false;
+  std::string probe = dir + "/.probe." + std::to_string(getpid());
+  int fd = open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL, 0644);
+  if (fd < 0) return false;
+  close(fd);
+  unlink(probe.c_str());
+  return true;
+}
+
 void reset_cache_warning_for_tests() { g_readonly_warned = false; }
 
 CompiledCode compile_cached(const std::string &name, const std::string &key_text,
@@ -182,9 +191,7 @@ CompiledCode compile_cached(const std::string &name, const std::string &key_text
     }
     if (tmp.empty() && !g_readonly_warned) {
       g_readonly_warned = true;
-      std::fflush(stdout);
-      std::fprintf(stderr, "warning: kernel cache directory %s is not writable; compiling kernels in memory\n",
-                   dir.c_str());
+      jit_message("warning: kernel cache directory " + dir + " is not writable; compiling kernels in memory");
     }
   }
 

@@ -31,6 +31,9 @@ std::string kernel_cache_dir();
 std::string kernel_key_text(const std::string &canonical_graph);
 std::string kernel_key_hash(const std::string &key_text);
 
+// Creates `dir` if needed and checks a file can be created in it.
+bool kernel_cache_writable(const std::string &dir);
+
 // Adds the two exported identification functions to `ctx`.
 void emit_kernel_identity(gcc_jit_context *ctx, const std::string &key_text);
 

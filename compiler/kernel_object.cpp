@@ -11,6 +11,7 @@
 #include "../runtime/tensor.h"
 #include "../stdlib/builtins.h"
 #include "graph_eval.h"
+#include "jit_context.h"
 #include "kernel_cache.h"
 
 namespace kiln {
@@ -128,9 +129,8 @@ Value make_kernel(const std::string &name, std::unique_ptr<Graph> graph, const A
 
   g_last_build = KernelBuildInfo{code.fn != nullptr, code.cache_hit, code.in_memory, code.millis, code.failure};
   if (!code.fn) {
-    std::fflush(stdout);
-    std::fprintf(stderr, "warning: kernel %s: libgccjit could not compile it (%s); using the graph interpreter\n",
-                 name.c_str(), code.failure.c_str());
+    jit_message("warning: kernel " + name + ": libgccjit could not compile it (" + code.failure +
+                "); using the graph interpreter");
   }
 
   Kernel *k = alloc_obj<Kernel>(T_KERNEL);

@@ -1,0 +1,87 @@
+;;; tensor_bench.lisp — Kiln's main benchmark: SGD training of one layer,
+;;; interpreted graph-grad against one kernel compiled by graph-compile-grad.
+;;; Timings, not golden output. Run it with `make bench` (Kiln side only) or
+;;; benchmarks/run_tensor_bench.sh (Kiln + 1-thread float64 PyTorch, writes the
+;;; table in benchmarks/RESULTS.md).
+;;;
+;;;   loss = mean((relu(x W + b) - t)^2)
+;;;
+;;; b is a scalar; the mean's divisor `nn` is passed as an argument (the loss
+;;; is written as sum / nn). Inputs come from
+;;;   val(i, off) = ((7 i + off) mod 17 - 8) / 8
+;;; (integer-derived /8: exactly representable, so Kiln and PyTorch start from
+;;; bit-identical data): X[i][j] = val(i k + j, 0) (m x k), T[i][j] = val(i n + j, 5)
+;;; (m x n), W0[i][j] = val(i n + j, 3) (k x n), b0 = val(1, 0).
+;;; Plain SGD, learning rate 0.01, on W and b. Two sizes: 8x16->8 for 1000 steps
+;;; and 64x256->64 for 100 steps. Each path runs once as a warm-up, then three
+;;; timed runs; the median is reported. The compiled kernel returns exactly what
+;;; graph-grad returns, bit for bit, so both paths must end on the SAME loss; the
+;;; PyTorch side should agree with it to at least 12 significant digits.
+;;;
+;;; Output, one line per size (parsed by run_tensor_bench.sh):
+;;;   8x16->8 x1000: graph-grad 12.345 ms, compiled 0.678 ms, ratio 18.2x, compile 150.1 ms,
+;;;     final loss 0.123 (graph-grad) 0.123 (compiled): identical
+
+(define (val i off) (/ (- (modulo (+ (* 7 i) off) 17) 8) 8.0))
+
+;; rows x cols, element [i][j] = val(i * cols + j, off)
+(define (matrix rows cols off)
+  (tensor (map (lambda (i) (map (lambda (j) (val (+ (* i cols) j) off)) (iota cols)))
+               (iota rows))))
+
+(define (loss x w b t nn)
+  (let ((d (tensor-sub (relu (tensor-add (matmul x w) b)) t)))
+    (/ (tensor-sum (tensor-mul d d)) nn)))
+
+;; One SGD run. `grad` computes (loss gx gW gb gt gnn): graph-grad itself
+;; (interpreted: it traces and optimises the graph on every call) or a kernel
+;; from graph-compile-grad. Identical loop either way. Returns the loss of the
+;; last step (computed before that step's update).
+(define (train grad x t w0 b0 nn steps)
+  (let loop ((i 0) (w w0) (b b0) (last 0.0))
+    (if (= i steps)
+        last
+        (let* ((r (grad x w b t nn))
+               (gw (caddr r))
+               (gb (cadddr r)))
+          (loop (+ i 1) (tensor-sub w (tensor-mul 0.01 gw)) (- b (* 0.01 gb)) (car r))))))
+
+;; Milliseconds of one call of thunk, and its value.
+(define (timed thunk)
+  (let* ((t0 (now-micros)) (v (thunk)) (t1 (now-micros)))
+    (cons (/ (- t1 t0) 1000.0) v)))
+
+;; Median of three timed runs after one warm-up: (median-ms . value).
+(define (median-of-3 thunk)
+  (thunk)
+  (let* ((a (timed thunk)) (b (timed thunk)) (c (timed thunk))
+         (ts (sort (list (car a) (car b) (car c)) <)))
+    (cons (cadr ts) (cdr a))))
+
+(define (round3 x) (/ (round (* x 1000.0)) 1000.0))
+(define (round1 x) (/ (round (* x 10.0)) 10.0))
+
+(define (bench m k n steps)
+  (let* ((x (matrix m k 0))
+         (t (matrix m n 5))
+         (w0 (matrix k n 3))
+         (b0 (val 1 0))
+         (nn (exact->inexact (* m n)))
+         (interp (lambda (x w b t nn) (graph-grad loss x w b t nn)))
+         (c (timed (lambda () (graph-compile-grad loss x w0 b0 t nn))))
+         (kernel (cdr c))
+         (ri (median-of-3 (lambda () (train interp x t w0 b0 nn steps))))
+         (rc (median-of-3 (lambda () (train kernel x t w0 b0 nn steps)))))
+    (display (format "~ax~a->~a x~a: graph-grad ~a ms, compiled ~a ms, ratio ~ax, compile ~a ms, final loss ~s (graph-grad) ~s (compiled): ~a"
+                     m k n steps (round3 (car ri)) (round3 (car rc)) (round1 (/ (car ri) (car rc)))
+                     (round1 (car c)) (cdr ri) (cdr rc)
+                     (if (eqv? (cdr ri) (cdr rc)) "identical" "DIFFERENT")))
+    (newline)
+    (eqv? (cdr ri) (cdr rc))))
+
+(define ok-small (bench 8 16 8 1000))
+(define ok-medium (bench 64 256 64 100))
+(unless (and ok-small ok-medium)
+  (display "tensor_bench: the compiled and interpreted final losses differ" (current-error-port))
+  (newline (current-error-port))
+  (exit 1))
