@@ -48,6 +48,7 @@ bool strip_grad(int &argc, Value *&argv) {
 }
 
 std::unique_ptr<Graph> build(const char *who, bool grad, int argc, Value *argv, bool allow_shapeless) {
+  if (tracing_active()) throw_errorf("graph: '{}' is not supported inside a traced function", who);
   std::vector<ArgSpec> specs = specs_of(who, argc, argv, allow_shapeless);
   return grad ? build_grad_graph(who, argv[0], int(specs.size()), specs.data())
               : build_forward_graph(who, argv[0], int(specs.size()), specs.data());
