@@ -1,6 +1,7 @@
 #include "hashtable.h"
 
 #include "equal.h"
+#include "error.h"
 #include "gc.h"
 
 namespace kiln {
@@ -34,15 +35,17 @@ static void allocate(HashTable *t, int64_t cap) {
   t->hashes = static_cast<uint64_t *>(gc_alloc_atomic(sizeof(uint64_t) * size_t(cap)));
   int64_t slots = 1;
   while (slots < 2 * cap) slots <<= 1;
-  t->index = static_cast<int64_t *>(gc_alloc_atomic(sizeof(int64_t) * size_t(slots)));
-  for (int64_t i = 0; i < slots; i++) t->index[i] = -1;
+  t->index = static_cast<uint64_t *>(gc_alloc_atomic(sizeof(uint64_t) * size_t(slots)));
+  for (int64_t i = 0; i < slots; i++) t->index[i] = kEmptySlot;
   t->index_mask = slots - 1;
 }
 
+static uint64_t hash_tag(uint64_t hash) { return hash & 0xFFFFFFFF00000000ull; }
+
 static void index_insert(HashTable *t, uint64_t hash, int64_t entry) {
   int64_t slot = int64_t(hash) & t->index_mask;
-  while (t->index[slot] != -1) slot = (slot + 1) & t->index_mask;
-  t->index[slot] = entry;
+  while (t->index[slot] != kEmptySlot) slot = (slot + 1) & t->index_mask;
+  t->index[slot] = hash_tag(hash) | uint64_t(entry);
 }
 
 // Appends an entry without looking for an existing key.
@@ -63,6 +66,7 @@ static void rebuild(HashTable *t) {
   int64_t old_used = t->used;
   int64_t cap = kMinCap;
   while (cap < 2 * (t->count + 1)) cap <<= 1;
+  if (cap >= (int64_t(1) << 32)) throw_error("hash table too large");
   allocate(t, cap);
   for (int64_t e = 0; e < old_used; e++)
     if (old_entries[2 * e] != NOVALUE) append_entry(t, old_entries[2 * e], old_entries[2 * e + 1], old_hashes[e]);
@@ -83,11 +87,15 @@ int64_t hashtable_count(Value ht) { return ht_of(ht)->count; }
 // Entry number holding `key`, or -1.
 static int64_t find_entry(HashTable *t, Value key, uint64_t hash) {
   int64_t slot = int64_t(hash) & t->index_mask;
+  uint64_t tag = hash_tag(hash);
   for (;;) {
-    int64_t e = t->index[slot];
-    if (e == -1) return -1;
-    Value k = t->entries[2 * e];
-    if (k != NOVALUE && t->hashes[e] == hash && key_equal(t->kind, k, key)) return e;
+    uint64_t s = t->index[slot];
+    if (s == kEmptySlot) return -1;
+    if (hash_tag(s) == tag) {
+      int64_t e = int64_t(s & 0xFFFFFFFFull);
+      Value k = t->entries[2 * e];
+      if (k != NOVALUE && key_equal(t->kind, k, key)) return e;
+    }
     slot = (slot + 1) & t->index_mask;
   }
 }

@@ -16,6 +16,10 @@
 
 namespace kiln {
 
+// An index slot keeps the top half of the key's hash beside the entry number,
+// so a probe rejects most non-matching slots without touching the entries.
+constexpr uint64_t kEmptySlot = ~uint64_t(0);
+
 // Which equivalence the table's keys are compared with.
 enum HashKind : uint8_t { HASH_EQUAL = 0, HASH_EQV = 1, HASH_EQ = 2 };
 
@@ -27,7 +31,7 @@ struct HashTable {
   int64_t cap;        // entry slots allocated
   Value *entries;     // 2*cap Values: key, value; key NOVALUE = deleted
   uint64_t *hashes;   // cap cached hashes (atomic)
-  int64_t *index;     // index_mask+1 slots: -1 empty, else an entry number (atomic)
+  uint64_t *index;    // index_mask+1 slots: kEmptySlot, or (hash>>32)<<32 | entry number (atomic)
   int64_t index_mask;
 };
 

@@ -6,6 +6,7 @@
 // with ListBuilder in GC memory, and walk long lists iteratively. Procedures
 // passed in may be closures, builtins or compiled kernels alike.
 #include <algorithm>
+#include <cstdint>
 #include <string>
 
 #include "../runtime/equal.h"
@@ -615,7 +616,7 @@ static Value bi_apply(int argc, Value *a) {
   Value tail = a[argc - 1];
   int64_t n = checked_length("apply", argc, tail);
   int64_t total = argc - 2 + n;
-  if (total > 1000000) throw_errorf("apply: too many arguments ({})", total);
+  if (total > INT32_MAX) throw_errorf("apply: too many arguments ({})", total);
   ValueBuf args(total);
   int64_t k = 0;
   for (int i = 1; i < argc - 1; i++) args[k++] = a[i];
