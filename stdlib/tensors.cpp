@@ -398,6 +398,7 @@ Value b_reshape(int, Value *argv) {
   Shape s;
   int infer = -1;
   int64_t known = 1;
+  bool overflow = false;  // the product of the given dimensions exceeds int64
   for (Value p = spec; p != NIL; p = cdr(p)) {
     Value d = car(p);
     if (!is_int(d) || int_of(d) == 0 || int_of(d) < -1) type_error("reshape", 2, expected, spec);
@@ -407,9 +408,8 @@ Value b_reshape(int, Value *argv) {
       infer = s.rank;
       s.dim[s.rank++] = -1;
     } else {
-      known *= int_of(d);
       s.dim[s.rank++] = int_of(d);
-      if (known > t->size) break;  // cannot fit; reported below
+      if (__builtin_mul_overflow(known, int_of(d), &known)) overflow = true;
     }
   }
   std::string wanted;
@@ -419,12 +419,12 @@ Value b_reshape(int, Value *argv) {
   }
   if (wanted.empty()) wanted = "scalar";
   if (infer >= 0) {
-    if (known > t->size || t->size % known != 0)
+    if (overflow || known > t->size || t->size % known != 0)
       throw_errorf("reshape: cannot reshape {} ({} elements) into {}", shape_string(t->shape), t->size, wanted);
     s.dim[infer] = t->size / known;
-  } else if (known != t->size) {
+  } else if (overflow || known != t->size) {
     throw_errorf("reshape: cannot reshape {} ({} elements) into {} ({} elements)", shape_string(t->shape), t->size,
-                 wanted, known);
+                 wanted, overflow ? std::string("too many") : std::to_string(known));
   }
   return tensor_view(t, s);
 }

@@ -75,6 +75,7 @@
 (check (transpose a '(0 2)))
 (check (transpose a 'x))
 (check (reshape a '(4 2)))
+(check (reshape a '(4611686018427387904 4)))
 (check (reshape a '(4 -1)))
 (check (reshape a '(-1 -1)))
 (check (reshape a '(0 6)))
