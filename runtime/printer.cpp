@@ -2,6 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <cctype>
+#include <cstdlib>
+#include <string>
+
 #include "eval_internal.h"
 #include "hashtable.h"
 #include "object.h"
@@ -65,18 +69,39 @@ static void write_string_literal(std::string &out, std::string_view s) {
   out += '"';
 }
 
+// Mirrors the reader's decimal number syntax (reader.cpp parse_number), so a
+// symbol is barred exactly when its bare name would read back as a number: `inf`
+// and `nan` stay bare, `+inf.0` and `1e3` get bars.
+static bool reads_as_number(std::string_view s) {
+  if (s == "+inf.0" || s == "-inf.0" || s == "+nan.0" || s == "-nan.0") return true;
+  size_t i = (s[0] == '+' || s[0] == '-') ? 1 : 0;
+  if (i == s.size()) return false;
+  bool all_digits = true, digit = false;
+  for (size_t j = i; j < s.size(); j++) {
+    char c = s[j];
+    if (std::isdigit((unsigned char)c)) {
+      digit = true;
+      continue;
+    }
+    all_digits = false;
+    if (c != '.' && c != 'e' && c != 'E' && c != '+' && c != '-') return false;
+  }
+  if (all_digits) return true;  // an integer (or an out-of-range one: a read error)
+  if (!digit) return false;
+  std::string tmp(s);
+  char *end = nullptr;
+  std::strtod(tmp.c_str(), &end);
+  return end && *end == 0;
+}
+
 static bool symbol_needs_bars(std::string_view s) {
   if (s.empty()) return true;
   for (unsigned char c : s)
     if (c <= ' ' || c == '(' || c == ')' || c == '[' || c == ']' || c == '"' || c == ';' || c == '\'' ||
         c == '`' || c == ',' || c == '|' || c == 0x7f)
       return true;
-  if (s == ".") return true;
-  // Something that would read back as a number needs bars too.
-  char *end = nullptr;
-  std::string tmp(s);
-  std::strtod(tmp.c_str(), &end);
-  return end && *end == 0 && (std::isdigit((unsigned char)s[0]) || s.size() > 1);
+  if (s == "." || s[0] == '#') return true;  // '#' starts other syntax in the reader
+  return reads_as_number(s);
 }
 
 static void print_procedure_name(std::string &out, const char *kind, Value name) {

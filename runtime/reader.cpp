@@ -158,7 +158,8 @@ class Reader {
     return with_loc(cons(intern(name), with_loc(cons(d, NIL), start)), start);
   }
 
-  Value read_list(char closer, SrcLoc start) {
+  // `in_vector`: the elements of #( ... ), where a dotted tail is not allowed.
+  Value read_list(char closer, SrcLoc start, bool in_vector = false) {
     open_.push_back(Open{closer, start.line, start.col});
     Value head = NIL, tail = NIL;
     for (;;) {
@@ -178,6 +179,7 @@ class Reader {
       if (c == '.' && is_delimiter(peek2()) && !port_) {
         SrcLoc dot = here();
         get();
+        if (in_vector) fail(dot, "unexpected '.' in a vector");
         if (head == NIL) fail(dot, "unexpected '.' at the start of a list");
         Value rest = read_datum();
         skip_atmosphere();
@@ -195,6 +197,7 @@ class Reader {
         SrcLoc dot = here();
         std::string tok = read_token_text();
         if (tok == ".") {
+          if (in_vector) fail(dot, "unexpected '.' in a vector");
           if (head == NIL) fail(dot, "unexpected '.' at the start of a list");
           Value rest = read_datum();
           skip_atmosphere();
@@ -289,7 +292,7 @@ class Reader {
     int c = peek();
     if (c == '(') {
       get();
-      Value lst = read_list(')', start);
+      Value lst = read_list(')', start, true);
       int64_t n = 0;
       for (Value p = lst; is_pair(p); p = cdr(p)) n++;
       Value v = make_vector(n, NIL);

@@ -68,6 +68,21 @@ TEST_CASE("printer: atoms in display and write form", "[printer]") {
   CHECK(write_string(intern("")) == "||");
 }
 
+TEST_CASE("printer: a symbol is barred exactly when its name would not read back", "[printer]") {
+  for (const char *bare : {"inf", "nan", "infinity", "e3", "-", "+", "...", "1+", "a#b", "->x", "a.b"}) {
+    INFO(bare);
+    CHECK(write_string(intern(bare)) == bare);
+  }
+  for (const char *name : {"+inf.0", "-inf.0", "+nan.0", "1e3", ".5", "-5", "42", "1.", "#t", "#foo", ".", "a b", ""}) {
+    INFO(name);
+    CHECK(write_string(intern(name)) == std::string("|") + name + "|");
+    // and what write produced reads back as the same symbol
+    Value back = read_all(write_string(intern(name)), register_source_file("sym.lisp"));
+    REQUIRE(is_pair(back));
+    CHECK(car(back) == intern(name));
+  }
+}
+
 TEST_CASE("printer: characters", "[printer]") {
   CHECK(write_string(make_char('a')) == "#\\a");
   CHECK(display_string(make_char('a')) == "a");

@@ -196,6 +196,7 @@ TEST_CASE("reader: error texts and positions", "[reader]") {
       {"( . 1)", "unexpected '.' at the start of a list", 1, 3},
       {"(1 . 2 3)", "expected one datum after '.'", 1, 8},
       {"'", "unexpected end of input", 1, 2},
+      {"#(1 . 2)", "unexpected '.' in a vector", 1, 5},
   };
   for (const Case &c : cases) {
     INFO("input: " << c.text);

@@ -19,3 +19,9 @@
 (write (string->symbol "123")) (newline)
 (write (list "nested" (list "lists" (vector "and" '("vectors"))))) (newline)
 (display (list "nested" (list "lists" (vector "and" '("vectors"))))) (newline)
+;; write bars a symbol exactly when its bare name would read back as something else.
+(write (list 'inf 'nan 'infinity 'e3 '- '+ '... '1+ 'a#b '0x10)) (newline)
+(write (map string->symbol '("+inf.0" "-inf.0" "+nan.0" "1e3" ".5" "-5" "42" "#t" "#foo" "."))) (newline)
+(write (map (lambda (s) (eq? s (read (open-input-string (call-with-output-string (lambda (p) (write s p)))))))
+            (map string->symbol '("+inf.0" "1e3" "-5" "#t" "inf" "a b" ""))))
+(newline)

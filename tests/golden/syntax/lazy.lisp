@@ -27,3 +27,7 @@
 (define (ints-from n) (cons n (delay (ints-from (+ n 1)))))
 (define (stream-take s k) (if (= k 0) '() (cons (car s) (stream-take (force (cdr s)) (- k 1)))))
 (write (stream-take (ints-from 1) 5)) (newline)
+;; delay of an expression whose value is a promise gives that promise back.
+(write (promise? (force (delay (delay 1))))) (newline)
+(write (force (force (delay (delay 1))))) (newline)
+(write (force (delay-force (delay 'chained)))) (newline)
