@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# cache_and_fallback.sh KILN — the kernel cache and the interpreter fallback
+# (SPEC §9), run as real processes: a second process loads the cached kernels
+# and compiles nothing; a truncated or foreign entry is replaced; a cache
+# directory that cannot be created means in-memory compiles with ONE warning;
+# KILN_CACHE_DIR=off; KILN_JIT_DUMP; and a broken toolchain (gcc driver or `as`
+# missing from PATH) falls back to the interpreter with one warning naming the
+# cause, printing the same results.
+#
+# Tests run as root, where a chmod'ed directory is still writable, so the
+# "read-only" cache is a path whose parent is a regular FILE: mkdir fails.
+set -u
+kiln="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"
+here="$(cd "$(dirname "$0")" && pwd)"
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+check() {  # check NAME CONDITION-STATUS
+  if [ "$2" -eq 0 ]; then echo "PASS $1"; else echo "FAIL $1"; fails=$((fails + 1)); fi
+}
+run() {  # run ENV... -> stdout+stderr in $out, status in $rc
+  out="$(cd "$here" && env "$@" "$kiln" kernel.lisp 2>&1)"
+  rc=$?
+}
+expected_first_line="(#t #t)"
+
+# 1. miss, then hit in a second process
+cache="$tmp/cache"
+run KILN_CACHE_DIR="$cache" KILN_JIT_LOG=1
+check "first run compiles (2 misses)" $([ "$(grep -c 'cache miss' <<<"$out")" = 2 ] && [ $rc = 0 ] && echo 0 || echo 1)
+reference="$(grep -v '^kiln-jit:' <<<"$out")"
+check "first run is correct" $([ "$(head -1 <<<"$reference")" = "$expected_first_line" ] && echo 0 || echo 1)
+check "two entries written" $([ "$(ls "$cache"/*.so | wc -l)" = 2 ] && echo 0 || echo 1)
+check "no temporary files left" $([ -z "$(ls -A "$cache" | grep -v '\.so$')" ] && [ -z "$(ls -a "$cache" | grep '^\.' | grep -v '^\.\.\?$')" ] && echo 0 || echo 1)
+run KILN_CACHE_DIR="$cache" KILN_JIT_LOG=1
+check "second process: 2 hits" $([ "$(grep -c 'cache hit' <<<"$out")" = 2 ] && echo 0 || echo 1)
+check "second process compiles nothing" $(grep -q 'miss\|compiled' <<<"$out" && echo 1 || echo 0)
+check "second process same output" $([ "$(grep -v '^kiln-jit:' <<<"$out")" = "$reference" ] && echo 0 || echo 1)
+
+# 2. a truncated entry is recompiled and replaced
+victim="$(ls "$cache"/*.so | head -1)"
+other="$(ls "$cache"/*.so | tail -1)"
+head -c 200 "$victim" > "$victim.cut" && mv "$victim.cut" "$victim"
+run KILN_CACHE_DIR="$cache" KILN_JIT_LOG=1
+check "truncated entry detected" $(grep -q 'damaged or foreign' <<<"$out" && echo 0 || echo 1)
+check "truncated entry recompiled" $([ "$(grep -c 'cache miss' <<<"$out")" = 1 ] && echo 0 || echo 1)
+check "truncated entry: same output" $([ "$(grep -v '^kiln-jit:' <<<"$out")" = "$reference" ] && echo 0 || echo 1)
+check "truncated entry replaced" $([ "$(stat -c %s "$victim")" -gt 200 ] && echo 0 || echo 1)
+run KILN_CACHE_DIR="$cache" KILN_JIT_LOG=1
+check "replaced entry hits" $([ "$(grep -c 'cache hit' <<<"$out")" = 2 ] && echo 0 || echo 1)
+
+# 3. a foreign entry (another kernel's file under this name) is recompiled
+cp "$other" "$victim"
+run KILN_CACHE_DIR="$cache" KILN_JIT_LOG=1
+check "foreign entry detected" $(grep -q 'compiled for another key' <<<"$out" && echo 0 || echo 1)
+check "foreign entry: same output" $([ "$(grep -v '^kiln-jit:' <<<"$out")" = "$reference" ] && echo 0 || echo 1)
+# garbage that is not an ELF file at all
+echo "not a shared object" > "$victim"
+run KILN_CACHE_DIR="$cache" KILN_JIT_LOG=1
+check "garbage entry recompiled" $(grep -q 'damaged or foreign' <<<"$out" && [ "$(grep -v '^kiln-jit:' <<<"$out")" = "$reference" ] && echo 0 || echo 1)
+
+# 4. unwritable cache directory: in-memory compiles, one warning
+touch "$tmp/regular-file"
+run KILN_CACHE_DIR="$tmp/regular-file/kernels"
+check "read-only cache: one warning" $([ "$(grep -c 'warning: kernel cache directory .* is not writable; compiling kernels in memory' <<<"$out")" = 1 ] && echo 0 || echo 1)
+check "read-only cache: same output" $([ "$(grep -v '^warning:' <<<"$out")" = "$reference" ] && echo 0 || echo 1)
+
+# 5. KILN_CACHE_DIR=off and the default directory under XDG_CACHE_HOME
+run KILN_CACHE_DIR=off KILN_JIT_LOG=1 XDG_CACHE_HOME="$tmp/xdg"
+check "cache off: compiled in memory" $([ "$(grep -c 'compiled in memory' <<<"$out")" = 2 ] && [ ! -e "$tmp/xdg" ] && echo 0 || echo 1)
+run XDG_CACHE_HOME="$tmp/xdg" KILN_CACHE_DIR=
+check "XDG_CACHE_HOME/kiln/kernels used" $([ "$(ls "$tmp/xdg/kiln/kernels"/*.so 2>/dev/null | wc -l)" = 2 ] && echo 0 || echo 1)
+
+# 6. KILN_JIT_DUMP writes each kernel's source
+run KILN_CACHE_DIR=off KILN_JIT_DUMP="$tmp/dump"
+check "dump: two sources" $([ "$(ls "$tmp/dump"/*.c 2>/dev/null | wc -l)" = 2 ] && grep -q 'kiln_kernel' "$tmp/dump"/f-*.c && echo 0 || echo 1)
+
+# 7. fallback: no gcc driver on PATH
+run KILN_CACHE_DIR=off PATH=/nonexistent
+check "no driver: one warning per kernel naming the cause" $([ "$(grep -c "warning: kernel f: libgccjit could not compile it (error invoking gcc driver" <<<"$out")" = 1 ] && echo 0 || echo 1)
+check "no driver: same results from the interpreter" $([ "$(grep -v '^warning:' <<<"$out")" = "$reference" ] && echo 0 || echo 1)
+# the driver present but no assembler: the driver's own message is quoted
+driver="$(command -v x86_64-linux-gnu-gcc-12 || command -v gcc-12 || true)"
+if [ -n "$driver" ]; then
+  mkdir -p "$tmp/noas"
+  ln -s "$driver" "$tmp/noas/$(basename "$driver")"
+  run KILN_CACHE_DIR=off PATH="$tmp/noas"
+  check "no assembler: warning quotes the driver" $(grep -q "warning: kernel f: libgccjit could not compile it (.*cannot execute .as.*); using the graph interpreter" <<<"$out" && echo 0 || echo 1)
+  check "no assembler: same results" $([ "$(grep -v '^warning:' <<<"$out")" = "$reference" ] && echo 0 || echo 1)
+fi
+
+# 8. --jit-check
+out="$(KILN_CACHE_DIR=off "$kiln" --jit-check 2>&1)"; rc=$?
+check "--jit-check ok" $([ $rc = 0 ] && grep -q 'jit-check: ok' <<<"$out" && echo 0 || echo 1)
+out="$(KILN_CACHE_DIR=off PATH=/nonexistent "$kiln" --jit-check 2>&1)"; rc=$?
+check "--jit-check reports a broken toolchain" $([ $rc = 1 ] && grep -q 'compiling FAILED: error invoking gcc driver' <<<"$out" && echo 0 || echo 1)
+
+echo "$fails failed"
+[ $fails = 0 ]

@@ -1,0 +1,12 @@
+;; Used by cache_and_fallback.sh: two kernels, each compared with the interpreter.
+(define (f x w b) (tensor-sum (tensor-mul (relu (tensor-add (matmul x w) b)) 0.5)))
+(define (g x) (tensor-mean (tensor-exp x)))
+(define x (tensor '((1 2 -3) (0.5 -1 2))))
+(define w (tensor '((0.25 -1) (2 0.5) (-0.75 1))))
+(define kf (graph-compile-grad f x w 0.125))
+(define kg (graph-compile g x))
+(display (list (equal? (kf x w 0.125) (graph-grad f x w 0.125))
+               (equal? (kg x) (graph-eval g x))))
+(newline)
+(write (kf x w 0.125))
+(newline)
