@@ -1,0 +1,59 @@
+// jit_builtins.cpp — graph-compile and graph-compile-grad (SPEC §8, §9), and the
+// `kiln --jit-check` hook.
+//
+// Invariant: a kernel is built from exactly the optimised graph graph-eval /
+// graph-grad interpret (build_forward_graph / build_grad_graph), so the compiled
+// and interpreted paths agree bit for bit.
+#include <vector>
+
+#include "../compiler/graph.h"
+#include "../compiler/jit_context.h"
+#include "../compiler/kernel_object.h"
+#include "builtins.h"
+
+namespace kiln {
+
+// Defined in repl/main.cpp; absent from the unit-test binary, hence weak.
+extern int (*g_jit_check)() __attribute__((weak));
+// runtime/eval.cpp (declared in eval_internal.h, whose Node clashes with graph.h's).
+Value closure_name(Value closure);
+
+namespace {
+
+std::string procedure_name(Value f) {
+  if (is_closure(f)) {
+    Value n = closure_name(f);
+    if (n != NOVALUE && is_symbol(n)) return std::string(symbol_name(n));
+  } else if (is_builtin(f)) {
+    return as<Builtin>(f)->name;
+  }
+  return "anonymous";
+}
+
+Value compile_common(const char *who, int argc, Value *argv, bool grad) {
+  Value f = arg_proc(who, 1, argv[0]);
+  std::vector<ArgSpec> specs;
+  for (int i = 1; i < argc; i++) specs.push_back(arg_spec_of(who, i + 1, argv[i]));
+  int n = int(specs.size());
+  std::unique_ptr<Graph> g = grad ? build_grad_graph(who, f, n, specs.data()) : build_forward_graph(who, f, n, specs.data());
+  return make_kernel(procedure_name(f), std::move(g), specs.data(), grad);
+}
+
+Value bi_graph_compile(int argc, Value *argv) { return compile_common("graph-compile", argc, argv, false); }
+Value bi_graph_compile_grad(int argc, Value *argv) { return compile_common("graph-compile-grad", argc, argv, true); }
+Value bi_kernel_p(int, Value *argv) { return boolv(is_kernel(argv[0])); }
+
+BuiltinRegistrar reg([] {
+  register_kernel_type();
+  if (&g_jit_check) g_jit_check = jit_check_main;
+  defbuiltin("graph-compile", 1, -1, bi_graph_compile,
+             "(graph-compile F ARG...) compiles F's optimised graph, specialised to the shapes of the example "
+             "ARGs, to a native kernel computing F's value.");
+  defbuiltin("graph-compile-grad", 1, -1, bi_graph_compile_grad,
+             "(graph-compile-grad F ARG...) compiles F's forward+backward graph to a native kernel returning "
+             "exactly what (graph-grad F ARG...) returns, bit for bit.");
+  defbuiltin("kernel?", 1, 1, bi_kernel_p, "(kernel? X) is #t when X is a compiled kernel.");
+});
+
+}  // namespace
+}  // namespace kiln
