@@ -11,8 +11,8 @@ namespace {
 
 struct Builder {
   Graph &g;
-  std::vector<int32_t> adjoint;
-  std::vector<char> needs;  // depends on a param
+  std::vector<int32_t> &adjoint;
+  std::vector<char> &needs;  // depends on a param
 
   static constexpr const char *kWho = "graph-grad";
 
@@ -138,7 +138,11 @@ struct Builder {
 
 std::vector<int32_t> append_gradients(Graph &g, int32_t loss) {
   const int32_t forward = g.size();
-  Builder bd{g, std::vector<int32_t>(size_t(forward), -1), std::vector<char>(size_t(forward), 0)};
+  static thread_local std::vector<int32_t> adjoint;
+  static thread_local std::vector<char> needs;
+  adjoint.assign(size_t(forward), -1);
+  needs.assign(size_t(forward), 0);
+  Builder bd{g, adjoint, needs};
   for (int32_t i = 0; i < forward; i++) {
     const GraphNode &n = g[i];
     // Masks and comparisons are piecewise constant: nothing flows through them.

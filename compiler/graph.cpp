@@ -34,12 +34,6 @@ int op_arity(Op op) {
 }
 
 // ---- hash-consing table: open addressing over node indices ------------------------
-
-struct Graph::Table {
-  std::vector<int32_t> slots;  // -1 = empty
-  int32_t used = 0;
-};
-
 namespace {
 
 uint64_t mix(uint64_t h, uint64_t x) {
@@ -47,17 +41,22 @@ uint64_t mix(uint64_t h, uint64_t x) {
   return h;
 }
 
+// Hashes what tells nodes apart; the shape only where it is an attribute rather
+// than a function of the operands (node_same still compares everything).
 uint64_t node_hash(const GraphNode &n) {
   uint64_t h = uint64_t(n.op) | uint64_t(n.is_number) << 8 | uint64_t(n.keepdims) << 9 |
-               uint64_t(uint8_t(n.axis)) << 16;
-  for (int i = 0; i < 3; i++) h = mix(h, uint64_t(uint32_t(n.in[i])));
-  h = mix(h, uint64_t(uint32_t(n.param_index)));
-  uint64_t bits;
-  std::memcpy(&bits, &n.scalar, 8);
-  h = mix(h, bits);
-  h = mix(h, reinterpret_cast<uint64_t>(n.const_data));
-  h = mix(h, uint64_t(n.shape.rank));
-  for (int i = 0; i < n.shape.rank; i++) h = mix(h, uint64_t(n.shape.dim[i]));
+               uint64_t(uint8_t(n.axis)) << 16 | uint64_t(uint32_t(n.param_index)) << 32;
+  h = mix(h, uint64_t(uint32_t(n.in[0])) | uint64_t(uint32_t(n.in[1])) << 32);
+  h = mix(h, uint64_t(uint32_t(n.in[2])));
+  if (n.op == Op::Const) {
+    uint64_t bits;
+    std::memcpy(&bits, &n.scalar, 8);
+    h = mix(h, bits ^ reinterpret_cast<uint64_t>(n.const_data));
+  }
+  if (n.op == Op::SumTo || n.op == Op::BroadcastTo || n.op == Op::Reshape) {
+    h = mix(h, uint64_t(n.shape.rank));
+    for (int i = 0; i < n.shape.rank; i++) h = mix(h, uint64_t(n.shape.dim[i]));
+  }
   if (n.op == Op::Transpose)
     for (int i = 0; i < n.shape.rank; i++) h = mix(h, uint64_t(n.perm[i]));
   return h;
@@ -78,9 +77,15 @@ bool node_same(const GraphNode &a, const GraphNode &b) {
 
 }  // namespace
 
-Graph::Graph() : table_(std::make_unique<Table>()) {
-  nodes.reserve(64);
-  table_->slots.assign(128, -1);
+Graph::Graph() = default;
+
+void Graph::clear() {
+  nodes.clear();
+  outputs.clear();
+  num_params = 0;
+  table_valid_ = false;
+  for (int64_t i = 0; i < const_roots_len_; i++) const_roots_[i] = NOVALUE;
+  const_roots_len_ = 0;
 }
 
 Graph::~Graph() {
@@ -89,34 +94,38 @@ Graph::~Graph() {
 
 int32_t Graph::add_node_raw(const GraphNode &n) {
   nodes.push_back(n);
+  table_valid_ = false;
   return int32_t(nodes.size() - 1);
 }
 
 void Graph::rehash() {
   size_t cap = 128;
-  while (cap < nodes.size() * 2) cap *= 2;
-  table_->slots.assign(cap, -1);
-  table_->used = 0;
+  while (cap < nodes.size() * 4) cap *= 2;
+  slots_.assign(cap, -1);
+  used_ = 0;
   size_t mask = cap - 1;
   for (int32_t i = 0; i < int32_t(nodes.size()); i++) {
     size_t s = node_hash(nodes[size_t(i)]) & mask;
-    while (table_->slots[s] >= 0) s = (s + 1) & mask;
-    table_->slots[s] = i;
-    table_->used++;
+    while (slots_[s] >= 0) s = (s + 1) & mask;
+    slots_[s] = i;
+    used_++;
   }
+  table_valid_ = true;
 }
 
 int32_t Graph::intern(GraphNode &n) {
-  std::vector<int32_t> &slots = table_->slots;
+  if (!table_valid_) rehash();
+  std::vector<int32_t> &slots = slots_;
   size_t mask = slots.size() - 1;
   size_t s = node_hash(n) & mask;
   while (slots[s] >= 0) {
     if (node_same(nodes[size_t(slots[s])], n)) return slots[s];
     s = (s + 1) & mask;
   }
-  int32_t id = add_node_raw(n);
+  nodes.push_back(n);
+  int32_t id = int32_t(nodes.size() - 1);
   slots[s] = id;
-  if (++table_->used * 2 > int32_t(slots.size())) rehash();
+  if (++used_ * 2 > int32_t(slots.size())) rehash();
   return id;
 }
 

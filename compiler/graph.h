@@ -146,16 +146,20 @@ class Graph {
   // Keeps every constant tensor of `other` alive as long as this graph too
   // (a pass that copies Const nodes into a new graph calls it).
   void adopt_constants(const Graph &other);
-  // Rebuilds the hash-cons table from `nodes` (after a pass rewrote them).
+  // Rebuilds the hash-cons table from `nodes` (after a pass rewrote them; the
+  // next recording call does it by itself when add_node_raw was used).
   void rehash();
+  // Empties the graph but keeps its memory (scratch graphs reused per trace).
+  void clear();
 
   const GraphNode &operator[](int32_t i) const { return nodes[size_t(i)]; }
   int32_t size() const { return int32_t(nodes.size()); }
 
  private:
   int32_t intern(GraphNode &n);  // hash-consing
-  struct Table;
-  std::unique_ptr<Table> table_;
+  std::vector<int32_t> slots_;   // open addressing over node indices, -1 = empty
+  int32_t used_ = 0;
+  bool table_valid_ = false;     // false: rebuild from `nodes` before the next lookup
   void root_constant(Value tensor);
   Value *const_roots_ = nullptr;  // uncollectable: keeps Const tensors alive
   int64_t const_roots_len_ = 0, const_roots_cap_ = 0;
@@ -171,6 +175,11 @@ std::unique_ptr<Graph> build_forward_graph(const char *who, Value f, int argc, c
 // number argument). Optimised as a whole (CSE across forward and backward,
 // folding, dead-node removal). Raises `WHO: the loss must be a scalar, got a 8x8 tensor`.
 std::unique_ptr<Graph> build_grad_graph(const char *who, Value f, int argc, const ArgSpec *args);
+
+// The same two, built into `out` (cleared first, its memory reused): for callers
+// that keep one scratch graph per thread and use it before the next build.
+void build_forward_graph_into(Graph &out, const char *who, Value f, int argc, const ArgSpec *args);
+void build_grad_graph_into(Graph &out, const char *who, Value f, int argc, const ArgSpec *args);
 
 // The ArgSpec of an example argument (a number or a tensor); raises
 // `WHO: argument POS must be a number or a tensor, got V` otherwise.

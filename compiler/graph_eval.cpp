@@ -131,10 +131,19 @@ BufferPool &pool() {
 
 void graph_eval(const Graph &g, const Value *args, Value *results) {
   const int32_t count = g.size();
-  std::vector<const double *> val(size_t(count), nullptr);
-  std::vector<int32_t> root(static_cast<size_t>(count)), last_use(static_cast<size_t>(count), -1),
-      output_slot(static_cast<size_t>(count), -1);
-  std::vector<double> param_scalars(size_t(g.num_params) + 1);
+  // Per-node scratch, reused across evaluations (the interpreter never re-enters itself).
+  static thread_local std::vector<const double *> val;
+  static thread_local std::vector<int32_t> root, last_use, output_slot;
+  static thread_local std::vector<double> param_scalars;
+  static thread_local std::vector<double *> pool_buf;
+  static thread_local std::vector<int64_t> pool_cap;
+  val.assign(size_t(count), nullptr);
+  root.assign(size_t(count), 0);
+  last_use.assign(size_t(count), -1);
+  output_slot.assign(size_t(count), -1);
+  param_scalars.assign(size_t(g.num_params) + 1, 0.0);
+  pool_buf.assign(size_t(count), nullptr);
+  pool_cap.assign(size_t(count), 0);
   // Output tensors live in GC memory so a collection during the evaluation sees them.
   auto *out_tensor = static_cast<Value *>(gc_alloc(g.outputs.size() * sizeof(Value) + 1));
   // Mark tensor outputs (the first output slot naming a node owns its tensor).
@@ -152,8 +161,6 @@ void graph_eval(const Graph &g, const Value *args, Value *results) {
   for (auto &o : g.outputs) last_use[size_t(root[size_t(o.node)])] = count;
 
   BufferPool &bp = pool();
-  std::vector<double *> pool_buf(size_t(count), nullptr);
-  std::vector<int64_t> pool_cap(size_t(count), 0);
   const double *in[3];
   for (int32_t i = 0; i < count; i++) {
     const GraphNode &n = g[i];

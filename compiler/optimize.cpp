@@ -83,11 +83,21 @@ int32_t fold(Graph &out, const GraphNode &n) {
 }  // namespace
 
 std::unique_ptr<Graph> optimise(const Graph &g) {
+  auto result = std::make_unique<Graph>();
+  optimise_into(g, *result);
+  return result;
+}
+
+void optimise_into(const Graph &g, Graph &out) {
   // Pass 1: rebuild with folding and simplification (hash-consed again, so
   // nodes that became identical after a rewrite merge).
-  Graph folded;
+  // Scratch state reused across calls (the optimiser does not re-enter itself).
+  static thread_local Graph folded;
+  static thread_local std::vector<int32_t> map, renum, params;
+  static thread_local std::vector<char> live;
+  folded.clear();
   folded.adopt_constants(g);
-  std::vector<int32_t> map(size_t(g.size()), -1);
+  map.assign(size_t(g.size()), -1);
   for (int32_t i = 0; i < g.size(); i++) {
     GraphNode n = g[i];
     int arity = op_arity(n.op);
@@ -109,16 +119,21 @@ std::unique_ptr<Graph> optimise(const Graph &g) {
   folded.num_params = g.num_params;
 
   // Pass 2: keep what the outputs need; params first, then recording order.
-  std::vector<char> live(size_t(folded.size()), 0);
+  live.assign(size_t(folded.size()), 0);
   for (const GraphOutput &o : g.outputs) live[size_t(map[size_t(o.node)])] = 1;
   for (int32_t i = folded.size() - 1; i >= 0; i--)
     if (live[size_t(i)])
       for (int k = 0; k < op_arity(folded[i].op); k++) live[size_t(folded[i].in[k])] = 1;
 
-  auto result = std::make_unique<Graph>();
+  out.clear();
+  Graph *result = &out;
   result->adopt_constants(folded);
-  std::vector<int32_t> renum(size_t(folded.size()), -1);
-  std::vector<int32_t> params(size_t(g.num_params), -1);
+  int32_t live_count = 0;
+  for (char l : live) live_count += l;
+  result->nodes.reserve(size_t(live_count + g.num_params));
+  result->outputs.reserve(g.outputs.size());
+  renum.assign(size_t(folded.size()), -1);
+  params.assign(size_t(g.num_params), -1);
   for (int32_t i = 0; i < folded.size(); i++)
     if (folded[i].op == Op::Param) params[size_t(folded[i].param_index)] = i;
   for (int p = 0; p < g.num_params; p++) {
@@ -140,8 +155,7 @@ std::unique_ptr<Graph> optimise(const Graph &g) {
     renum[size_t(i)] = result->add_node_raw(n);
   }
   for (const GraphOutput &o : g.outputs) result->outputs.push_back({renum[size_t(map[size_t(o.node)])], o.as_number});
-  result->rehash();
-  return result;
+  // The result's hash-cons table is built if and when something records into it.
 }
 
 }  // namespace kiln

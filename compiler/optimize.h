@@ -17,5 +17,7 @@ namespace kiln {
 // from an output, params first in argument order (all of them, used or not),
 // then the other nodes in the order they were first recorded.
 std::unique_ptr<Graph> optimise(const Graph &g);
+// The same into `out` (cleared first; must not be `g`).
+void optimise_into(const Graph &g, Graph &out);
 
 }  // namespace kiln

@@ -377,7 +377,9 @@ int32_t trace_into(Graph &g, const char *who, Value f, int argc, const ArgSpec *
   install_graph_hooks();
   if (tracing_active()) unsupported(who);
   TraceScope scope(g);
-  auto *argv = static_cast<Value *>(gc_alloc(sizeof(Value) * size_t(argc + 1)));
+  // On the stack (scanned by the collector) for the usual few arguments.
+  Value small[16];
+  Value *argv = argc <= 16 ? small : static_cast<Value *>(gc_alloc(sizeof(Value) * size_t(argc)));
   for (int i = 0; i < argc; i++) argv[i] = make_symbolic(g.param(i, args[i]));
   g.num_params = argc;
   Value r = apply_proc(f, argc, argv);
@@ -397,16 +399,37 @@ ArgSpec arg_spec_of(const char *who, int pos, Value v) {
   type_error(who, pos, "a number or a tensor", v);
 }
 
+// The graph a trace records into: reused, so tracing allocates almost nothing.
+// Traces never nest (trace_into refuses), so one per thread suffices.
+Graph &recording_graph(const char *who) {
+  static thread_local Graph scratch;
+  if (tracing_active()) unsupported(who);
+  scratch.clear();
+  return scratch;
+}
+
 std::unique_ptr<Graph> build_forward_graph(const char *who, Value f, int argc, const ArgSpec *args) {
-  Graph g;
-  int32_t out = trace_into(g, who, f, argc, args);
-  const GraphNode &n = g[out];
-  g.outputs.push_back({out, n.is_number && n.shape.rank == 0});
-  return optimise(g);
+  auto out = std::make_unique<Graph>();
+  build_forward_graph_into(*out, who, f, argc, args);
+  return out;
 }
 
 std::unique_ptr<Graph> build_grad_graph(const char *who, Value f, int argc, const ArgSpec *args) {
-  Graph g;
+  auto out = std::make_unique<Graph>();
+  build_grad_graph_into(*out, who, f, argc, args);
+  return out;
+}
+
+void build_forward_graph_into(Graph &result, const char *who, Value f, int argc, const ArgSpec *args) {
+  Graph &g = recording_graph(who);
+  int32_t out = trace_into(g, who, f, argc, args);
+  const GraphNode &n = g[out];
+  g.outputs.push_back({out, n.is_number && n.shape.rank == 0});
+  optimise_into(g, result);
+}
+
+void build_grad_graph_into(Graph &result, const char *who, Value f, int argc, const ArgSpec *args) {
+  Graph &g = recording_graph(who);
   int32_t loss = trace_into(g, who, f, argc, args);
   if (g[loss].shape.rank != 0) {
     const Shape &s = g[loss].shape;
@@ -415,7 +438,7 @@ std::unique_ptr<Graph> build_grad_graph(const char *who, Value f, int argc, cons
   std::vector<int32_t> grads = append_gradients(g, loss);
   g.outputs.push_back({loss, true});
   for (int i = 0; i < argc; i++) g.outputs.push_back({grads[size_t(i)], args[i].is_number});
-  return optimise(g);
+  optimise_into(g, result);
 }
 
 }  // namespace kiln

@@ -26,15 +26,14 @@ int procedure_arity(Value f) {
 
 // argv = F ARG...; `allow_shapeless`: no ARGs means one scalar param per
 // required parameter of F (graph-ir, graph-node-count, graph-dot).
-std::vector<ArgSpec> specs_of(const char *who, int argc, Value *argv, bool allow_shapeless) {
+void specs_of(const char *who, int argc, Value *argv, bool allow_shapeless, std::vector<ArgSpec> &specs) {
   arg_proc(who, 1, argv[0]);
-  std::vector<ArgSpec> specs;
+  specs.clear();
   if (argc == 1 && allow_shapeless) {
     specs.resize(size_t(procedure_arity(argv[0])));
-    return specs;
+    return;
   }
   for (int i = 1; i < argc; i++) specs.push_back(arg_spec_of(who, i + 1, argv[i]));
-  return specs;
 }
 
 // Leading 'grad selects the forward+backward graph (graph-ir, graph-dot).
@@ -47,11 +46,17 @@ bool strip_grad(int &argc, Value *&argv) {
   return false;
 }
 
-std::unique_ptr<Graph> build(const char *who, bool grad, int argc, Value *argv, bool allow_shapeless) {
+// The graph of the current call: one per thread, reused so a training loop's
+// graph-grad does not allocate a graph per step. Valid until the next build;
+// nothing here calls Lisp code between building and using it.
+Graph &build(const char *who, bool grad, int argc, Value *argv, bool allow_shapeless) {
+  static thread_local Graph graph;
   if (tracing_active()) throw_errorf("graph: '{}' is not supported inside a traced function", who);
-  std::vector<ArgSpec> specs = specs_of(who, argc, argv, allow_shapeless);
-  return grad ? build_grad_graph(who, argv[0], int(specs.size()), specs.data())
-              : build_forward_graph(who, argv[0], int(specs.size()), specs.data());
+  static thread_local std::vector<ArgSpec> specs;
+  specs_of(who, argc, argv, allow_shapeless, specs);
+  if (grad) build_grad_graph_into(graph, who, argv[0], int(specs.size()), specs.data());
+  else build_forward_graph_into(graph, who, argv[0], int(specs.size()), specs.data());
+  return graph;
 }
 
 Value shape_attr(const char *tag, const Shape &s) {
@@ -106,7 +111,7 @@ Value node_entry(const Graph &g, int32_t i) {
 
 Value b_graph_ir(int argc, Value *argv) {
   bool grad = strip_grad(argc, argv);
-  auto g = build("graph-ir", grad, argc, argv, true);
+  Graph *g = &build("graph-ir", grad, argc, argv, true);
   Value table = NIL;
   for (int32_t i = g->size() - 1; i >= 0; i--) table = cons(node_entry(*g, i), table);
   Value out;
@@ -120,24 +125,24 @@ Value b_graph_ir(int argc, Value *argv) {
 }
 
 Value b_graph_node_count(int argc, Value *argv) {
-  return make_int(build("graph-node-count", false, argc, argv, true)->size());
+  return make_int(build("graph-node-count", false, argc, argv, true).size());
 }
 
 Value b_graph_dot(int argc, Value *argv) {
   bool grad = strip_grad(argc, argv);
-  auto g = build("graph-dot", grad, argc, argv, true);
+  Graph *g = &build("graph-dot", grad, argc, argv, true);
   return make_string(graph_to_dot(*g));
 }
 
 Value b_graph_eval(int argc, Value *argv) {
-  auto g = build("graph-eval", false, argc, argv, false);
+  Graph *g = &build("graph-eval", false, argc, argv, false);
   Value result;
   graph_eval(*g, argv + 1, &result);
   return result;
 }
 
 Value b_graph_grad(int argc, Value *argv) {
-  auto g = build("graph-grad", true, argc, argv, false);
+  Graph *g = &build("graph-grad", true, argc, argv, false);
   size_t n = g->outputs.size();
   auto *results = static_cast<Value *>(gc_alloc(n * sizeof(Value)));
   graph_eval(*g, argv + 1, results);
