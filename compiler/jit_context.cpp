@@ -1,6 +1,7 @@
 // jit_context.cpp — CPU level, flags, context creation, stderr capture.
 #include "jit_context.h"
 
+#include "../runtime/gc.h"
 #include "../runtime/port.h"
 
 #include <fcntl.h>
@@ -107,6 +108,13 @@ std::string StderrCapture::end() {
 StderrCapture::~StderrCapture() {
   if (saved_fd_ >= 0) end();
 }
+
+static int scan_library_roots(const char *library, void *, size_t) {
+  // Every other library's writable segments stay roots, as Boehm's default.
+  return library == nullptr || std::strstr(library, "libgccjit") == nullptr;
+}
+
+void jit_exclude_from_gc_roots() { GC_register_has_static_roots_callback(scan_library_roots); }
 
 void jit_message(const std::string &line) {
   Value port = current_error_port();

@@ -69,6 +69,11 @@ std::string jit_failure_reason(gcc_jit_context *ctx, const std::string &captured
 // and KILN_JIT_LOG line.
 void jit_message(const std::string &line);
 
+// Tells the collector not to scan libgccjit's data and bss (~3.5 MB of GCC's
+// global state, which never points into the Lisp heap) as roots at every
+// collection: that scan dominated small-tensor loops. Idempotent.
+void jit_exclude_from_gc_roots();
+
 // Set by the kernel module (`kiln --jit-check`): compiles and runs a tiny kernel,
 // prints what works, returns the exit status.
 int jit_check_main();

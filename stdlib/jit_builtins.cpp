@@ -45,6 +45,7 @@ Value bi_kernel_p(int, Value *argv) { return boolv(is_kernel(argv[0])); }
 
 BuiltinRegistrar reg([] {
   register_kernel_type();
+  jit_exclude_from_gc_roots();
   if (&g_jit_check) g_jit_check = jit_check_main;
   defbuiltin("graph-compile", 1, -1, bi_graph_compile,
              "(graph-compile F ARG...) compiles F's optimised graph, specialised to the shapes of the example "
