@@ -43,7 +43,7 @@ enum Special : uint32_t {
 
 // ---- scopes ------------------------------------------------------------
 
-struct Scope : public gc {
+struct Scope : public GcManaged {
   Scope *parent = nullptr;
   bool is_function = false;
   bool captured = false;  // a lambda expression appears in this frame's extent

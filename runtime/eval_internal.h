@@ -14,7 +14,6 @@
 // captured, so they live on the C++ stack; all others are in GC memory.
 #pragma once
 #include <gc/gc_allocator.h>
-#include <gc/gc_cpp.h>
 
 #include <vector>
 
@@ -28,13 +27,20 @@ constexpr int kLocalFrameMax = 12;  // slots of a stack frame made for a tail-ca
 
 template <class T> using GcVec = std::vector<T, gc_allocator<T>>;
 
-struct Node : public gc {
+// Base of analysis objects: `new` puts them in scanned GC memory. (Not bdwgc's
+// gc_cpp, whose library also replaces the global operator new for everyone.)
+struct GcManaged {
+  static void *operator new(size_t n) { return gc_alloc(n); }
+  static void operator delete(void *) {}
+};
+
+struct Node : public GcManaged {
   SrcLoc loc;
   virtual ~Node() = default;
   virtual Value eval(Frame *env) = 0;
 };
 
-struct Lambda : public gc {
+struct Lambda : public GcManaged {
   int nreq = 0;
   bool rest = false;
   bool leaf = false;
