@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <cstring>
+#include <algorithm>
 #include <functional>
 #include <iterator>
 #include <map>
@@ -98,6 +99,8 @@ struct Emitter {
   gcc_jit_function *fn = nullptr;
   gcc_jit_block *cur = nullptr;
   gcc_jit_type *t_void, *t_double, *t_long, *t_int, *t_bool, *t_dptr, *t_dpp, *t_vec, *t_vecu, *t_vecu_ptr;
+  gcc_jit_type *t_voidp, *t_chunk_fn, *t_par_fn;
+  RV par = nullptr;  // the kernel's `par` parameter; null: every matmul is serial
   int vw;
   int counter = 0;
 
@@ -115,6 +118,11 @@ struct Emitter {
     // rows of a matrix start at any multiple of 8 bytes.
     t_vecu = gcc_jit_type_get_aligned(t_vec, 8);
     t_vecu_ptr = gcc_jit_type_get_pointer(t_vecu);
+    t_voidp = gcc_jit_context_get_type(c, GCC_JIT_TYPE_VOID_PTR);
+    gcc_jit_type *chunk_params[2] = {t_voidp, t_long};
+    t_chunk_fn = gcc_jit_context_new_function_ptr_type(c, nullptr, t_void, 2, chunk_params, 0);
+    gcc_jit_type *par_params[3] = {t_long, t_chunk_fn, t_voidp};
+    t_par_fn = gcc_jit_context_new_function_ptr_type(c, nullptr, t_void, 3, par_params, 0);
   }
 
   std::string fresh(const char *prefix) { return fmt::format("{}{}", prefix, counter++); }
@@ -501,7 +509,8 @@ struct Emitter {
 
   // c = a * b: R x V register tiles of vectors over (i, j), k ascending inside
   // each tile, every accumulator starting from 0.0 (kernels_simd.inc micro).
-  void matmul(const Ref &a, const Ref &b, RV cbuf, int64_t m, int64_t k, int64_t n) {
+  // Rows [row0, row0 + m) of c = a * b (row0 may be a run-time value).
+  void matmul_rows(const Ref &a, const Ref &b, RV cbuf, RV row0, int64_t m, int64_t k, int64_t n) {
     const int R = 4;
     const int V = vw >= 8 ? 4 : 3;
     auto rows = [&](RV i0, int r) {
@@ -515,8 +524,63 @@ struct Emitter {
       for (; j < n; j++) scalar_tile(a, b, cbuf, i0, r, j, k, n);
     };
     int64_t mfull = m / R * R;
-    loop(0, mfull, R, [&](RV i0) { rows(i0, R); });
-    if (m > mfull) rows(ix(mfull), int(m - mfull));
+    loop(0, mfull, R, [&](RV i) { rows(iadd(row0, i), R); });
+    if (m > mfull) rows(iaddk(row0, mfull), int(m - mfull));
+  }
+
+  // c = a * b. Above the same work crossover as k_matmul, blocks of rows become
+  // chunks of a separate function run through the `par` callback (Kiln's thread
+  // pool): each output element is still computed by one chain, so the thread
+  // count cannot change a bit.
+  void matmul(const Ref &a, const Ref &b, RV cbuf, int64_t m, int64_t k, int64_t n) {
+    if (!par || m * k * n < kParallelMatmulWork || m < 8) {
+      matmul_rows(a, b, cbuf, ix(0), m, k, n);
+      return;
+    }
+    int64_t rows_per_chunk = std::max<int64_t>(4, (m / 8 + 3) / 4 * 4);
+    int64_t chunks = (m + rows_per_chunk - 1) / rows_per_chunk;
+    int64_t last_rows = m - (chunks - 1) * rows_per_chunk;
+
+    // The chunk function: void mmN(void *ctx, long chunk), ctx = {a, b, c}.
+    gcc_jit_function *saved_fn = fn;
+    gcc_jit_block *saved_cur = cur;
+    gcc_jit_param *ps[2] = {gcc_jit_context_new_param(c, nullptr, t_voidp, "ctx"),
+                            gcc_jit_context_new_param(c, nullptr, t_long, "chunk")};
+    std::string name = fresh("kiln_matmul_chunk");
+    gcc_jit_function *chunk_fn =
+        gcc_jit_context_new_function(c, nullptr, GCC_JIT_FUNCTION_INTERNAL, t_void, name.c_str(), 2, ps, 0);
+    fn = chunk_fn;
+    cur = block("entry");
+    RV ptrs = gcc_jit_context_new_cast(c, nullptr, gcc_jit_param_as_rvalue(ps[0]), t_dpp);
+    Ref ca = a.base ? Ref{rv(local_init(t_dptr, "a", ld(ptrs, ix(0))))} : a;
+    Ref cb = b.base ? Ref{rv(local_init(t_dptr, "b", ld(ptrs, ix(1))))} : b;
+    RV cc = rv(local_init(t_dptr, "c", ld(ptrs, ix(2))));
+    RV chunk = gcc_jit_param_as_rvalue(ps[1]);
+    RV row0 = rv(local_init(t_long, "row0", imul(chunk, rows_per_chunk)));
+    if (last_rows == rows_per_chunk) {
+      matmul_rows(ca, cb, cc, row0, rows_per_chunk, k, n);
+    } else {
+      gcc_jit_block *full = block("full"), *last = block("last");
+      gcc_jit_block_end_with_conditional(cur, nullptr, cmp(GCC_JIT_COMPARISON_LT, chunk, ix(chunks - 1)), full, last);
+      cur = full;
+      matmul_rows(ca, cb, cc, row0, rows_per_chunk, k, n);
+      gcc_jit_block_end_with_void_return(cur, nullptr);
+      cur = last;
+      matmul_rows(ca, cb, cc, row0, last_rows, k, n);
+    }
+    gcc_jit_block_end_with_void_return(cur, nullptr);
+    fn = saved_fn;
+    cur = saved_cur;
+
+    // In the kernel: ctx array, then par(chunks, mmN, ctx).
+    LV ctx = local(gcc_jit_context_new_array_type(c, nullptr, t_dptr, 3), "mmctx");
+    RV null = gcc_jit_context_null(c, t_dptr);
+    assign(gcc_jit_context_new_array_access(c, nullptr, rv(ctx), ix(0)), a.base ? a.base : null);
+    assign(gcc_jit_context_new_array_access(c, nullptr, rv(ctx), ix(1)), b.base ? b.base : null);
+    assign(gcc_jit_context_new_array_access(c, nullptr, rv(ctx), ix(2)), cbuf);
+    RV call_args[3] = {ix(chunks), gcc_jit_function_get_address(chunk_fn, nullptr),
+                       gcc_jit_context_new_cast(c, nullptr, gcc_jit_lvalue_get_address(ctx, nullptr), t_voidp)};
+    gcc_jit_block_add_eval(cur, nullptr, gcc_jit_context_new_call_through_ptr(c, nullptr, par, 3, call_args));
   }
 
   void tile(const Ref &a, const Ref &b, RV cbuf, RV i0, int r, RV j0, int v, int64_t k, int64_t n) {
@@ -560,11 +624,13 @@ struct Emitter {
 
 void emit_kernel(gcc_jit_context *ctx, const Graph &g, const KernelLayout &L) {
   Emitter E(ctx);
-  gcc_jit_param *params[3] = {gcc_jit_context_new_param(ctx, nullptr, E.t_dpp, "args"),
+  gcc_jit_param *params[4] = {gcc_jit_context_new_param(ctx, nullptr, E.t_dpp, "args"),
                               gcc_jit_context_new_param(ctx, nullptr, E.t_dpp, "results"),
-                              gcc_jit_context_new_param(ctx, nullptr, E.t_dptr, "scratch")};
-  E.fn = gcc_jit_context_new_function(ctx, nullptr, GCC_JIT_FUNCTION_EXPORTED, E.t_void, kKernelFunction, 3, params,
+                              gcc_jit_context_new_param(ctx, nullptr, E.t_dptr, "scratch"),
+                              gcc_jit_context_new_param(ctx, nullptr, E.t_par_fn, "par")};
+  E.fn = gcc_jit_context_new_function(ctx, nullptr, GCC_JIT_FUNCTION_EXPORTED, E.t_void, kKernelFunction, 4, params,
                                       0);
+  E.par = gcc_jit_param_as_rvalue(params[3]);
   E.cur = gcc_jit_function_new_block(E.fn, "entry");
   RV args = gcc_jit_param_as_rvalue(params[0]);
   RV results = gcc_jit_param_as_rvalue(params[1]);

@@ -10,12 +10,15 @@
 //     fused multiply-add: contexts come from jit_new_context with
 //     -ffp-contract=off). Vectors only ever span independent output elements.
 //   * Generated signature (kKernelFunction):
-//       void kiln_kernel(double **args, double **results, double *scratch)
+//       void kiln_kernel(double **args, double **results, double *scratch,
+//                        void (*par)(long chunks, void (*chunk)(void *, long), void *ctx))
 //     args[0..P) are the parameters' data read in place (a number argument is a
 //     pointer to one double), args[P..P+C) the graph's tensor constants;
 //     results[o] receives output o (a number output: one double); scratch holds
 //     every intermediate at an offset fixed here (64-byte aligned), allocated once
-//     per kernel by the caller.
+//     per kernel by the caller. `par` runs chunk(ctx, i) for i in [0, chunks),
+//     on Kiln's thread pool (runtime/threadpool.h): large matmuls are split into
+//     blocks of rows, which never changes a bit of the result.
 #pragma once
 #include <libgccjit.h>
 
@@ -28,6 +31,10 @@
 namespace kiln {
 
 constexpr const char *kKernelFunction = "kiln_kernel";
+// Matmuls with at least this many multiply-adds (and 8 rows) run in parallel
+// chunks: the crossover runtime/kernels.cpp uses for k_matmul.
+constexpr int64_t kParallelMatmulWork = int64_t(1) << 18;
+using KernelParFn = void (*)(long chunks, void (*chunk)(void *, long), void *ctx);
 
 struct KernelLayout {
   enum class Place : uint8_t { Arg, ConstScalar, ConstTensor, Scratch, Result };

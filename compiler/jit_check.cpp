@@ -12,6 +12,7 @@
 #include "graph_eval.h"
 #include "jit_context.h"
 #include "kernel_cache.h"
+#include "kernel_object.h"
 
 namespace kiln {
 
@@ -55,7 +56,7 @@ int jit_check_main() {
     return 1;
   }
   std::printf("jit-check: compiled a test kernel in memory in %.1f ms\n", ms);
-  auto fn = reinterpret_cast<void (*)(double **, double **, double *)>(gcc_jit_result_get_code(res, kKernelFunction));
+  auto fn = reinterpret_cast<KernelFn>(gcc_jit_result_get_code(res, kKernelFunction));
 
   Tensor *tx = alloc_tensor(sx.shape), *tw = alloc_tensor(sw.shape);
   for (int64_t i = 0; i < tx->size; i++) tx->data[i] = double((7 * i) % 17 - 8) / 8.0;
@@ -67,7 +68,7 @@ int jit_check_main() {
   double *argp[2] = {tx->data, tw->data};
   double *resp[1] = {got->data};
   std::vector<double> scratch(size_t(layout.scratch_doubles + 8));
-  fn(argp, resp, scratch.data());
+  fn(argp, resp, scratch.data(), kernel_par);
   bool same = std::memcmp(got->data, tensor_of(want)->data, sizeof(double) * size_t(got->size)) == 0;
   gcc_jit_result_release(res);
   gcc_jit_context_release(ctx);

@@ -163,6 +163,13 @@ CompiledCode compile_cached(const std::string &name, const std::string &key_text
     if (access(path.c_str(), F_OK) == 0) {
       std::string why;
       if (void *fn = load_entry(path, key_text, why)) {
+        if (std::getenv("KILN_JIT_DUMP")) {  // the source is wanted even when the code is cached
+          gcc_jit_context *ctx = jit_new_context();
+          build(ctx, data);
+          emit_kernel_identity(ctx, key_text);
+          dump_source(ctx, name, hash);
+          gcc_jit_context_release(ctx);
+        }
         out.fn = fn;
         out.cache_hit = true;
         out.path = path;

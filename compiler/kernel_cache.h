@@ -21,7 +21,7 @@
 namespace kiln {
 
 // Bump when the generated function's signature or the layout contract changes.
-constexpr int kKernelAbi = 1;
+constexpr int kKernelAbi = 2;
 
 // "" when the cache is disabled.
 std::string kernel_cache_dir();

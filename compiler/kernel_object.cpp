@@ -9,6 +9,7 @@
 
 #include "../runtime/error.h"
 #include "../runtime/tensor.h"
+#include "../runtime/threadpool.h"
 #include "../stdlib/builtins.h"
 #include "graph_eval.h"
 #include "jit_context.h"
@@ -17,6 +18,16 @@
 namespace kiln {
 
 static KernelBuildInfo g_last_build;
+
+void kernel_par(long chunks, void (*chunk)(void *, long), void *ctx) {
+  int threads = kernel_threads();
+  if (threads <= 1 || chunks <= 1) {
+    for (long i = 0; i < chunks; i++) chunk(ctx, i);
+    return;
+  }
+  // int64_t is long on every target libgccjit builds kernels for here (LP64).
+  parallel_for(chunks, threads, reinterpret_cast<void (*)(void *, int64_t)>(chunk), ctx);
+}
 const KernelBuildInfo &last_kernel_build() { return g_last_build; }
 
 namespace {
@@ -105,7 +116,7 @@ Value apply_kernel(Value self, int argc, Value *argv) {
       results[o] = t->data;
     }
   }
-  k->fn(args, results, k->scratch);
+  k->fn(args, results, k->scratch, kernel_par);
   for (size_t o = 0; o < nout; o++)
     if (g.outputs[o].as_number) vals[o] = make_double(out_numbers[o]);
   return outputs_value(k, vals);

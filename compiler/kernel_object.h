@@ -21,7 +21,10 @@
 
 namespace kiln {
 
-using KernelFn = void (*)(double **args, double **results, double *scratch);
+using KernelFn = void (*)(double **args, double **results, double *scratch, KernelParFn par);
+// The `par` callback every kernel is called with: Kiln's thread pool with
+// kernel_threads() threads (KILN_THREADS), or a plain loop when that is 1.
+void kernel_par(long chunks, void (*chunk)(void *, long), void *ctx);
 
 struct Kernel {
   ObjHeader h;

@@ -75,6 +75,10 @@ check "XDG_CACHE_HOME/kiln/kernels used" $([ "$(ls "$tmp/xdg/kiln/kernels"/*.so 
 run KILN_CACHE_DIR=off KILN_JIT_DUMP="$tmp/dump"
 check "dump: two sources" $([ "$(ls "$tmp/dump"/*.c 2>/dev/null | wc -l)" = 2 ] && grep -q 'kiln_kernel' "$tmp/dump"/f-*.c && echo 0 || echo 1)
 
+rm -rf "$tmp/dump"
+run KILN_CACHE_DIR="$cache" KILN_JIT_DUMP="$tmp/dump"
+check "dump on a cache hit too" $([ "$(ls "$tmp/dump"/*.c 2>/dev/null | wc -l)" = 2 ] && echo 0 || echo 1)
+
 # 7. fallback: no gcc driver on PATH
 run KILN_CACHE_DIR=off PATH=/nonexistent
 check "no driver: one warning per kernel naming the cause" $([ "$(grep -c "warning: kernel f: libgccjit could not compile it (error invoking gcc driver" <<<"$out")" = 1 ] && echo 0 || echo 1)
