@@ -83,7 +83,7 @@ text = open(path).read() if os.path.exists(path) else "# Benchmark results\n"
 start = text.find("## Tensor training benchmark (tensor_bench)")
 if start >= 0:
     nxt = text.find("\n## ", start + 1)
-    text = text[:start] + section + (text[nxt + 1:] if nxt >= 0 else "")
+    text = text[:start] + section + ("\n" + text[nxt + 1:] if nxt >= 0 else "")
 else:
     text = text.rstrip("\n") + "\n\n" + section
 open(path, "w").write(text)
