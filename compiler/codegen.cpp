@@ -92,6 +92,10 @@ using LV = gcc_jit_lvalue *;
 struct Ref {
   RV base = nullptr;
   double scalar = 0.0;
+  // Only for a matmul's left operand: the buffer holds the operand's transpose
+  // (k x m, row length `ld` = m), read in place instead of copied.
+  bool transposed = false;
+  int64_t ld = 0;
 };
 
 struct Emitter {
@@ -552,8 +556,9 @@ struct Emitter {
     fn = chunk_fn;
     cur = block("entry");
     RV ptrs = gcc_jit_context_new_cast(c, nullptr, gcc_jit_param_as_rvalue(ps[0]), t_dpp);
-    Ref ca = a.base ? Ref{rv(local_init(t_dptr, "a", ld(ptrs, ix(0))))} : a;
-    Ref cb = b.base ? Ref{rv(local_init(t_dptr, "b", ld(ptrs, ix(1))))} : b;
+    Ref ca = a, cb = b;
+    if (a.base) ca.base = rv(local_init(t_dptr, "a", ld(ptrs, ix(0))));
+    if (b.base) cb.base = rv(local_init(t_dptr, "b", ld(ptrs, ix(1))));
     RV cc = rv(local_init(t_dptr, "c", ld(ptrs, ix(2))));
     RV chunk = gcc_jit_param_as_rvalue(ps[1]);
     RV row0 = rv(local_init(t_long, "row0", imul(chunk, rows_per_chunk)));
@@ -583,6 +588,11 @@ struct Emitter {
     gcc_jit_block_add_eval(cur, nullptr, gcc_jit_context_new_call_through_ptr(c, nullptr, par, 3, call_args));
   }
 
+  // Offset of a[i][kk] in a's buffer.
+  RV a_index(const Ref &a, RV i, RV kk, int64_t k) {
+    return a.transposed ? iadd(imul(kk, a.ld), i) : iadd(imul(i, k), kk);
+  }
+
   void tile(const Ref &a, const Ref &b, RV cbuf, RV i0, int r, RV j0, int v, int64_t k, int64_t n) {
     std::vector<LV> acc(size_t(r * v));
     RV zero = splat(lit(0.0));
@@ -593,7 +603,7 @@ struct Emitter {
       for (int q = 0; q < v; q++)
         bv[size_t(q)] = rv(local_init(t_vec, "bv", vload(b, iadd(brow, iaddk(j0, int64_t(q) * vw)))));
       for (int rr = 0; rr < r; rr++) {
-        RV av = rv(local_init(t_vec, "av", splat(load(a, iadd(imul(iaddk(i0, rr), k), kk)))));
+        RV av = rv(local_init(t_vec, "av", splat(load(a, a_index(a, iaddk(i0, rr), kk, k)))));
         for (int q = 0; q < v; q++) {
           LV ac = acc[size_t(rr * v + q)];
           RV prod = dop(GCC_JIT_BINARY_OP_MULT, av, bv[size_t(q)], t_vec);
@@ -612,7 +622,7 @@ struct Emitter {
     loop(0, k, 1, [&](RV kk) {
       RV bvv = once(load(b, iaddk(imul(kk, n), j)));
       for (int rr = 0; rr < r; rr++) {
-        RV prod = dop(GCC_JIT_BINARY_OP_MULT, load(a, iadd(imul(iaddk(i0, rr), k), kk)), bvv);
+        RV prod = dop(GCC_JIT_BINARY_OP_MULT, load(a, a_index(a, iaddk(i0, rr), kk, k)), bvv);
         assign(acc[size_t(rr)], dop(GCC_JIT_BINARY_OP_PLUS, rv(acc[size_t(rr)]), prod));
       }
     });
@@ -657,9 +667,34 @@ void emit_kernel(gcc_jit_context *ctx, const Graph &g, const KernelLayout &L) {
     }
   }
 
+  // A rank-2 transpose whose only uses are as the LEFT operand of matmuls is not
+  // materialised: those matmuls read its input in place (a[i][kk] = x[kk][i];
+  // the broadcast operand is loaded one element at a time anyway).
+  std::vector<bool> read_in_place(size_t(g.size()), false);
+  {
+    std::vector<int> uses(size_t(g.size()), 0), left_uses(size_t(g.size()), 0);
+    for (int32_t i = 0; i < g.size(); i++) {
+      const GraphNode &n = g[i];
+      for (int q = 0; q < op_arity(n.op); q++) uses[size_t(n.in[q])]++;
+      if (n.op == Op::Matmul && n.in[0] != n.in[1]) left_uses[size_t(n.in[0])]++;
+    }
+    for (const GraphOutput &o : g.outputs) uses[size_t(o.node)]++;
+    for (int32_t i = 0; i < g.size(); i++) {
+      const GraphNode &n = g[i];
+      if (n.op == Op::Transpose && n.shape.rank == 2 && uses[size_t(i)] > 0 &&
+          uses[size_t(i)] == left_uses[size_t(i)] && refs[size_t(n.in[0])].base) {
+        read_in_place[size_t(i)] = true;
+        Ref &r = refs[size_t(i)];
+        r = refs[size_t(n.in[0])];
+        r.transposed = true;
+        r.ld = n.shape.dim[0];  // the input is k x m: rows of length m
+      }
+    }
+  }
+
   for (int32_t i = 0; i < g.size(); i++) {
     const GraphNode &n = g[i];
-    if (n.op == Op::Param || n.op == Op::Const) continue;
+    if (n.op == Op::Param || n.op == Op::Const || read_in_place[size_t(i)]) continue;
     gcc_jit_block_add_comment(E.cur, nullptr, (std::to_string(i) + " " + op_name(n.op)).c_str());
     RV out = refs[size_t(i)].base;
     auto in = [&](int q) -> const Ref & { return refs[size_t(n.in[q])]; };

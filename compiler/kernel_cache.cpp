@@ -30,7 +30,7 @@ std::string kernel_cache_dir() {
 }
 
 std::string kernel_key_text(const std::string &canonical_graph) {
-  std::string k = "kiln-kernel abi " + std::to_string(kKernelAbi) + "\n";
+  std::string k = "kiln-kernel abi " + std::to_string(kKernelAbi) + " kiln " KILN_VERSION "\n";
   k += "libgccjit " + jit_version_string() + "\n";
   k += "cpu-level " + std::to_string(jit_cpu_level()) + " vector " + std::to_string(jit_vector_doubles()) + "\n";
   k += "flags";

@@ -282,3 +282,33 @@ TEST_CASE("jit: parallel matmul chunks give the same bits for any thread count",
   }
   set_kernel_threads(saved_threads);
 }
+
+TEST_CASE("jit: a transposed left matmul operand is read in place, same bits", "[jit]") {
+  CacheOff off;
+  struct Dims {
+    int64_t m, k, n;
+  };
+  for (Dims d : {Dims{5, 7, 9}, Dims{8, 16, 8}, Dims{64, 256, 64}, Dims{13, 300, 70}}) {
+    auto g = std::make_unique<Graph>();
+    Shape cs = Shape::of({d.k, d.m}), bs = Shape::of({d.k, d.n});
+    int32_t c = g->param(0, ArgSpec{cs, false});
+    int32_t b = g->param(1, ArgSpec{bs, false});
+    int perm[2] = {1, 0};
+    int32_t ct = g->transpose(c, perm);  // m x k, used only as a left operand
+    g->outputs.push_back(GraphOutput{g->matmul("test", ct, b), false});
+    g->outputs.push_back(GraphOutput{g->reduce_all(Op::Sum, g->matmul("test", ct, g->unary(Op::Neg, b))), true});
+    Value *args = gc_values(2);
+    args[0] = filled_tensor(cs, 2);
+    args[1] = filled_tensor(bs, 6);
+    Tensor *tc = tensor_of(args[0]);
+    for (int64_t i = 0; i < tc->size; i++) tc->data[i] = tc->data[i] * 0.3 - 0.01;
+    Value *want = gc_values(2);
+    graph_eval(*g, args, want);
+    ArgSpec specs[2] = {ArgSpec{cs, false}, ArgSpec{bs, false}};
+    Value k = make_kernel("mmt", std::move(g), specs, true);
+    Value got = call_kernel(k, {args[0], args[1]});
+    INFO(d.m << "x" << d.k << "x" << d.n);
+    CHECK(same_bits(car(got), want[0]));
+    CHECK(same_bits(car(cdr(got)), want[1]));
+  }
+}
