@@ -134,6 +134,13 @@ void register_kernel_type() {
 Value make_kernel(const std::string &name, std::unique_ptr<Graph> graph, const ArgSpec *specs, bool grad) {
   register_kernel_type();
   auto *layout = new KernelLayout(plan_kernel(*graph));
+  // The scratch area is allocated once here, not per call (checked before compiling).
+  size_t bytes = size_t(layout->scratch_doubles > 0 ? layout->scratch_doubles : 8) * sizeof(double);
+  auto *scratch = static_cast<double *>(std::aligned_alloc(64, (bytes + 63) / 64 * 64));
+  if (!scratch) {
+    delete layout;
+    throw_errorf("kernel {}: cannot allocate {} bytes of scratch memory", name, bytes);
+  }
   std::string key = kernel_key_text(graph_canonical_text(*graph));
   BuildData data{graph.get(), layout};
   CompiledCode code = compile_cached(name, key, build_kernel, &data);
@@ -154,8 +161,7 @@ Value make_kernel(const std::string &name, std::unique_ptr<Graph> graph, const A
   int np = graph->num_params;
   k->specs = new ArgSpec[size_t(np > 0 ? np : 1)];
   for (int i = 0; i < np; i++) k->specs[i] = specs[i];
-  size_t bytes = size_t(layout->scratch_doubles > 0 ? layout->scratch_doubles : 8) * sizeof(double);
-  k->scratch = static_cast<double *>(std::aligned_alloc(64, (bytes + 63) / 64 * 64));
+  k->scratch = scratch;
   k->graph = graph.release();
   return from_ptr(k);
 }
