@@ -51,7 +51,7 @@ struct Options {
 };
 
 struct TestCase {
-  std::string name;  // relative to its PATH argument, without .lisp
+  std::string name;  // relative to its PATH argument (a file PATH: as given), without .lisp
   fs::path lisp;     // absolute path of NAME.lisp
   fs::path out;      // NAME.out beside it
 };
@@ -128,7 +128,7 @@ std::vector<TestCase> discover(const std::string &arg) {
   if (fs::is_regular_file(root, ec)) {
     if (!has_lisp_suffix(root)) usage_error("not a .lisp file: " + arg);
     fs::path out = fs::path(root).replace_extension(".out");
-    found.push_back({without_lisp_suffix(root.filename().string()), root, out});
+    found.push_back({without_lisp_suffix(fs::path(arg).lexically_normal().generic_string()), root, out});
     return found;
   }
   auto it = fs::recursive_directory_iterator(root, fs::directory_options::skip_permission_denied, ec);
