@@ -185,6 +185,15 @@ CompiledCode compile_cached(const std::string &name, const std::string &key_text
   gcc_jit_context *ctx = jit_new_context();
   build(ctx, data);
   emit_kernel_identity(ctx, key_text);
+  // libgccjit records misuse of its API (a type mismatch, an unterminated block)
+  // as the context's first error; report it as such rather than as a compile failure.
+  if (const char *err = gcc_jit_context_get_first_error(ctx)) {
+    out.failure = std::string("code generation error: ") + err;
+    gcc_jit_context_release(ctx);
+    out.millis = millis_since(t0);
+    log_line(name + ": compile failed (" + out.failure + ")");
+    return out;
+  }
   dump_source(ctx, name, hash);
 
   std::string tmp;
