@@ -14,7 +14,10 @@ constexpr size_t kAlign = 64;
 // integers that happen to point into the middle of a big buffer cannot pin it
 // or blacklist pages — the cause of heap growth in long training loops.
 constexpr size_t kLargeBlock = 64 * 1024;
-constexpr size_t kLargeTensorHeap = 48u << 20;
+// 16 MiB measured best for 256x64 elementwise ops in a loop (10 us a call, against
+// 17 us at 48 MiB, where each result lands in memory long out of cache, and
+// 21 us at 4 MiB, where collections come too often).
+constexpr size_t kLargeTensorHeap = 16u << 20;
 
 Tensor *alloc_tensor(const Shape &s) {
   Tensor *t = alloc_obj<Tensor>(T_TENSOR);
