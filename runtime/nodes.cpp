@@ -46,6 +46,10 @@ void used_before_definition(Value name) {
   throw_errorf("{}: variable used before its definition", is_symbol(name) ? symbol_name(name) : "?");
 }
 
+void symbolic_truth(const char *form) {
+  throw_errorf("graph: '{}' is not supported inside a traced function", form);
+}
+
 Value finish_tail(Value r) {
   if (r != TAILCALL) return r;
   Closure *c = g_tail.closure;

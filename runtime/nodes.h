@@ -174,13 +174,21 @@ struct Let : Node {
   Value eval(Frame *env) override;
 };
 
+// A traced value's truth is not known while recording; only `if` turns a
+// symbolic comparison into a select, so and/or/not refuse it.
+[[noreturn]] void symbolic_truth(const char *form);
+inline bool is_traced_value(Value v) { return is_ptr(v) && hdr(v)->type == T_SYMBOLIC; }
+
 struct And : Node {
   Node **items;
   int n;
   And(Node **it, int count) : items(it), n(count) {}
   Value eval(Frame *env) override {
-    for (int i = 0; i < n - 1; i++)
-      if (items[i]->eval(env) == FALSE_V) return FALSE_V;
+    for (int i = 0; i < n - 1; i++) {
+      Value v = items[i]->eval(env);
+      if (v == FALSE_V) return FALSE_V;
+      if (is_traced_value(v)) [[unlikely]] symbolic_truth("and");
+    }
     return items[n - 1]->eval(env);
   }
 };
@@ -192,6 +200,7 @@ struct Or : Node {
   Value eval(Frame *env) override {
     for (int i = 0; i < n - 1; i++) {
       Value v = items[i]->eval(env);
+      if (is_traced_value(v)) [[unlikely]] symbolic_truth("or");
       if (v != FALSE_V) return v;
     }
     return items[n - 1]->eval(env);

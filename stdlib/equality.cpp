@@ -11,7 +11,10 @@ static Value bi_eq(int, Value *a) { return boolv(eq(a[0], a[1])); }
 static Value bi_eqv(int, Value *a) { return boolv(eqv(a[0], a[1])); }
 static Value bi_equal(int, Value *a) { return boolv(equal(a[0], a[1])); }
 
-static Value bi_not(int, Value *a) { return boolv(a[0] == FALSE_V); }
+static Value bi_not(int, Value *a) {
+  if (has_type(a[0], T_SYMBOLIC)) throw_error("graph: 'not' is not supported inside a traced function");
+  return boolv(a[0] == FALSE_V);
+}
 static Value bi_booleanp(int, Value *a) { return boolv(is_bool(a[0])); }
 static Value bi_symbolp(int, Value *a) { return boolv(is_symbol(a[0])); }
 static Value bi_procedurep(int, Value *a) { return boolv(is_procedure(a[0])); }

@@ -18,3 +18,8 @@
 ;; Shape queries work on traced values; their contents do not.
 (display (graph-eval (lambda (a) (tensor-mul a (tensor-size a))) (ones '(2 3)))) (newline)
 (display (graph-ir (lambda (a) (reshape a (list (car (tensor-shape a)) -1))) (ones '(2 3)))) (newline)
+
+;; Only `if` records a select; and/or/not cannot know a traced value's truth.
+(try (lambda () (graph-eval (lambda (x) (and (< x 1.0) x)) 0.5)))
+(try (lambda () (graph-eval (lambda (x) (or (< x 1.0) x)) 0.5)))
+(try (lambda () (graph-eval (lambda (x) (if (not (< x 1.0)) x 1.0)) 0.5)))
