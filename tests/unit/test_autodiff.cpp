@@ -14,6 +14,10 @@
 #include "runtime/printer.h"
 #include "runtime/tensor.h"
 #include "stdlib/builtins.h"
+#include <gc/gc_allocator.h>
+
+// Lisp values held by the test live in GC-scanned memory, not malloc memory.
+using ValueVec = std::vector<kiln::Value, gc_allocator<kiln::Value>>;
 
 using namespace kiln;
 
@@ -44,7 +48,7 @@ Value make_arg(const ArgDesc &d, int k) {
   return from_ptr(t);
 }
 
-Value call(const char *name, std::vector<Value> args) {
+Value call(const char *name, ValueVec args) {
   return apply_proc(sym(intern(name))->global, int(args.size()), args.data());
 }
 
@@ -71,9 +75,9 @@ double scalar_of(Value v) { return is_number(v) ? number_as_double(v) : tensor_o
 void check_finite_differences(const std::string &src, const std::vector<ArgDesc> &descs) {
   INFO(src);
   Value f = eval_string(src, "autodiff-test");
-  std::vector<Value> args;
+  ValueVec args;
   for (size_t k = 0; k < descs.size(); k++) args.push_back(make_arg(descs[k], int(k)));
-  std::vector<Value> gargs = {f};
+  ValueVec gargs = {f};
   gargs.insert(gargs.end(), args.begin(), args.end());
   Value result = call("graph-grad", gargs);
   Value grads = cdr(result);
@@ -82,7 +86,7 @@ void check_finite_differences(const std::string &src, const std::vector<ArgDesc>
     REQUIRE(g.size() == x.size());
     for (size_t i = 0; i < x.size(); i++) {
       double h = 1e-5 * std::max(1.0, std::fabs(x[i]));
-      std::vector<Value> plus = args, minus = args;
+      ValueVec plus = args, minus = args;
       plus[k] = with_element(args[k], int64_t(i), x[i] + h);
       minus[k] = with_element(args[k], int64_t(i), x[i] - h);
       plus.insert(plus.begin(), f);
@@ -249,7 +253,7 @@ TEST_CASE("autodiff: gradients agree with PyTorch float64 autograd to 1e-12 rela
   for (const TorchCase &c : kTorchCases) {
     INFO(c.name);
     TorchSource ts = torch_source(c.name);
-    std::vector<Value> args = {eval_string(ts.src, "autodiff-test")};
+    ValueVec args = {eval_string(ts.src, "autodiff-test")};
     for (size_t k = 0; k < ts.args.size(); k++) args.push_back(make_arg(ts.args[k], int(k)));
     Value r = call("graph-grad", args);
     CHECK(std::fabs(number_as_double(car(r)) - c.loss) <= 1e-12 * std::fabs(c.loss));
