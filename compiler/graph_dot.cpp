@@ -19,7 +19,7 @@ std::string graph_to_dot(const Graph &g) {
     const GraphNode &n = g[i];
     std::string label = fmt::format("{}: {}", i, op_name(n.op));
     if (n.op == Op::Param) label += fmt::format(" {}", n.param_index);
-    if (n.op == Op::Const) label += n.const_data ? " tensor" : " " + format_double(n.scalar);
+    if (n.op == Op::Const) label += n.const_data ? std::string(" tensor") : fmt::format(" {}", format_double(n.scalar));
     if (n.op == Op::SumAxis || n.op == Op::MeanAxis || n.op == Op::MaxAxis || (n.op == Op::MaxMask && n.axis >= 0))
       label += fmt::format(" axis {}{}", n.axis, n.keepdims ? " keepdims" : "");
     if (n.op == Op::Transpose) {

@@ -7,6 +7,7 @@
 // the canonical NaN). The reader never trusts a count: every length is checked
 // against what the file really holds before anything is allocated, so a
 // damaged file raises an error and never crashes or allocates wildly.
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -104,8 +105,8 @@ void write_value(std::string &out, Value v, int depth) {
     for (int64_t i = 0; i < vec->len; i++) write_value(out, vec->items[i], depth + 1);
   } else if (is_tensor(v)) {
     Tensor *t = tensor_of(v);
-    out += "tensor " + std::to_string(t->shape.rank);
-    for (int i = 0; i < t->shape.rank; i++) out += " " + std::to_string(t->shape.dim[i]);
+    fmt::format_to(std::back_inserter(out), "tensor {}", t->shape.rank);
+    for (int i = 0; i < t->shape.rank; i++) fmt::format_to(std::back_inserter(out), " {}", t->shape.dim[i]);
     out += '\n';
     for (int64_t i = 0; i < t->size; i++) {
       put_float(out, t->data[i]);

@@ -1,6 +1,7 @@
 // Unit tests for runtime/hashtable.h: lookups under growth, deletion with
 // tombstones, insertion order, and survival of keys across forced collections.
 #include <catch2/catch.hpp>
+#include <fmt/format.h>
 
 #include <string>
 
@@ -11,7 +12,7 @@
 using namespace kiln;
 
 static Value str(const std::string &s) { return make_string(s); }
-static Value key_list(int i) { return list2(make_int(i), str("k" + std::to_string(i))); }
+static Value key_list(int i) { return list2(make_int(i), str(fmt::format("k{}", i))); }
 
 TEST_CASE("hash table grows and finds every key", "[hashtable]") {
   gc_init();
@@ -34,14 +35,14 @@ TEST_CASE("hash table grows and finds every key", "[hashtable]") {
 TEST_CASE("deletion leaves tombstones, keeps order, and compacts", "[hashtable]") {
   gc_init();
   Value ht = make_hashtable(HASH_EQUAL);
-  for (int i = 0; i < 1000; i++) hashtable_set(ht, str("s" + std::to_string(i)), make_int(i));
-  for (int i = 0; i < 1000; i += 2) CHECK(hashtable_delete(ht, str("s" + std::to_string(i))));
+  for (int i = 0; i < 1000; i++) hashtable_set(ht, str(fmt::format("s{}", i)), make_int(i));
+  for (int i = 0; i < 1000; i += 2) CHECK(hashtable_delete(ht, str(fmt::format("s{}", i))));
   CHECK_FALSE(hashtable_delete(ht, str("s0")));
   CHECK(hashtable_count(ht) == 500);
   Value v;
-  for (int i = 0; i < 1000; i++) CHECK(hashtable_lookup(ht, str("s" + std::to_string(i)), &v) == (i % 2 == 1));
+  for (int i = 0; i < 1000; i++) CHECK(hashtable_lookup(ht, str(fmt::format("s{}", i)), &v) == (i % 2 == 1));
   // Many more inserts force rebuilds that squeeze the tombstones out.
-  for (int i = 1000; i < 5000; i++) hashtable_set(ht, str("s" + std::to_string(i)), make_int(i));
+  for (int i = 1000; i < 5000; i++) hashtable_set(ht, str(fmt::format("s{}", i)), make_int(i));
   CHECK(hashtable_slot_limit(ht) < 5000);
   // Insertion order: odd keys below 1000, then 1000..4999.
   std::vector<int64_t> order;
