@@ -1,6 +1,8 @@
 #include "gc.h"
 
+#include <cstdio>
 #include <cstdlib>
+#include <cstring>
 
 namespace kiln {
 
@@ -13,9 +15,13 @@ void gc_init() {
   done = true;
   GC_INIT();
   GC_allow_register_threads();
-  // Tensors are large pointer-free blocks; without this the collector warns
-  // about repeated large allocations in training loops.
-  GC_set_warn_proc([](char *, GC_word) {});
+  // Tensor data are large pointer-free blocks allocated "ignore off page"; the
+  // collector's advice about repeated large allocations does not apply to them,
+  // so that one warning is dropped. Every other warning still reaches stderr.
+  GC_set_warn_proc([](char *msg, GC_word arg) {
+    if (std::strstr(msg, "Repeated allocation of very large block")) return;
+    std::fprintf(stderr, msg, static_cast<unsigned long>(arg));
+  });
   if (const char *s = std::getenv("KILN_GC_STRESS")) {
     long n = std::strtol(s, nullptr, 10);
     if (n > 0) g_gc_stress_every = uint64_t(n);
