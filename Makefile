@@ -15,6 +15,8 @@ ASAN_DIR ?= build-asan
 BENCH ?= benchmarks/tensor_bench.lisp
 # Fewer robustness cases under ASan, which is ~5x slower per run.
 ASAN_FUZZ_CASES ?= 600
+# Per-golden-test limit under ASan (kiln test's default is 60 s).
+ASAN_TEST_TIMEOUT ?= 300
 # gc-stress runs every golden test under KILN_GC_STRESS=$(GC_STRESS_EVERY) (a
 # full collection every that many allocations) except GC_STRESS_SKIP: tests
 # that build big heaps or run long loops, where a collection per allocation is
@@ -70,7 +72,7 @@ asan-build:
 # Boehm GC scans memory LeakSanitizer considers leaked, so leak checks are off;
 # fake stacks for use-after-return hide stack roots from the collector.
 asan: deps asan-build
-	$(ASAN_ENV) KILN_FUZZ_CASES=$(ASAN_FUZZ_CASES) \
+	$(ASAN_ENV) KILN_FUZZ_CASES=$(ASAN_FUZZ_CASES) KILN_TEST_TIMEOUT=$(ASAN_TEST_TIMEOUT) \
 	  ctest --test-dir $(ASAN_DIR) --output-on-failure -j$(JOBS) --timeout 1200
 
 gc-stress: deps build

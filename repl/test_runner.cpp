@@ -73,8 +73,19 @@ struct Outcome {
   std::exit(2);
 }
 
+double parse_seconds(const std::string &v, const char *what) {
+  char *end = nullptr;
+  double t = std::strtod(v.c_str(), &end);
+  if (v.empty() || *end || !(t > 0))
+    usage_error(std::string(what) + " needs a positive number of seconds, got '" + v + "'");
+  return t;
+}
+
 std::optional<Options> parse_options(int argc, char **argv) {
   Options opt;
+  // Slow builds (sanitizers, GC stress) raise the default without editing every caller.
+  if (const char *env = std::getenv("KILN_TEST_TIMEOUT"); env && *env)
+    opt.timeout_sec = parse_seconds(env, "KILN_TEST_TIMEOUT");
   bool only_paths = false;
   for (int i = 1; i < argc; i++) {
     std::string_view a = argv[i];
@@ -85,7 +96,8 @@ std::optional<Options> parse_options(int argc, char **argv) {
       return argv[++i];
     };
     auto is_flag = [&](std::string_view flag) {
-      return a == flag || (a.size() > flag.size() && a.substr(0, flag.size()) == flag && a[flag.size()] == '=');
+      return a == flag ||
+             (a.size() > flag.size() && a.substr(0, flag.size()) == flag && a[flag.size()] == '=');
     };
     if (only_paths || a.empty() || a[0] != '-' || a == "-") {
       opt.paths.emplace_back(a);
@@ -97,14 +109,11 @@ std::optional<Options> parse_options(int argc, char **argv) {
       std::string v = value_of(a == "-j" ? "-j" : "--jobs");
       char *end = nullptr;
       long n = std::strtol(v.c_str(), &end, 10);
-      if (v.empty() || *end || n < 1 || n > 256) usage_error("--jobs needs a number from 1 to 256, got '" + v + "'");
+      if (v.empty() || *end || n < 1 || n > 256)
+        usage_error("--jobs needs a number from 1 to 256, got '" + v + "'");
       opt.jobs = int(n);
     } else if (is_flag("--timeout")) {
-      std::string v = value_of("--timeout");
-      char *end = nullptr;
-      double t = std::strtod(v.c_str(), &end);
-      if (v.empty() || *end || !(t > 0)) usage_error("--timeout needs a positive number of seconds, got '" + v + "'");
-      opt.timeout_sec = t;
+      opt.timeout_sec = parse_seconds(value_of("--timeout"), "--timeout");
     } else {
       usage_error("unknown option: " + std::string(a));
     }
@@ -196,7 +205,8 @@ std::vector<EditLine> edit_script(const std::vector<std::string> &a, const std::
   size_t pre = 0;
   while (pre < a.size() && pre < b.size() && a[pre] == b[pre]) pre++;
   size_t suf = 0;
-  while (suf < a.size() - pre && suf < b.size() - pre && a[a.size() - 1 - suf] == b[b.size() - 1 - suf]) suf++;
+  while (suf < a.size() - pre && suf < b.size() - pre && a[a.size() - 1 - suf] == b[b.size() - 1 - suf])
+    suf++;
   size_t n = a.size() - pre - suf, m = b.size() - pre - suf;
 
   std::vector<EditLine> script;
@@ -315,7 +325,8 @@ std::optional<std::string> prepare_launch(const TestCase &t, Launch &l) {
     for (std::string &line : split_lines(*env)) {
       if (line.empty() || line[0] == '#') continue;
       size_t eq = line.find('=');
-      if (eq == 0 || eq == std::string::npos) return "malformed line in " + base.filename().string() + ".env: " + line;
+      if (eq == 0 || eq == std::string::npos)
+        return "malformed line in " + base.filename().string() + ".env: " + line;
       std::string key = line.substr(0, eq + 1);
       std::erase_if(l.env, [&](const std::string &s) { return s.compare(0, key.size(), key) == 0; });
       l.env.push_back(line);
@@ -380,7 +391,8 @@ bool start_test(const std::string &exe, const TestCase &t, double timeout_sec, R
   close(fds[1]);
   r.pid = pid;
   r.fd = fds[0];
-  r.deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(timeout_sec));
+  r.deadline =
+      Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(timeout_sec));
   return true;
 }
 
@@ -412,7 +424,8 @@ Report judge(const TestCase &t, const Outcome &o, const Options &opt) {
   std::vector<std::string> problems;
   if (!o.setup_error.empty()) problems.push_back(o.setup_error);
   if (o.timed_out) problems.push_back("timed out after " + format_timeout(opt.timeout_sec) + " s");
-  if (o.too_much_output) problems.push_back("killed: output exceeds " + std::to_string(kMaxOutputBytes >> 20) + " MB");
+  if (o.too_much_output)
+    problems.push_back("killed: output exceeds " + std::to_string(kMaxOutputBytes >> 20) + " MB");
   if (o.term_signal && !o.timed_out && !o.too_much_output)
     problems.push_back("killed by signal " + signal_name(o.term_signal));
 
