@@ -151,7 +151,7 @@ Value apply_proc(Value f, int argc, Value *argv) {
 Value analysis_apply(Value f, int argc, Value *argv) { return apply_proc(f, argc, argv); }
 
 Value tail_call_to(Value f, int argc, Value *argv) {
-  if (!is_closure(f) || argc > kLocalFrameMax) return apply_proc(f, argc, argv);
+  if (!is_closure(f)) return apply_proc(f, argc, argv);
   Closure *c = select_case(as<Closure>(f), argc);
   Lambda *L = c->lam;
   if (L->leaf && !L->rest && L->frame_size <= kLocalFrameMax) {

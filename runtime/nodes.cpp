@@ -61,99 +61,53 @@ Value finish_tail(Value r) {
   return run_closure(c, f);
 }
 
-static Closure *pick_variant(Closure *c, int argc) {
-  for (Closure *k = c;;) {
-    Lambda *L = k->lam;
-    if (argc == L->nreq || (L->rest && argc >= L->nreq)) return k;
-    if (!is_closure(k->next_case)) return nullptr;
-    k = as<Closure>(k->next_case);
-  }
+
+static inline Value call_builtin(Builtin *b, int argc, Value *argv) {
+  if (argc < b->min_args || (b->max_args >= 0 && argc > b->max_args)) [[unlikely]]
+    arity_error(b->name, b->min_args, b->max_args, argc);
+  return b->fn(argc, argv);
 }
 
 Value Call::eval(Frame *env) {
   g_site = this;
-  {
-    Value f = fn->eval(env);
-    if (is_closure(f)) {
-      Closure *c = as<Closure>(f);
-      Lambda *L = c->lam;
-      if (argc == L->nreq && !L->rest) {
-        size_t bytes = sizeof(Frame) + sizeof(Value) * size_t(L->frame_size);
-        Frame *nf = L->leaf ? static_cast<Frame *>(alloca(bytes)) : static_cast<Frame *>(gc_alloc(bytes));
-        nf->parent = c->env;
-        for (int i = 0; i < argc; i++) {
-          nf->slots[i] = args[i]->eval(env);
-          g_site = this;
-        }
-        for (int i = argc; i < L->frame_size; i++) nf->slots[i] = UNINIT;
-        return run_closure(c, nf);
+  Value f = fn->eval(env);
+  if (is_closure(f)) {
+    Closure *c = as<Closure>(f);
+    Lambda *L = c->lam;
+    if (argc == L->nreq && !L->rest) {
+      // Operands go straight into the callee's frame.
+      size_t bytes = sizeof(Frame) + sizeof(Value) * size_t(L->frame_size);
+      Frame *nf = L->leaf ? static_cast<Frame *>(alloca(bytes)) : static_cast<Frame *>(gc_alloc(bytes));
+      nf->parent = c->env;
+      for (int i = 0; i < argc; i++) {
+        nf->slots[i] = args[i]->eval(env);
+        g_site = this;
       }
+      for (int i = argc; i < L->frame_size; i++) nf->slots[i] = UNINIT;
+      return run_closure(c, nf);
     }
-    Value *argv = static_cast<Value *>(alloca(sizeof(Value) * size_t(argc ? argc : 1)));
-    for (int i = 0; i < argc; i++) {
-      argv[i] = args[i]->eval(env);
-      g_site = this;
-    }
-    if (is_builtin(f)) {
-      Builtin *b = as<Builtin>(f);
-      if (argc < b->min_args || (b->max_args >= 0 && argc > b->max_args)) [[unlikely]]
-        arity_error(b->name, b->min_args, b->max_args, argc);
-      return b->fn(argc, argv);
-    }
-    return apply_proc(f, argc, argv);
   }
+  Value *argv = static_cast<Value *>(alloca(sizeof(Value) * size_t(argc ? argc : 1)));
+  for (int i = 0; i < argc; i++) {
+    argv[i] = args[i]->eval(env);
+    g_site = this;
+  }
+  if (is_builtin(f)) return call_builtin(as<Builtin>(f), argc, argv);
+  return apply_proc(f, argc, argv);
 }
 
 Value TailCall::eval(Frame *env) {
   g_site = this;
-  {
-    Value f = fn->eval(env);
-    if (is_closure(f)) {
-      Value tmp[kLocalFrameMax];
-      Closure *c = as<Closure>(f);
-      if (argc <= kLocalFrameMax) {
-        for (int i = 0; i < argc; i++) {
-          tmp[i] = args[i]->eval(env);
-          g_site = this;
-        }
-        Closure *k = pick_variant(c, argc);
-        if (k && k->lam->leaf && !k->lam->rest && k->lam->frame_size <= kLocalFrameMax) {
-          for (int i = 0; i < argc; i++) g_tail.args[i] = tmp[i];
-          g_tail.argc = argc;
-          g_tail.closure = k;
-          g_tail.frame = nullptr;
-          return TAILCALL;
-        }
-        if (!k) apply_proc(f, argc, tmp);  // raises the arity error
-        Frame *nf = static_cast<Frame *>(gc_alloc(sizeof(Frame) + sizeof(Value) * size_t(k->lam->frame_size)));
-        bind_args(k, nf, argc, tmp);
-        g_tail.closure = k;
-        g_tail.frame = nf;
-        return TAILCALL;
-      }
-    }
-    Value *argv = static_cast<Value *>(alloca(sizeof(Value) * size_t(argc ? argc : 1)));
-    for (int i = 0; i < argc; i++) {
-      argv[i] = args[i]->eval(env);
-      g_site = this;
-    }
-    if (is_builtin(f)) {
-      Builtin *b = as<Builtin>(f);
-      if (argc < b->min_args || (b->max_args >= 0 && argc > b->max_args)) [[unlikely]]
-        arity_error(b->name, b->min_args, b->max_args, argc);
-      return b->fn(argc, argv);
-    }
-    if (is_closure(f)) {
-      Closure *k = pick_variant(as<Closure>(f), argc);
-      if (!k) apply_proc(f, argc, argv);
-      Frame *nf = static_cast<Frame *>(gc_alloc(sizeof(Frame) + sizeof(Value) * size_t(k->lam->frame_size)));
-      bind_args(k, nf, argc, argv);
-      g_tail.closure = k;
-      g_tail.frame = nf;
-      return TAILCALL;
-    }
-    return apply_proc(f, argc, argv);
+  Value f = fn->eval(env);
+  // Operands are evaluated into our own array first: evaluating them may run
+  // other tail calls, which reuse g_tail.
+  Value *argv = static_cast<Value *>(alloca(sizeof(Value) * size_t(argc ? argc : 1)));
+  for (int i = 0; i < argc; i++) {
+    argv[i] = args[i]->eval(env);
+    g_site = this;
   }
+  if (is_builtin(f)) return call_builtin(as<Builtin>(f), argc, argv);
+  return tail_call_to(f, argc, argv);
 }
 
 Value Let::eval(Frame *env) {

@@ -100,23 +100,19 @@ static Value b_read_error_p(int, Value *argv) {
 }
 static Value b_condition_report(int, Value *argv) { return make_string(error_message_of(argv[0])); }
 
-static Value b_exit(int argc, Value *argv) {
-  int code = 0;
-  if (argc == 1) {
-    if (argv[0] == FALSE_V) code = 1;
-    else if (is_int(argv[0])) code = int(int_of(argv[0]) & 0xff);
-  }
-  throw ExitThrow{code};
+// R7RS: no argument or #t is success, #f failure, an integer the status itself.
+static int exit_status(int argc, Value *argv) {
+  if (argc == 0) return 0;
+  if (argv[0] == FALSE_V) return 1;
+  if (is_int(argv[0])) return int(int_of(argv[0]) & 0xff);
+  return 0;
 }
+
+static Value b_exit(int argc, Value *argv) { throw ExitThrow{exit_status(argc, argv)}; }
 
 static Value b_emergency_exit(int argc, Value *argv) {
   std::fflush(stdout);
-  int code = 0;
-  if (argc == 1) {
-    if (argv[0] == FALSE_V) code = 1;
-    else if (is_int(argv[0])) code = int(int_of(argv[0]) & 0xff);
-  }
-  std::_Exit(code);
+  std::_Exit(exit_status(argc, argv));
 }
 
 static Value b_eval(int, Value *argv) { return eval_toplevel(argv[0]); }
@@ -172,29 +168,22 @@ static Value b_parameterize(int, Value *argv) {
   return r;
 }
 
-static Value b_make_promise(int, Value *argv);
-// Always wraps, even a promise: what `delay` needs (R7RS 7.3).
-static Value b_make_value_promise(int, Value *argv) {
+// done: TRUE_V with the value, or FALSE_V with the thunk that computes it.
+static Value new_promise(Value done, Value value_or_thunk) {
   Promise *p = alloc_obj<Promise>(T_PROMISE);
-  p->done = TRUE_V;
-  p->value = argv[0];
+  p->done = done;
+  p->value = value_or_thunk;
   return from_ptr(p);
 }
+
+// Always wraps, even a promise: what `delay` needs (R7RS 7.3).
+static Value b_make_value_promise(int, Value *argv) { return new_promise(TRUE_V, argv[0]); }
 
 static Value b_make_promise(int, Value *argv) {
-  if (has_type(argv[0], T_PROMISE)) return argv[0];
-  Promise *p = alloc_obj<Promise>(T_PROMISE);
-  p->done = TRUE_V;
-  p->value = argv[0];
-  return from_ptr(p);
+  return has_type(argv[0], T_PROMISE) ? argv[0] : new_promise(TRUE_V, argv[0]);
 }
 
-static Value b_make_lazy(int, Value *argv) {
-  Promise *p = alloc_obj<Promise>(T_PROMISE);
-  p->done = FALSE_V;
-  p->value = argv[0];
-  return from_ptr(p);
-}
+static Value b_make_lazy(int, Value *argv) { return new_promise(FALSE_V, argv[0]); }
 
 // R7RS force with delay-force chains handled iteratively.
 static Value b_force(int, Value *argv) {
