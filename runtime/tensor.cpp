@@ -14,10 +14,6 @@ constexpr size_t kAlign = 64;
 // integers that happen to point into the middle of a big buffer cannot pin it
 // or blacklist pages — the cause of heap growth in long training loops.
 constexpr size_t kLargeBlock = 64 * 1024;
-// 16 MiB measured best for 256x64 elementwise ops in a loop (10 us a call, against
-// 17 us at 48 MiB, where each result lands in memory long out of cache, and
-// 21 us at 4 MiB, where collections come too often).
-constexpr size_t kLargeTensorHeap = 16u << 20;
 
 Tensor *alloc_tensor(const Shape &s) {
   Tensor *t = alloc_obj<Tensor>(T_TENSOR);
@@ -26,15 +22,7 @@ Tensor *alloc_tensor(const Shape &s) {
   size_t bytes = size_t(t->size) * sizeof(double) + kAlign;
   void *base;
   if (bytes >= kLargeBlock) {
-    // The collector runs after about heap_size/3 bytes of new allocation; on
-    // the small start-up heap that is every few large tensors, and each
-    // collection costs far more than the tensor op. Grow the heap once, so a
-    // training loop collects every few dozen steps instead.
-    static bool heap_grown = false;
-    if (!heap_grown) {
-      heap_grown = true;
-      if (GC_get_heap_size() < kLargeTensorHeap) GC_expand_hp(kLargeTensorHeap - GC_get_heap_size());
-    }
+    // (gc_init sizes the heap so large tensors do not collect every few steps.)
     if (g_gc_stress_every) gc_stress_tick();
     base = GC_MALLOC_ATOMIC_IGNORE_OFF_PAGE(bytes);
   } else {
