@@ -4,7 +4,7 @@
 #   make build      Release build in build/
 #   make bench      deps + build + the main benchmark
 #   make test       deps + build + every ctest test
-#   make asan       Debug + AddressSanitizer/UBSan build in build-asan/, then ctest there
+#   make asan       -O2 -g AddressSanitizer/UBSan build in build-asan/, then ctest there
 #   make gc-stress  golden tests (all but GC_STRESS_SKIP) with KILN_GC_STRESS=1
 #   make install    cmake --install build (PREFIX=/usr/local by default)
 
@@ -15,6 +15,10 @@ ASAN_DIR ?= build-asan
 BENCH ?= benchmarks/tensor_bench.lisp
 # Fewer robustness cases under ASan, which is ~5x slower per run.
 ASAN_FUZZ_CASES ?= 600
+# Golden tests the ASan build cannot run: ASan frames are several times larger
+# and its stack is capped at 60 MiB (see runtime/eval.cpp), so 100 000 frames
+# of non-tail recursion do not fit there. Release builds run them.
+ASAN_GOLDEN_SKIP ?= tail/deep_recursion
 # Per-golden-test limit under ASan (kiln test's default is 60 s).
 ASAN_TEST_TIMEOUT ?= 300
 # gc-stress runs every golden test under KILN_GC_STRESS=$(GC_STRESS_EVERY) (a
@@ -66,14 +70,21 @@ test: deps build
 	ctest --test-dir $(BUILD_DIR) --output-on-failure -j$(JOBS)
 
 asan-build:
-	cmake -S . -B $(ASAN_DIR) -DCMAKE_BUILD_TYPE=Debug -DKILN_SANITIZE=ON
+	cmake -S . -B $(ASAN_DIR) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKILN_SANITIZE=ON
 	cmake --build $(ASAN_DIR) -j$(JOBS)
 
 # Boehm GC scans memory LeakSanitizer considers leaked, so leak checks are off;
 # fake stacks for use-after-return hide stack roots from the collector.
 asan: deps asan-build
 	$(ASAN_ENV) KILN_FUZZ_CASES=$(ASAN_FUZZ_CASES) KILN_TEST_TIMEOUT=$(ASAN_TEST_TIMEOUT) \
-	  ctest --test-dir $(ASAN_DIR) --output-on-failure -j$(JOBS) --timeout 1200
+	  ctest --test-dir $(ASAN_DIR) --output-on-failure -j$(JOBS) --timeout 1200 -E '^golden$$'
+	@files=""; \
+	for t in $$(cd tests/golden && find . -name '*.lisp' | sed 's|^\./||; s|\.lisp$$||' | LC_ALL=C sort); do \
+	  [ -f tests/golden/$$t.out ] || continue; \
+	  case " $(ASAN_GOLDEN_SKIP) " in *" $$t "*) echo "asan: skipping golden $$t"; continue ;; esac; \
+	  files="$$files tests/golden/$$t.lisp"; \
+	done; \
+	$(ASAN_ENV) $(ASAN_DIR)/kiln test --jobs $(JOBS) --timeout $(ASAN_TEST_TIMEOUT) $$files
 
 gc-stress: deps build
 	@files=""; skipped=0; \

@@ -40,6 +40,10 @@ class Repl:
             "KILN_HISTFILE": histfile or os.path.join(self.tmp, "history"),
             "INPUTRC": "/dev/null",  # the user's key bindings must not change the test
         }
+        # Sanitizer settings of the run (make asan) must reach the REPL too.
+        for name in ("ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS"):
+            if name in os.environ:
+                full_env[name] = os.environ[name]
         if env:
             full_env.update(env)
         full_env = {k: v for k, v in full_env.items() if v is not None}
