@@ -130,7 +130,8 @@ Value apply_proc(Value f, int argc, Value *argv) {
     Builtin *b = as<Builtin>(f);
     if (argc < b->min_args || (b->max_args >= 0 && argc > b->max_args))
       arity_error(b->name, b->min_args, b->max_args, argc);
-    return b->fn(argc, argv);
+    Value r = b->fn(argc, argv);
+    return r == TAILCALL ? finish_tail(r) : r;
   }
   case T_CONTINUATION: {
     Continuation *k = as<Continuation>(f);

@@ -8,7 +8,9 @@
 // Tail calls: a call in tail position of a lambda body is a TailCall node; it
 // evaluates its operator and operands and returns the TAILCALL marker with the
 // callee in g_tail; run_closure's loop makes the call. No other node ever sees
-// the marker, because only lambda bodies contain TailCall nodes.
+// the marker, because only lambda bodies contain TailCall nodes, except the
+// results of builtins that end in a call (apply, call-with-values): every
+// place that calls a builtin outside tail position finishes such a TAILCALL.
 //
 // Frames of "leaf" lambdas (no lambda expression in their body) cannot be
 // captured, so they live on the C++ stack; all others are in GC memory.
@@ -67,6 +69,8 @@ Value run_closure(Closure *c, Frame *f);
 // From a node in tail position: arranges the call of f and returns TAILCALL
 // (or, for non-closures, makes the call and returns its value).
 Value tail_call_to(Value f, int argc, Value *argv);
+// Makes the call a TAILCALL result stands for, outside any run_closure loop.
+Value finish_tail(Value r);
 Value closure_name(Value closure);
 [[noreturn]] void not_a_procedure(Value f);
 // Fills a frame for a closure call from evaluated arguments (checks arity).

@@ -92,7 +92,11 @@ Value Call::eval(Frame *env) {
     argv[i] = args[i]->eval(env);
     g_site = this;
   }
-  if (is_builtin(f)) return call_builtin(as<Builtin>(f), argc, argv);
+  if (is_builtin(f)) {
+    // apply and call-with-values return TAILCALL for their callee (see below).
+    Value r = call_builtin(as<Builtin>(f), argc, argv);
+    return r == TAILCALL ? finish_tail(r) : r;
+  }
   return apply_proc(f, argc, argv);
 }
 
@@ -106,6 +110,8 @@ Value TailCall::eval(Frame *env) {
     argv[i] = args[i]->eval(env);
     g_site = this;
   }
+  // A builtin that ends in a call of its own (apply) may return TAILCALL: it
+  // travels up to run_closure like ours.
   if (is_builtin(f)) return call_builtin(as<Builtin>(f), argc, argv);
   return tail_call_to(f, argc, argv);
 }

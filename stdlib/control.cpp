@@ -18,11 +18,12 @@ static Value b_values(int argc, Value *argv) { return make_values(argc, argv); }
 static Value b_call_with_values(int, Value *argv) {
   Value v = apply_proc(arg_proc("call-with-values", 1, argv[0]), 0, nullptr);
   arg_proc("call-with-values", 2, argv[1]);
+  // The consumer is called in tail position (R7RS).
   if (is_values(v)) {
     MultipleValues *mv = as<MultipleValues>(v);
-    return apply_proc(argv[1], int(mv->n), mv->items);
+    return tail_call_to(argv[1], int(mv->n), mv->items);
   }
-  return apply_proc(argv[1], 1, &v);
+  return tail_call_to(argv[1], 1, &v);
 }
 
 static Value b_call_cc(int, Value *argv) {

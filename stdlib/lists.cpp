@@ -10,6 +10,7 @@
 #include <string>
 
 #include "../runtime/equal.h"
+#include "../runtime/eval_internal.h"
 #include "../runtime/hashtable.h"
 #include "list_walk.h"
 
@@ -621,7 +622,8 @@ static Value bi_apply(int argc, Value *a) {
   int64_t k = 0;
   for (int i = 1; i < argc - 1; i++) args[k++] = a[i];
   for (Value l = tail; is_pair(l); l = cdr(l)) args[k++] = car(l);
-  return apply_proc(f, int(total), args.data());
+  // R7RS: apply calls f in tail position (the caller finishes the TAILCALL).
+  return tail_call_to(f, int(total), args.data());
 }
 
 static BuiltinRegistrar reg([] {
