@@ -1,6 +1,7 @@
 // main.cpp — the kiln command line (SPEC §1).
 #include <unistd.h>
 
+#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <iostream>
@@ -52,8 +53,20 @@ struct Options {
 
 int (*g_jit_check)() = nullptr;
 
+// Ctrl-C in a script or -e: the evaluator stops at its next procedure call or
+// loop iteration with "interrupted" (exit 130); a second Ctrl-C, for code stuck
+// outside the evaluator, kills the process as usual. The REPL installs its own.
+static void on_sigint(int) {
+  if (g_interrupt) {
+    std::signal(SIGINT, SIG_DFL);
+    std::raise(SIGINT);
+  }
+  g_interrupt = 1;
+}
+
 static int run(void *p) {
   Options &o = *static_cast<Options *>(p);
+  std::signal(SIGINT, on_sigint);
   int code = 0;
   if (run_guarded([] { init_runtime(); }, &code) != RunResult::ok) return code ? code : 1;
   if (o.jit_check) {

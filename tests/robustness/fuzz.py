@@ -10,7 +10,9 @@ tokens inserted, slices of other programs spliced in, or plain token soup. Runs
 `kiln CASE.lisp` on each (stdin /dev/null, a scratch cwd, KILN_FUZZ_TIMEOUT s,
 default 10) and requires that every run
 
-  * ends by itself (no hang) and not by a signal (no crash, no abort),
+  * ends by itself, or when it loops forever in Lisp code, stops with
+    "interrupted" on SIGINT (no hang in the runtime), and not by a signal
+    (no crash, no abort),
   * exits with status 0 or 1, and
   * prints a message containing "error:" on stderr when the status is 1.
 
@@ -145,9 +147,18 @@ def run_one(kiln, path, cwd, env, timeout):
     try:
         _, err = proc.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
-        proc.communicate()
-        return None, None, True, b""
+        # A mutant may simply loop forever in Lisp (a `while` whose body was cut
+        # away). Kiln answers Ctrl-C there with "interrupted" and status 130; a
+        # hang inside the runtime would not, so only that counts as a hang.
+        proc.send_signal(signal.SIGINT)
+        try:
+            _, err = proc.communicate(timeout=5)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.communicate()
+            return None, None, True, b""
+        if proc.returncode == 130 and b"interrupted" in err:
+            return "interrupted", None, False, err
     finally:
         try:
             os.killpg(proc.pid, signal.SIGKILL)  # anything it left running
@@ -246,7 +257,7 @@ def main():
                     problem = "sanitizer report"
                 elif sig is not None:
                     problem = f"killed by signal {sig} ({signal.Signals(sig).name})"
-                elif status not in (0, 1):
+                elif status not in (0, 1, "interrupted"):
                     problem = f"exit status {status}"
                 elif status == 1 and b"error:" not in err:
                     problem = "status 1 without an 'error:' message on stderr"
