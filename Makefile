@@ -29,7 +29,7 @@ GC_STRESS_EVERY ?= 1
 GC_STRESS_TIMEOUT ?= 120
 GC_STRESS_SKIP ?= lists/basics lists/errors lists/higher_order lists/sort \
                   vectors/vectors hashtables/basic equality/equal syntax/lazy \
-                  tail/case_arrow tail/deep_recursion tail/stack_overflow \
+                  tail/case_arrow tail/apply_values tail/deep_recursion tail/stack_overflow \
                   tensors/heap_flat tensors/summation_order
 
 # libgccjit's headers come with the matching gcc; tmux drives the REPL tests;
