@@ -8,5 +8,5 @@ cmake --build "$BUILD" --target kiln_core -j1 >/dev/null
 OBJS=$(find "$BUILD/CMakeFiles/kiln_core.dir" -name '*.o')
 GCCJIT=$(ls /usr/lib/gcc/x86_64-linux-gnu/*/libgccjit.so 2>/dev/null | head -1)
 g++ -std=c++20 -O2 -ffp-contract=off -DGC_THREADS -I"$ROOT" "$ROOT/benchmarks/graph/bench_graph.cpp" $OBJS \
-  $(pkg-config --libs bdw-gc) -lgccpp -lfmt -lpthread ${GCCJIT:--lgccjit} -ldl -lm -o "$BUILD/bench_graph"
+  $(pkg-config --libs bdw-gc) -lfmt -lpthread ${GCCJIT:--lgccjit} -ldl -lm -o "$BUILD/bench_graph"
 "$BUILD/bench_graph"
