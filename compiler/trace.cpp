@@ -177,27 +177,7 @@ Value symbolic_transpose(const char *who, int argc, Value *argv) {
   int32_t x = node_of(who, 1, argv[0]);
   Shape s = g[x].shape;
   int perm[kMaxRank];
-  if (argc == 1) {
-    if (s.rank != 2) throw_errorf("transpose: argument 1 must be a rank-2 tensor, got {}",
-                                  s.rank == 0 ? std::string("a scalar tensor")
-                                              : fmt::format("a rank-{} tensor ({})", s.rank, shape_string(s)));
-    perm[0] = 1;
-    perm[1] = 0;
-  } else {
-    Value axes = argv[1];
-    bool ok = list_length(axes) == s.rank;
-    bool seen[kMaxRank] = {};
-    int i = 0;
-    for (Value p = axes; ok && p != NIL; p = cdr(p), i++) {
-      Value a = car(p);
-      if (!is_int(a) || int_of(a) < 0 || int_of(a) >= s.rank || seen[int_of(a)]) ok = false;
-      else {
-        seen[int_of(a)] = true;
-        perm[i] = int(int_of(a));
-      }
-    }
-    if (!ok) throw_errorf("transpose: axes {} are not a permutation of 0..{}", write_string(axes), s.rank - 1);
-  }
+  transpose_permutation(argc, argc > 1 ? argv[1] : NIL, s, perm);
   return make_symbolic(g.transpose(x, perm));
 }
 

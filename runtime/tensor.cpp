@@ -5,6 +5,7 @@
 
 #include "error.h"
 #include "printer.h"
+#include "../stdlib/builtins.h"
 
 namespace kiln {
 
@@ -52,6 +53,35 @@ Value tensor_view(Tensor *t, const Shape &s) {
   v->data = t->data;
   v->base = t->base;
   return from_ptr(v);
+}
+
+std::string describe_shape(const Shape &s) {
+  if (s.rank == 0) return "a scalar tensor";
+  return fmt::format("a rank-{} tensor ({})", s.rank, shape_string(s));
+}
+
+void transpose_permutation(int argc, Value axes, const Shape &s, int *perm) {
+  if (argc == 1) {
+    if (s.rank != 2) throw_errorf("transpose: argument 1 must be a rank-2 tensor, got {}", describe_shape(s));
+    perm[0] = 1;
+    perm[1] = 0;
+    return;
+  }
+  bool ok = list_length(axes) == s.rank;
+  bool seen[kMaxRank] = {};
+  int i = 0;
+  for (Value p = axes; ok && p != NIL; p = cdr(p), i++) {
+    Value x = car(p);
+    if (!is_int(x) || int_of(x) < 0 || int_of(x) >= s.rank || seen[int_of(x)]) {
+      ok = false;
+    } else {
+      seen[int_of(x)] = true;
+      perm[i] = int(int_of(x));
+    }
+  }
+  if (!ok)
+    throw_errorf("transpose: axes {} are not a permutation of 0..{} for {}", write_string(axes), s.rank - 1,
+                 describe_shape(s));
 }
 
 void print_tensor(std::string &out, Value v) {

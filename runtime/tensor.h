@@ -34,6 +34,12 @@ Value make_scalar_tensor(double x);
 // A tensor of shape `s` sharing t's data (s.size() == t->size).
 Value tensor_view(Tensor *t, const Shape &s);
 
+// "a rank-3 tensor (2x3x4)" / "a scalar tensor": how messages describe a tensor.
+std::string describe_shape(const Shape &s);
+// The axis permutation of (transpose T) or (transpose T AXES) for a tensor of
+// shape s, into perm[0..rank); raises transpose's error texts otherwise.
+void transpose_permutation(int argc, Value axes, const Shape &s, int *perm);
+
 // Prints `#<tensor 2x3 [1.0 2.0 ...]>` (SPEC §3).
 void print_tensor(std::string &out, Value v);
 // Same shape and the same bit pattern in every element.

@@ -29,11 +29,6 @@ Tensor *arg_tensor(const char *who, int pos, Value v) {
   type_error(who, pos, "a tensor", v);
 }
 
-// "a rank-3 tensor (2x3x4)" / "a scalar tensor": how messages describe a tensor.
-std::string describe(const Shape &s) {
-  if (s.rank == 0) return "a scalar tensor";
-  return fmt::format("a rank-{} tensor ({})", s.rank, shape_string(s));
-}
 
 // A tensor-or-number operand seen as a buffer plus shape; numbers are rank 0.
 struct Operand {
@@ -81,7 +76,7 @@ Shape arg_shape(const char *who, int pos, Value v) {
 int arg_axis(const char *who, int pos, Value v, const Shape &s) {
   int64_t a = arg_int(who, pos, v);
   int64_t r = a < 0 ? a + s.rank : a;
-  if (r < 0 || r >= s.rank) throw_errorf("{}: axis {} out of range for {}", who, a, describe(s));
+  if (r < 0 || r >= s.rank) throw_errorf("{}: axis {} out of range for {}", who, a, describe_shape(s));
   return int(r);
 }
 
@@ -204,7 +199,7 @@ Value b_tensor_ref(int argc, Value *argv) {
   Tensor *t = arg_tensor("tensor-ref", 1, argv[0]);
   const Shape &s = t->shape;
   if (argc - 1 != s.rank)
-    throw_errorf("tensor-ref: {} needs {} ind{}, got {}", describe(s), s.rank, s.rank == 1 ? "ex" : "ices", argc - 1);
+    throw_errorf("tensor-ref: {} needs {} ind{}, got {}", describe_shape(s), s.rank, s.rank == 1 ? "ex" : "ices", argc - 1);
   int64_t off = 0;
   for (int i = 0; i < s.rank; i++) {
     int64_t ix = arg_int("tensor-ref", i + 2, argv[i + 1]);
@@ -339,7 +334,7 @@ Value b_matmul(int, Value *argv) {
   for (int i = 0; i < 2; i++) {
     const Shape &s = (i ? b : a)->shape;
     if (s.rank != 1 && s.rank != 2)
-      throw_errorf("matmul: argument {} must be a rank-1 or rank-2 tensor, got {}", i + 1, describe(s));
+      throw_errorf("matmul: argument {} must be a rank-1 or rank-2 tensor, got {}", i + 1, describe_shape(s));
   }
   // NumPy rules: a rank-1 left operand is a row (1 x k), a rank-1 right operand
   // a column (k x 1); those unit dimensions are dropped from the result.
@@ -361,27 +356,7 @@ Value b_transpose(int argc, Value *argv) {
   Tensor *t = arg_tensor("transpose", 1, argv[0]);
   const Shape &s = t->shape;
   int perm[kMaxRank];
-  if (argc == 1) {
-    if (s.rank != 2) throw_errorf("transpose: argument 1 must be a rank-2 tensor, got {}", describe(s));
-    perm[0] = 1;
-    perm[1] = 0;
-  } else {
-    Value axes = argv[1];
-    bool ok = list_length(axes) == s.rank;
-    bool seen[kMaxRank] = {};
-    int i = 0;
-    for (Value p = axes; ok && p != NIL; p = cdr(p), i++) {
-      Value x = car(p);
-      if (!is_int(x) || int_of(x) < 0 || int_of(x) >= s.rank || seen[int_of(x)]) ok = false;
-      else {
-        seen[int_of(x)] = true;
-        perm[i] = int(int_of(x));
-      }
-    }
-    if (!ok)
-      throw_errorf("transpose: axes {} are not a permutation of 0..{} for {}", write_string(axes), s.rank - 1,
-                   describe(s));
-  }
+  transpose_permutation(argc, argc > 1 ? argv[1] : NIL, s, perm);
   Shape os;
   os.rank = s.rank;
   for (int i = 0; i < s.rank; i++) os.dim[i] = s.dim[perm[i]];
