@@ -222,7 +222,6 @@ static Value b_case_lambda(int argc, Value *argv) {
 
 static Value b_command_line(int, Value *) { return g_command_line; }
 
-static Value b_procedure_p(int, Value *argv) { return boolv(is_procedure(argv[0])); }
 
 static Value b_macroexpand(int, Value *argv) { return macroexpand(argv[0]); }
 
@@ -264,7 +263,6 @@ static BuiltinRegistrar reg([] {
   defbuiltin("promise?", 1, 1, b_promise_p);
   defbuiltin("%case-lambda", 1, -1, b_case_lambda);
   defbuiltin("command-line", 0, 0, b_command_line);
-  defbuiltin("procedure?", 1, 1, b_procedure_p);
   defbuiltin("macroexpand", 1, 1, b_macroexpand);
 });
 
