@@ -7,6 +7,8 @@
 // and results are printed in sorted order however the children finish.
 #include "repl/test_runner.h"
 
+#include "runtime/eval.h"
+
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -23,7 +25,6 @@
 #include <filesystem>
 #include <fstream>
 #include <optional>
-#include <sstream>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -156,11 +157,9 @@ std::vector<TestCase> discover(const std::string &arg) {
 // ---------------------------------------------------------------- files
 
 std::optional<std::string> read_whole_file(const fs::path &p) {
-  std::ifstream in(p, std::ios::binary);
-  if (!in) return std::nullopt;
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  std::string text;
+  if (!read_file_text(p.string(), &text)) return std::nullopt;
+  return text;
 }
 
 std::vector<std::string> split_lines(std::string_view text) {

@@ -144,14 +144,14 @@ static Value expand_macro(Value macro, Value form) {
   if (is_syntax_rules(m->transformer)) {
     result = expand_syntax_rules(m->transformer, form);
   } else if (m->env_marker == TRUE_V) {
-    result = analysis_apply(m->transformer, 1, &form);
+    result = apply_proc(m->transformer, 1, &form);
   } else {
     int n = list_len(cdr(form));
     if (n < 0) bad_syntax(form, symbol_name(m->name));
     Value *argv = static_cast<Value *>(alloca(sizeof(Value) * size_t(n ? n : 1)));
     int i = 0;
     for (Value p = cdr(form); is_pair(p); p = cdr(p)) argv[i++] = car(p);
-    result = analysis_apply(m->transformer, n, argv);
+    result = apply_proc(m->transformer, n, argv);
   }
   inherit_loc(result, loc_of(form));
   return result;
@@ -633,13 +633,8 @@ static Value include_forms(Value form) {
   for (Value p = cdr(form); is_pair(p); p = cdr(p)) {
     if (!is_string(car(p))) bad_syntax(form, "include");
     std::string path(string_view_of(car(p)));
-    FILE *f = std::fopen(path.c_str(), "rb");
-    if (!f) throw_errorf("include: cannot open {}", path);
     std::string text;
-    char buf[65536];
-    size_t k;
-    while ((k = std::fread(buf, 1, sizeof buf, f)) > 0) text.append(buf, k);
-    std::fclose(f);
+    if (!read_file_text(path, &text)) throw_errorf("include: cannot open {}", path);
     for (Value q = read_all(text, register_source_file(path)); is_pair(q); q = cdr(q)) out = cons(car(q), out);
   }
   Value r = NIL;
@@ -689,12 +684,7 @@ static Node *analyze(Value x, Scope *sc, bool tail) {
       Node *els = n == 4 ? analyze(car(cdr(r)), sc, tail) : new Const(UNSPEC);
       return at(new If(analyze(cadr_(x), sc, false), analyze(car(r), sc, tail), els), x);
     }
-    case SF_BEGIN:
-      if (!sc && cdr(x) != NIL) {
-        // Top-level begin: its defines are global; analyse each in turn.
-        return analyze_seq(cdr(x), sc, tail, x);
-      }
-      return analyze_seq(cdr(x), sc, tail, x);
+    case SF_BEGIN: return analyze_seq(cdr(x), sc, tail, x);
     case SF_LET: return analyze_let(x, sc, tail, false);
     case SF_LETSTAR: return analyze_let_star(x, sc, tail);
     case SF_LETREC:

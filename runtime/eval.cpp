@@ -149,8 +149,6 @@ Value apply_proc(Value f, int argc, Value *argv) {
   }
 }
 
-Value analysis_apply(Value f, int argc, Value *argv) { return apply_proc(f, argc, argv); }
-
 Value tail_call_to(Value f, int argc, Value *argv) {
   if (!is_closure(f)) return apply_proc(f, argc, argv);
   Closure *c = select_case(as<Closure>(f), argc);

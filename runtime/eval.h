@@ -18,6 +18,7 @@ void init_runtime();
 Value eval_toplevel(Value form);                  // analyse and run one form
 Value apply_proc(Value f, int argc, Value *argv);  // call any procedure
 Value load_file(const std::string &path);         // read and run a file; last value
+bool read_file_text(const std::string &path, std::string *out);  // false if unreadable
 Value eval_string(std::string_view src, const std::string &name);
 
 // Set by the SIGINT handler; polled at calls and loop back-edges.

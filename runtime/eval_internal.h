@@ -81,7 +81,4 @@ Value make_syntax_rules(Value spec, Value form);
 bool is_syntax_rules(Value v);
 Value expand_syntax_rules(Value rules, Value form);
 
-// Global procedure calls used by the analyser for derived forms.
-Value analysis_apply(Value f, int argc, Value *argv);
-
 }  // namespace kiln

@@ -179,34 +179,14 @@ class Reader {
       if (c == '.' && is_delimiter(peek2()) && !port_) {
         SrcLoc dot = here();
         get();
-        if (in_vector) fail(dot, "unexpected '.' in a vector");
-        if (head == NIL) fail(dot, "unexpected '.' at the start of a list");
-        Value rest = read_datum();
-        skip_atmosphere();
-        int e = peek();
-        if (e < 0) fail_eof();
-        if (e != closer) fail(here(), "expected one datum after '.'");
-        get();
-        as<Pair>(tail)->cdr = rest;
-        open_.pop_back();
-        return head;
+        return finish_dotted(head, tail, closer, dot, in_vector);
       }
       Value item;
       if (c == '.' && port_) {
         // Ports cannot look two ahead: read the token and see whether it is a lone dot.
         SrcLoc dot = here();
         std::string tok = read_token_text();
-        if (tok == ".") {
-          if (in_vector) fail(dot, "unexpected '.' in a vector");
-          if (head == NIL) fail(dot, "unexpected '.' at the start of a list");
-          Value rest = read_datum();
-          skip_atmosphere();
-          if (peek() != closer) fail(here(), "expected one datum after '.'");
-          get();
-          as<Pair>(tail)->cdr = rest;
-          open_.pop_back();
-          return head;
-        }
+        if (tok == ".") return finish_dotted(head, tail, closer, dot, in_vector);
         item = token_value(tok, dot);
       } else {
         item = read_datum();
@@ -216,6 +196,21 @@ class Reader {
       else as<Pair>(tail)->cdr = cell;
       tail = cell;
     }
+  }
+
+  // After the '.' of a dotted list: the one datum that ends it, then its closer.
+  Value finish_dotted(Value head, Value tail, char closer, SrcLoc dot, bool in_vector) {
+    if (in_vector) fail(dot, "unexpected '.' in a vector");
+    if (head == NIL) fail(dot, "unexpected '.' at the start of a list");
+    Value rest = read_datum();
+    skip_atmosphere();
+    int e = peek();
+    if (e < 0) fail_eof();
+    if (e != closer) fail(here(), "expected one datum after '.'");
+    get();
+    as<Pair>(tail)->cdr = rest;
+    open_.pop_back();
+    return head;
   }
 
   Value read_string(SrcLoc start) {
@@ -348,7 +343,7 @@ class Reader {
     int radix = 10;
     bool exact = false, inexact = false;
     size_t i = 0;
-    while (i + 1 < tok.size() + 1 && i < tok.size()) {
+    while (i < tok.size()) {
       char p = char(std::tolower(tok[i]));
       if (p == 'x') radix = 16;
       else if (p == 'b') radix = 2;

@@ -35,15 +35,21 @@ Value eval_string(std::string_view src, const std::string &name) {
   }
 }
 
-Value load_file(const std::string &path) {
+bool read_file_text(const std::string &path, std::string *out) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) {
+  if (!in) return false;
+  std::stringstream ss;
+  ss << in.rdbuf();
+  *out = ss.str();
+  return true;
+}
+
+Value load_file(const std::string &path) {
+  std::string text;
+  if (!read_file_text(path, &text)) {
     Value msg = make_string(fmt::format("cannot open file {}", path));
     raise_value(make_error_obj(msg, NIL, intern("file-error")));
   }
-  std::stringstream ss;
-  ss << in.rdbuf();
-  std::string text = ss.str();
   return eval_string(text, path);
 }
 
