@@ -7,6 +7,20 @@ import tempfile
 from pty_harness import Repl, main, check, UP, CTRL_D
 
 
+def one_entry_session(kiln, env):
+    """A session that evaluates (* 6 7) once and exits with Ctrl-D."""
+    r = Repl(kiln, env=env)
+    try:
+        r.expect(r"kiln> ")
+        r.send("(* 6 7)\n")
+        r.expect(r"\n42\n")
+        r.expect(r"kiln> ")
+        r.send(CTRL_D)
+        r.wait_exit()
+    finally:
+        r.close()
+
+
 def test(kiln):
     tmp = tempfile.mkdtemp(prefix="kiln-history-")
     hist = os.path.join(tmp, "hist")
@@ -54,29 +68,11 @@ def test(kiln):
 
     # Default locations: directories are created.
     state = os.path.join(tmp, "state")
-    r = Repl(kiln, env={"KILN_HISTFILE": None, "XDG_STATE_HOME": state})
-    try:
-        r.expect(r"kiln> ")
-        r.send("(* 6 7)\n")
-        r.expect(r"\n42\n")
-        r.expect(r"kiln> ")
-        r.send(CTRL_D)
-        r.wait_exit()
-    finally:
-        r.close()
+    one_entry_session(kiln, {"KILN_HISTFILE": None, "XDG_STATE_HOME": state})
     check(os.path.isfile(os.path.join(state, "kiln", "history")), "XDG_STATE_HOME/kiln/history created")
 
     home = os.path.join(tmp, "home")
-    r = Repl(kiln, env={"KILN_HISTFILE": None, "XDG_STATE_HOME": None, "HOME": home})
-    try:
-        r.expect(r"kiln> ")
-        r.send("(* 6 7)\n")
-        r.expect(r"\n42\n")
-        r.expect(r"kiln> ")
-        r.send(CTRL_D)
-        r.wait_exit()
-    finally:
-        r.close()
+    one_entry_session(kiln, {"KILN_HISTFILE": None, "XDG_STATE_HOME": None, "HOME": home})
     path = os.path.join(home, ".local", "state", "kiln", "history")
     check(os.path.isfile(path), "~/.local/state/kiln/history created")
     with open(path) as f:
