@@ -143,7 +143,7 @@ static Value expand_macro(Value macro, Value form) {
   Value result;
   if (is_syntax_rules(m->transformer)) {
     result = expand_syntax_rules(m->transformer, form);
-  } else if (m->env_marker == TRUE_V) {
+  } else if (m->whole_form == TRUE_V) {
     result = apply_proc(m->transformer, 1, &form);
   } else {
     int n = list_len(cdr(form));
@@ -338,13 +338,13 @@ static Node *analyze_named_value(Value value_form, Scope *sc, Value name) {
   return analyze(value_form, sc, false);
 }
 
-// env_marker TRUE_V: the transformer takes the whole form (define-syntax with a
+// whole_form TRUE_V: the transformer takes the whole form (define-syntax with a
 // procedure); otherwise it takes the operands (defmacro) or is syntax-rules.
 static Value make_macro(Value name, Value transformer, bool whole_form = false) {
   Macro *m = alloc_obj<Macro>(T_MACRO);
   m->name = name;
   m->transformer = transformer;
-  m->env_marker = whole_form ? TRUE_V : NOVALUE;
+  m->whole_form = whole_form ? TRUE_V : NOVALUE;
   return from_ptr(m);
 }
 

@@ -152,7 +152,7 @@ struct Macro {
   ObjHeader h;
   Value name;         // symbol
   Value transformer;  // a procedure taking the whole form (defmacro) or a syntax-rules object
-  Value env_marker;   // definition environment info for syntax-rules
+  Value whole_form;   // TRUE_V: the transformer is called with the whole form
 };
 
 // ---- errors, records, misc -----------------------------------------------
