@@ -1,8 +1,9 @@
 ;;; tensor_bench.lisp — Kiln's main benchmark: SGD training of one layer,
 ;;; interpreted graph-grad against one kernel compiled by graph-compile-grad.
 ;;; Timings, not golden output. Run it with `make bench` (Kiln side only) or
-;;; benchmarks/run_tensor_bench.sh (Kiln + 1-thread float64 PyTorch, writes the
-;;; table in benchmarks/RESULTS.md).
+;;; benchmarks/run_tensor_bench.sh (Kiln with KILN_THREADS=1 and 2, the hand-written
+;;; C step of benchmarks/c_step/, 1-thread float64 PyTorch; writes the table in
+;;; benchmarks/RESULTS.md).
 ;;;
 ;;;   loss = mean((relu(x W + b) - t)^2)
 ;;;
@@ -18,7 +19,8 @@
 ;;; graph-grad returns, bit for bit, so both paths must end on the SAME loss; the
 ;;; PyTorch side should agree with it to at least 12 significant digits.
 ;;;
-;;; Output, one line per size (parsed by run_tensor_bench.sh):
+;;; Output: a line naming KILN_THREADS, then one line per size (parsed by
+;;; run_tensor_bench.sh):
 ;;;   8x16->8 x1000: graph-grad 12.345 ms, compiled 0.678 ms, ratio 18.2x, compile 150.1 ms,
 ;;;     final loss 0.123 (graph-grad) 0.123 (compiled): identical
 
@@ -78,6 +80,12 @@
                      (if (eqv? (cdr ri) (cdr rc)) "identical" "DIFFERENT")))
     (newline)
     (eqv? (cdr ri) (cdr rc))))
+
+;; Which thread count the kernels' matmuls may use (run_tensor_bench.sh runs this
+;; file with KILN_THREADS=1 and again with 2).
+(display (format "tensor_bench: KILN_THREADS=~a"
+                 (or (get-environment-variable "KILN_THREADS") "unset (all cores)")))
+(newline)
 
 (define ok-small (bench 8 16 8 1000))
 (define ok-medium (bench 64 256 64 100))
