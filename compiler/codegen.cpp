@@ -496,6 +496,7 @@ struct Emitter {
   }
 
   void transpose(const Ref &x, const Shape &s, const int8_t *perm, RV out, const Shape &os) {
+    if (os.rank == 2 && perm[0] == 1) return transpose2(x, os.dim[0], os.dim[1], out);
     std::vector<int64_t> in_stride(size_t(s.rank));
     int64_t acc = 1;
     for (int i = s.rank - 1; i >= 0; i--) {
@@ -505,6 +506,25 @@ struct Emitter {
     std::vector<int64_t> st_perm(size_t(os.rank));
     for (int i = 0; i < os.rank; i++) st_perm[size_t(i)] = in_stride[size_t(perm[i])];
     for_each_index(os, {st_perm}, [&](const std::vector<RV> &o, RV t) { st(out, t, load(x, o[0])); });
+  }
+
+  // out (rows x cols) = x^T, in bands of 8 output rows: each input read is a run
+  // of 8 neighbours in one cache line and 8 output lines fill together. The
+  // plain loop read a column of x per output row, one cache line per element,
+  // at a stride that maps every line to the same few L1 sets.
+  void transpose2(const Ref &x, int64_t rows, int64_t cols, RV out) {
+    const int64_t band = 8;
+    auto rows_band = [&](RV r0, int64_t h) {
+      loop(0, cols, 1, [&](RV col) {
+        for (int64_t r = 0; r < h; r++) {
+          RV row = iaddk(r0, r);
+          st(out, iadd(imul(row, cols), col), load(x, iadd(imul(col, rows), row)));
+        }
+      });
+    };
+    int64_t full = rows / band * band;
+    loop(0, full, band, [&](RV r0) { rows_band(r0, band); });
+    if (full < rows) rows_band(ix(full), rows - full);
   }
 
   void copy(const Ref &x, RV out, int64_t n) {
