@@ -220,7 +220,15 @@ int run_on_big_stack(int (*fn)(void *), void *arg) {
     return fn(arg);
   }
   pthread_attr_destroy(&attr);
-  pthread_join(th, nullptr);
+  // While it waits, this thread is "blocked" for the collector: every collection
+  // would otherwise stop it with a signal and wait for its reply, a wake-up that
+  // cost more than the marking itself (0.3 ms of 0.35 ms with a small heap).
+  GC_do_blocking(
+      [](void *t) -> void * {
+        pthread_join(*static_cast<pthread_t *>(t), nullptr);
+        return nullptr;
+      },
+      &th);
   return call.result;
 }
 

@@ -42,15 +42,31 @@ void run_chunks(Pool &p) {
   }
 }
 
+struct WaitForJob {
+  Pool *p;
+  uint64_t *seen;
+};
+
+// Runs "blocked" for the collector (GC_do_blocking): a worker waiting for a job
+// holds no Lisp values, so a collection need not stop it with a signal and wait
+// for its answer (a thread wake-up per collection otherwise).
+void *wait_for_job(void *arg) {
+  auto *w = static_cast<WaitForJob *>(arg);
+  Pool &p = *w->p;
+  while (p.generation == *w->seen || p.joined >= p.wanted) {
+    if (p.generation != *w->seen) *w->seen = p.generation;  // a job this worker is not needed for
+    pthread_cond_wait(&p.wake, &p.lock);
+  }
+  return nullptr;
+}
+
 void *worker_main(void *) {
   Pool &p = pool();
   uint64_t seen = 0;
   pthread_mutex_lock(&p.lock);
   for (;;) {
-    while (p.generation == seen || p.joined >= p.wanted) {
-      if (p.generation != seen) seen = p.generation;  // a job this worker is not needed for
-      pthread_cond_wait(&p.wake, &p.lock);
-    }
+    WaitForJob w{&p, &seen};
+    GC_do_blocking(wait_for_job, &w);
     seen = p.generation;
     p.joined++;
     p.active++;
