@@ -25,6 +25,16 @@ std::string shape_string(const Shape &s) {
 }
 
 bool broadcast_shapes(const Shape &a, const Shape &b, Shape &out) {
+  // The common cases of a training step (a number and a tensor, two tensors of
+  // one shape) skip the per-dimension walk.
+  if (b.rank == 0 || a == b) {
+    out = a;
+    return true;
+  }
+  if (a.rank == 0) {
+    out = b;
+    return true;
+  }
   Shape r;
   r.rank = std::max(a.rank, b.rank);
   for (int i = 0; i < r.rank; i++) {
