@@ -455,31 +455,4 @@ Value read_datum(Port *p, uint32_t file_id) {
   return d == NOVALUE ? EOF_V : d;
 }
 
-int open_depth(std::string_view text, bool *in_string) {
-  int depth = 0;
-  bool str = false;
-  for (size_t i = 0; i < text.size(); i++) {
-    char c = text[i];
-    if (str) {
-      if (c == '\\') i++;
-      else if (c == '"') str = false;
-      continue;
-    }
-    if (c == '"') str = true;
-    else if (c == ';') {
-      while (i < text.size() && text[i] != '\n') i++;
-    } else if (c == '#' && i + 1 < text.size() && text[i + 1] == '\\') {
-      i += 2;  // character literal: skip the character itself
-    } else if (c == '(' || c == '[') depth++;
-    else if (c == ')' || c == ']') {
-      if (--depth < 0) {
-        if (in_string) *in_string = false;
-        return -1;
-      }
-    }
-  }
-  if (in_string) *in_string = str;
-  return depth;
-}
-
 }  // namespace kiln

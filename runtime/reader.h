@@ -30,8 +30,4 @@ Value read_all(std::string_view text, uint32_t file_id);
 // Reads one datum from an input port; EOF_V at end of input.
 Value read_datum(Port *p, uint32_t file_id);
 
-// For the REPL: how many brackets are open at the end of `text`, and whether a
-// string is open. Returns -1 when there is an unmatched closing bracket.
-int open_depth(std::string_view text, bool *in_string);
-
 }  // namespace kiln

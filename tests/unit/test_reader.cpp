@@ -214,15 +214,3 @@ TEST_CASE("reader: a read error is a read-error object", "[reader]") {
   CHECK(as<ErrorObj>(g_raised)->kind == intern("read-error"));
   CHECK(f.message.rfind("unexpected end of input", 0) == 0);
 }
-
-TEST_CASE("reader: open_depth for the REPL", "[reader]") {
-  bool in_string = true;
-  CHECK(open_depth("(a (b", &in_string) == 2);
-  CHECK_FALSE(in_string);
-  CHECK(open_depth("(a [b])", &in_string) == 0);
-  CHECK(open_depth("(display \"(", &in_string) == 1);
-  CHECK(in_string);
-  CHECK(open_depth("(a) ; (", &in_string) == 0);
-  CHECK(open_depth("#\\( x", &in_string) == 0);
-  CHECK(open_depth("())", &in_string) == -1);
-}
