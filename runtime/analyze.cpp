@@ -591,26 +591,24 @@ static Node *analyze_body(Value forms, Scope *sc, bool tail, Value whole) {
   if (!sc) return analyze_seq(forms, sc, tail, whole);
   GcVec<Value> items;
   flatten_body(forms, sc, items);
-  // Internal defines become slots of this scope's frame (letrec* semantics).
-  for (Value x : items)
-    if (head_is(x, SF_DEFINE, sc)) {
-      Value name, vf, doc;
-      parse_define(x, &name, &vf, &doc);
-      sc->add(name);
-    }
   int n = int(items.size());
   if (n == 0) return new Const(UNSPEC);
+  // Internal defines become slots of this scope's frame (letrec* semantics):
+  // every name is added before any value form is analysed.
+  GcVec<Value> define_names(size_t(n), NOVALUE), define_values(size_t(n), NOVALUE);
+  for (int i = 0; i < n; i++)
+    if (head_is(items[size_t(i)], SF_DEFINE, sc)) {
+      Value doc;
+      parse_define(items[size_t(i)], &define_names[size_t(i)], &define_values[size_t(i)], &doc);
+      sc->add(define_names[size_t(i)]);
+    }
   Node **nodes = node_array<Node>(n);
   for (int i = 0; i < n; i++) {
-    Value x = items[size_t(i)];
-    bool t = tail && i == n - 1;
-    if (head_is(x, SF_DEFINE, sc)) {
-      Value name, vf, doc;
-      parse_define(x, &name, &vf, &doc);
-      nodes[i] = at(new LocalSet(0, sc->find(name), analyze_named_value(vf, sc, name)), x);
-    } else {
-      nodes[i] = analyze(x, sc, t);
-    }
+    Value x = items[size_t(i)], name = define_names[size_t(i)];
+    if (name != NOVALUE)
+      nodes[i] = at(new LocalSet(0, sc->find(name), analyze_named_value(define_values[size_t(i)], sc, name)), x);
+    else
+      nodes[i] = analyze(x, sc, tail && i == n - 1);
   }
   return n == 1 ? nodes[0] : new Seq(nodes, n);
 }
