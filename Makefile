@@ -7,6 +7,7 @@
 #   make asan       -O2 -g AddressSanitizer/UBSan build in build-asan/, then ctest there
 #   make gc-stress  golden tests (all but GC_STRESS_SKIP) with KILN_GC_STRESS=1
 #   make install    cmake --install build (PREFIX=/usr/local by default)
+#   make format     apply .clang-format to every C/C++ source (ctest `format` checks it)
 
 JOBS ?= 2
 PREFIX ?= /usr/local
@@ -35,12 +36,12 @@ GC_STRESS_SKIP ?= lists/basics lists/errors lists/higher_order lists/sort \
 # libgccjit's headers come with the matching gcc; tmux drives the REPL tests;
 # python3 drives some test tools.
 DEB_PACKAGES := libgc-dev libgccjit-12-dev libfmt-dev catch2 libreadline-dev \
-                cmake g++ pkg-config make tmux python3
+                cmake g++ pkg-config make tmux python3 clang-format
 
 ASAN_ENV := ASAN_OPTIONS=detect_stack_use_after_return=0:detect_leaks=0 \
             UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 
-.PHONY: all deps build bench test asan asan-build gc-stress install clean
+.PHONY: all deps build bench test asan asan-build gc-stress install format clean
 
 all: build
 
@@ -77,7 +78,7 @@ asan-build:
 # fake stacks for use-after-return hide stack roots from the collector.
 asan: deps asan-build
 	$(ASAN_ENV) KILN_FUZZ_CASES=$(ASAN_FUZZ_CASES) KILN_TEST_TIMEOUT=$(ASAN_TEST_TIMEOUT) \
-	  ctest --test-dir $(ASAN_DIR) --output-on-failure -j$(JOBS) --timeout 1200 -E '^golden$$'
+	  ctest --test-dir $(ASAN_DIR) --output-on-failure -j$(JOBS) --timeout 1200 -E '^(golden|format)$$'
 	@files=""; \
 	for t in $$(cd tests/golden && find . -name '*.lisp' | sed 's|^\./||; s|\.lisp$$||' | LC_ALL=C sort); do \
 	  [ -f tests/golden/$$t.out ] || continue; \
@@ -98,6 +99,10 @@ gc-stress: deps build
 
 install: build
 	cmake --install $(BUILD_DIR)
+
+format:
+	find runtime stdlib compiler repl tests/unit benchmarks -type f \
+	  \( -name '*.cpp' -o -name '*.h' -o -name '*.c' -o -name '*.inc' \) -exec clang-format -i {} +
 
 clean:
 	rm -rf $(BUILD_DIR) $(ASAN_DIR)

@@ -46,90 +46,92 @@ struct Builder {
     int32_t gr = adjoint[size_t(i)];
     int32_t a = n.in[0], b = n.in[1];
     switch (n.op) {
-      case Op::Param:
-      case Op::Const: return;
-      case Op::Add: give_sum(a, gr); give_sum(b, gr); return;
-      case Op::Sub:
-        give_sum(a, gr);
-        if (needs[size_t(b)]) give_sum(b, un(Op::Neg, gr));
-        return;
-      case Op::Mul:
-        if (needs[size_t(a)]) give_sum(a, bin(Op::Mul, gr, b));
-        if (needs[size_t(b)]) give_sum(b, bin(Op::Mul, gr, a));
-        return;
-      case Op::Div:
-        // d(a/b)/da = 1/b; d(a/b)/db = -a/b^2, as PyTorch: (-g * a) / (b * b).
-        if (needs[size_t(a)]) give_sum(a, bin(Op::Div, gr, b));
-        if (needs[size_t(b)]) give_sum(b, bin(Op::Div, bin(Op::Mul, un(Op::Neg, gr), a), bin(Op::Mul, b, b)));
-        return;
-      case Op::Pow:
-        // d(a^b)/da = b * a^(b-1); d(a^b)/db = a^b * log a.
-        if (needs[size_t(a)]) give_sum(a, bin(Op::Mul, gr, bin(Op::Mul, b, bin(Op::Pow, a, bin(Op::Sub, b, c(1.0))))));
-        if (needs[size_t(b)]) give_sum(b, bin(Op::Mul, gr, bin(Op::Mul, i, un(Op::Log, a))));
-        return;
-      case Op::Maximum:
-      case Op::Minimum: {
-        // The forward kernel keeps the first operand on ties; so does the gradient.
-        int32_t first = bin(n.op == Op::Maximum ? Op::GreaterEqual : Op::LessEqual, a, b);
-        int32_t zero = c(0.0);
-        if (needs[size_t(a)]) give_sum(a, sel(first, gr, zero));
-        if (needs[size_t(b)]) give_sum(b, sel(first, zero, gr));
-        return;
-      }
-      case Op::Less:
-      case Op::LessEqual:
-      case Op::Greater:
-      case Op::GreaterEqual:
-      case Op::Equal:
-      case Op::ReluGrad:
-      case Op::MaxMask: return;  // piecewise constant: zero gradient
-      case Op::Neg: give(a, un(Op::Neg, gr)); return;
-      case Op::Exp: give(a, bin(Op::Mul, gr, i)); return;
-      case Op::Log: give(a, bin(Op::Div, gr, a)); return;
-      case Op::Sqrt: give(a, bin(Op::Div, gr, bin(Op::Mul, c(2.0), i))); return;
-      case Op::Tanh: give(a, bin(Op::Mul, gr, bin(Op::Sub, c(1.0), bin(Op::Mul, i, i)))); return;
-      case Op::Sigmoid: give(a, bin(Op::Mul, bin(Op::Mul, gr, bin(Op::Sub, c(1.0), i)), i)); return;
-      case Op::Relu: give(a, sel(un(Op::ReluGrad, a), gr, c(0.0))); return;  // relu'(0) = 0
-      case Op::Abs:
-        // sign(a) = (a > 0) - (a < 0); abs'(0) = 0 as in PyTorch.
-        give(a, bin(Op::Mul, gr, bin(Op::Sub, bin(Op::Greater, a, c(0.0)), bin(Op::Less, a, c(0.0)))));
-        return;
-      case Op::Sin: give(a, bin(Op::Mul, gr, un(Op::Cos, a))); return;
-      case Op::Cos: give(a, bin(Op::Mul, gr, un(Op::Neg, un(Op::Sin, a)))); return;
-      case Op::Tan: give(a, bin(Op::Mul, gr, bin(Op::Add, c(1.0), bin(Op::Mul, i, i)))); return;
-      case Op::Square: give(a, bin(Op::Mul, gr, bin(Op::Mul, c(2.0), a))); return;
-      case Op::Reciprocal: give(a, bin(Op::Mul, un(Op::Neg, gr), bin(Op::Mul, i, i))); return;
-      case Op::Select: {
-        int32_t zero = c(0.0);
-        if (needs[size_t(b)]) give_sum(b, sel(a, gr, zero));
-        if (needs[size_t(n.in[2])]) give_sum(n.in[2], sel(a, zero, gr));
-        return;
-      }
-      case Op::Sum: give(a, g.broadcast_to(gr, shape(a))); return;
-      case Op::Mean:
-        give(a, g.broadcast_to(bin(Op::Div, gr, c(double(g[a].size()))), shape(a)));
-        return;
-      case Op::Max: give(a, sel(g.max_mask(a, -1), gr, c(0.0))); return;  // first maximal element
-      case Op::SumAxis: give(a, g.broadcast_to(keep_axis(n, gr), shape(a))); return;
-      case Op::MeanAxis:
-        give(a, g.broadcast_to(bin(Op::Div, keep_axis(n, gr), c(double(shape(a).dim[n.axis]))), shape(a)));
-        return;
-      case Op::MaxAxis: give(a, sel(g.max_mask(a, n.axis), keep_axis(n, gr), c(0.0))); return;
-      case Op::SumTo: give(a, g.broadcast_to(gr, shape(a))); return;
-      case Op::BroadcastTo: give(a, g.sum_to(gr, shape(a))); return;
-      case Op::Matmul: {
-        static const int swap[2] = {1, 0};
-        if (needs[size_t(a)]) give(a, g.matmul(kWho, gr, g.transpose(b, swap)));
-        if (needs[size_t(b)]) give(b, g.matmul(kWho, g.transpose(a, swap), gr));
-        return;
-      }
-      case Op::Transpose: {
-        int inverse[kMaxRank];
-        for (int k = 0; k < n.shape.rank; k++) inverse[n.perm[k]] = k;
-        give(a, g.transpose(gr, inverse));
-        return;
-      }
-      case Op::Reshape: give(a, g.reshape(gr, shape(a), g[gr].is_number)); return;
+    case Op::Param:
+    case Op::Const: return;
+    case Op::Add:
+      give_sum(a, gr);
+      give_sum(b, gr);
+      return;
+    case Op::Sub:
+      give_sum(a, gr);
+      if (needs[size_t(b)]) give_sum(b, un(Op::Neg, gr));
+      return;
+    case Op::Mul:
+      if (needs[size_t(a)]) give_sum(a, bin(Op::Mul, gr, b));
+      if (needs[size_t(b)]) give_sum(b, bin(Op::Mul, gr, a));
+      return;
+    case Op::Div:
+      // d(a/b)/da = 1/b; d(a/b)/db = -a/b^2, as PyTorch: (-g * a) / (b * b).
+      if (needs[size_t(a)]) give_sum(a, bin(Op::Div, gr, b));
+      if (needs[size_t(b)]) give_sum(b, bin(Op::Div, bin(Op::Mul, un(Op::Neg, gr), a), bin(Op::Mul, b, b)));
+      return;
+    case Op::Pow:
+      // d(a^b)/da = b * a^(b-1); d(a^b)/db = a^b * log a.
+      if (needs[size_t(a)])
+        give_sum(a, bin(Op::Mul, gr, bin(Op::Mul, b, bin(Op::Pow, a, bin(Op::Sub, b, c(1.0))))));
+      if (needs[size_t(b)]) give_sum(b, bin(Op::Mul, gr, bin(Op::Mul, i, un(Op::Log, a))));
+      return;
+    case Op::Maximum:
+    case Op::Minimum: {
+      // The forward kernel keeps the first operand on ties; so does the gradient.
+      int32_t first = bin(n.op == Op::Maximum ? Op::GreaterEqual : Op::LessEqual, a, b);
+      int32_t zero = c(0.0);
+      if (needs[size_t(a)]) give_sum(a, sel(first, gr, zero));
+      if (needs[size_t(b)]) give_sum(b, sel(first, zero, gr));
+      return;
+    }
+    case Op::Less:
+    case Op::LessEqual:
+    case Op::Greater:
+    case Op::GreaterEqual:
+    case Op::Equal:
+    case Op::ReluGrad:
+    case Op::MaxMask: return;  // piecewise constant: zero gradient
+    case Op::Neg: give(a, un(Op::Neg, gr)); return;
+    case Op::Exp: give(a, bin(Op::Mul, gr, i)); return;
+    case Op::Log: give(a, bin(Op::Div, gr, a)); return;
+    case Op::Sqrt: give(a, bin(Op::Div, gr, bin(Op::Mul, c(2.0), i))); return;
+    case Op::Tanh: give(a, bin(Op::Mul, gr, bin(Op::Sub, c(1.0), bin(Op::Mul, i, i)))); return;
+    case Op::Sigmoid: give(a, bin(Op::Mul, bin(Op::Mul, gr, bin(Op::Sub, c(1.0), i)), i)); return;
+    case Op::Relu: give(a, sel(un(Op::ReluGrad, a), gr, c(0.0))); return;  // relu'(0) = 0
+    case Op::Abs:
+      // sign(a) = (a > 0) - (a < 0); abs'(0) = 0 as in PyTorch.
+      give(a, bin(Op::Mul, gr, bin(Op::Sub, bin(Op::Greater, a, c(0.0)), bin(Op::Less, a, c(0.0)))));
+      return;
+    case Op::Sin: give(a, bin(Op::Mul, gr, un(Op::Cos, a))); return;
+    case Op::Cos: give(a, bin(Op::Mul, gr, un(Op::Neg, un(Op::Sin, a)))); return;
+    case Op::Tan: give(a, bin(Op::Mul, gr, bin(Op::Add, c(1.0), bin(Op::Mul, i, i)))); return;
+    case Op::Square: give(a, bin(Op::Mul, gr, bin(Op::Mul, c(2.0), a))); return;
+    case Op::Reciprocal: give(a, bin(Op::Mul, un(Op::Neg, gr), bin(Op::Mul, i, i))); return;
+    case Op::Select: {
+      int32_t zero = c(0.0);
+      if (needs[size_t(b)]) give_sum(b, sel(a, gr, zero));
+      if (needs[size_t(n.in[2])]) give_sum(n.in[2], sel(a, zero, gr));
+      return;
+    }
+    case Op::Sum: give(a, g.broadcast_to(gr, shape(a))); return;
+    case Op::Mean: give(a, g.broadcast_to(bin(Op::Div, gr, c(double(g[a].size()))), shape(a))); return;
+    case Op::Max: give(a, sel(g.max_mask(a, -1), gr, c(0.0))); return;  // first maximal element
+    case Op::SumAxis: give(a, g.broadcast_to(keep_axis(n, gr), shape(a))); return;
+    case Op::MeanAxis:
+      give(a, g.broadcast_to(bin(Op::Div, keep_axis(n, gr), c(double(shape(a).dim[n.axis]))), shape(a)));
+      return;
+    case Op::MaxAxis: give(a, sel(g.max_mask(a, n.axis), keep_axis(n, gr), c(0.0))); return;
+    case Op::SumTo: give(a, g.broadcast_to(gr, shape(a))); return;
+    case Op::BroadcastTo: give(a, g.sum_to(gr, shape(a))); return;
+    case Op::Matmul: {
+      static const int swap[2] = {1, 0};
+      if (needs[size_t(a)]) give(a, g.matmul(kWho, gr, g.transpose(b, swap)));
+      if (needs[size_t(b)]) give(b, g.matmul(kWho, g.transpose(a, swap), gr));
+      return;
+    }
+    case Op::Transpose: {
+      int inverse[kMaxRank];
+      for (int k = 0; k < n.shape.rank; k++) inverse[n.perm[k]] = k;
+      give(a, g.transpose(gr, inverse));
+      return;
+    }
+    case Op::Reshape: give(a, g.reshape(gr, shape(a), g[gr].is_number)); return;
     }
   }
 };
@@ -166,7 +168,8 @@ std::vector<int32_t> append_gradients(Graph &g, int32_t loss) {
       grads[size_t(n.param_index)] = adj;
     } else {
       Shape s = n.shape;
-      grads[size_t(n.param_index)] = adj >= 0 ? g.sum_to(adj, s) : g.broadcast_to(g.constant(0.0, n.is_number), s);
+      grads[size_t(n.param_index)] =
+          adj >= 0 ? g.sum_to(adj, s) : g.broadcast_to(g.constant(0.0, n.is_number), s);
     }
   }
   return grads;

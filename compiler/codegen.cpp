@@ -4,8 +4,8 @@
 
 #include <fmt/format.h>
 
-#include <cstring>
 #include <algorithm>
+#include <cstring>
 #include <functional>
 #include <iterator>
 #include <map>
@@ -77,7 +77,8 @@ std::string graph_canonical_text(const Graph &g) {
     t += '\n';
   }
   t += "outputs";
-  for (const GraphOutput &o : g.outputs) fmt::format_to(std::back_inserter(t), " {}{}", o.node, o.as_number ? 'n' : 't');
+  for (const GraphOutput &o : g.outputs)
+    fmt::format_to(std::back_inserter(t), " {}{}", o.node, o.as_number ? 'n' : 't');
   t += '\n';
   return t;
 }
@@ -133,7 +134,9 @@ struct Emitter {
   RV lit(double x) { return gcc_jit_context_new_rvalue_from_double(c, t_double, x); }
   RV ix(int64_t i) { return gcc_jit_context_new_rvalue_from_long(c, t_long, long(i)); }
   RV rv(LV l) { return gcc_jit_lvalue_as_rvalue(l); }
-  RV iadd(RV a, RV b) { return gcc_jit_context_new_binary_op(c, nullptr, GCC_JIT_BINARY_OP_PLUS, t_long, a, b); }
+  RV iadd(RV a, RV b) {
+    return gcc_jit_context_new_binary_op(c, nullptr, GCC_JIT_BINARY_OP_PLUS, t_long, a, b);
+  }
   RV imul(RV a, int64_t k) {
     if (k == 1) return a;
     return gcc_jit_context_new_binary_op(c, nullptr, GCC_JIT_BINARY_OP_MULT, t_long, a, ix(k));
@@ -142,7 +145,9 @@ struct Emitter {
   RV dop(enum gcc_jit_binary_op op, RV a, RV b, gcc_jit_type *t = nullptr) {
     return gcc_jit_context_new_binary_op(c, nullptr, op, t ? t : t_double, a, b);
   }
-  RV cmp(enum gcc_jit_comparison op, RV a, RV b) { return gcc_jit_context_new_comparison(c, nullptr, op, a, b); }
+  RV cmp(enum gcc_jit_comparison op, RV a, RV b) {
+    return gcc_jit_context_new_comparison(c, nullptr, op, a, b);
+  }
   RV bool_to_double(RV b) {
     return gcc_jit_context_new_cast(c, nullptr, gcc_jit_context_new_cast(c, nullptr, b, t_int), t_double);
   }
@@ -168,7 +173,9 @@ struct Emitter {
     return gcc_jit_rvalue_dereference(gcc_jit_context_new_cast(c, nullptr, addr, t_vecu_ptr), nullptr);
   }
   RV vld(RV base, RV i) { return gcc_jit_context_new_bitcast(c, nullptr, rv(vslot(base, i)), t_vec); }
-  void vst(RV base, RV i, RV v) { assign(vslot(base, i), gcc_jit_context_new_bitcast(c, nullptr, v, t_vecu)); }
+  void vst(RV base, RV i, RV v) {
+    assign(vslot(base, i), gcc_jit_context_new_bitcast(c, nullptr, v, t_vecu));
+  }
   RV splat(RV x) {
     std::vector<RV> els(size_t(vw), x);
     return gcc_jit_context_new_rvalue_from_vector(c, nullptr, t_vec, size_t(vw), els.data());
@@ -199,7 +206,8 @@ struct Emitter {
   // straight-line. (Branches inside nested loops, if-converted and vectorised by
   // GCC 12 at -march=x86-64-v3/v4, gave wrong elements: see docs/jit.md.)
   RV mask_of(RV cond) {
-    RV one_or_zero = gcc_jit_context_new_cast(c, nullptr, gcc_jit_context_new_cast(c, nullptr, cond, t_int), t_long);
+    RV one_or_zero =
+        gcc_jit_context_new_cast(c, nullptr, gcc_jit_context_new_cast(c, nullptr, cond, t_int), t_long);
     return gcc_jit_context_new_unary_op(c, nullptr, GCC_JIT_UNARY_OP_MINUS, t_long, one_or_zero);
   }
   RV blend_long(RV mask, RV a, RV b) {
@@ -243,47 +251,47 @@ struct Emitter {
   // ---- scalar element operations: apply_binary / apply_unary (kernels.cpp) ----
   RV scalar_binary(BinaryOp op, RV x, RV y) {
     switch (op) {
-      case BinaryOp::Add: return dop(GCC_JIT_BINARY_OP_PLUS, x, y);
-      case BinaryOp::Sub: return dop(GCC_JIT_BINARY_OP_MINUS, x, y);
-      case BinaryOp::Mul: return dop(GCC_JIT_BINARY_OP_MULT, x, y);
-      case BinaryOp::Div: return dop(GCC_JIT_BINARY_OP_DIVIDE, x, y);
-      case BinaryOp::Pow: return call2("pow", x, y);
-      case BinaryOp::Maximum:
-      case BinaryOp::Minimum: {
-        x = once(x);
-        y = once(y);
-        RV keep = cmp(op == BinaryOp::Maximum ? GCC_JIT_COMPARISON_GE : GCC_JIT_COMPARISON_LE, x, y);
-        RV nan = cmp(GCC_JIT_COMPARISON_NE, x, x);
-        return select(dop(GCC_JIT_BINARY_OP_LOGICAL_OR, keep, nan, t_bool), x, y);
-      }
-      case BinaryOp::Less: return bool_to_double(cmp(GCC_JIT_COMPARISON_LT, x, y));
-      case BinaryOp::LessEqual: return bool_to_double(cmp(GCC_JIT_COMPARISON_LE, x, y));
-      case BinaryOp::Greater: return bool_to_double(cmp(GCC_JIT_COMPARISON_GT, x, y));
-      case BinaryOp::GreaterEqual: return bool_to_double(cmp(GCC_JIT_COMPARISON_GE, x, y));
-      case BinaryOp::Equal: return bool_to_double(cmp(GCC_JIT_COMPARISON_EQ, x, y));
+    case BinaryOp::Add: return dop(GCC_JIT_BINARY_OP_PLUS, x, y);
+    case BinaryOp::Sub: return dop(GCC_JIT_BINARY_OP_MINUS, x, y);
+    case BinaryOp::Mul: return dop(GCC_JIT_BINARY_OP_MULT, x, y);
+    case BinaryOp::Div: return dop(GCC_JIT_BINARY_OP_DIVIDE, x, y);
+    case BinaryOp::Pow: return call2("pow", x, y);
+    case BinaryOp::Maximum:
+    case BinaryOp::Minimum: {
+      x = once(x);
+      y = once(y);
+      RV keep = cmp(op == BinaryOp::Maximum ? GCC_JIT_COMPARISON_GE : GCC_JIT_COMPARISON_LE, x, y);
+      RV nan = cmp(GCC_JIT_COMPARISON_NE, x, x);
+      return select(dop(GCC_JIT_BINARY_OP_LOGICAL_OR, keep, nan, t_bool), x, y);
+    }
+    case BinaryOp::Less: return bool_to_double(cmp(GCC_JIT_COMPARISON_LT, x, y));
+    case BinaryOp::LessEqual: return bool_to_double(cmp(GCC_JIT_COMPARISON_LE, x, y));
+    case BinaryOp::Greater: return bool_to_double(cmp(GCC_JIT_COMPARISON_GT, x, y));
+    case BinaryOp::GreaterEqual: return bool_to_double(cmp(GCC_JIT_COMPARISON_GE, x, y));
+    case BinaryOp::Equal: return bool_to_double(cmp(GCC_JIT_COMPARISON_EQ, x, y));
     }
     return x;
   }
 
   RV scalar_unary(UnaryOp op, RV x) {
     switch (op) {
-      case UnaryOp::Neg: return gcc_jit_context_new_unary_op(c, nullptr, GCC_JIT_UNARY_OP_MINUS, t_double, x);
-      case UnaryOp::Exp: return call1("exp", x);
-      case UnaryOp::Log: return call1("log", x);
-      case UnaryOp::Sqrt: return builtin1("__builtin_sqrt", x);
-      case UnaryOp::Tanh: return call1("tanh", x);
-      case UnaryOp::Sigmoid: {
-        RV e = call1("exp", gcc_jit_context_new_unary_op(c, nullptr, GCC_JIT_UNARY_OP_MINUS, t_double, x));
-        return dop(GCC_JIT_BINARY_OP_DIVIDE, lit(1.0), dop(GCC_JIT_BINARY_OP_PLUS, lit(1.0), e));
-      }
-      case UnaryOp::Relu: x = once(x); return select(cmp(GCC_JIT_COMPARISON_GT, x, lit(0.0)), x, lit(0.0));
-      case UnaryOp::Abs: return builtin1("__builtin_fabs", x);
-      case UnaryOp::Sin: return call1("sin", x);
-      case UnaryOp::Cos: return call1("cos", x);
-      case UnaryOp::Tan: return call1("tan", x);
-      case UnaryOp::Square: x = once(x); return dop(GCC_JIT_BINARY_OP_MULT, x, x);
-      case UnaryOp::Reciprocal: return dop(GCC_JIT_BINARY_OP_DIVIDE, lit(1.0), x);
-      case UnaryOp::ReluGrad: return bool_to_double(cmp(GCC_JIT_COMPARISON_GT, x, lit(0.0)));
+    case UnaryOp::Neg: return gcc_jit_context_new_unary_op(c, nullptr, GCC_JIT_UNARY_OP_MINUS, t_double, x);
+    case UnaryOp::Exp: return call1("exp", x);
+    case UnaryOp::Log: return call1("log", x);
+    case UnaryOp::Sqrt: return builtin1("__builtin_sqrt", x);
+    case UnaryOp::Tanh: return call1("tanh", x);
+    case UnaryOp::Sigmoid: {
+      RV e = call1("exp", gcc_jit_context_new_unary_op(c, nullptr, GCC_JIT_UNARY_OP_MINUS, t_double, x));
+      return dop(GCC_JIT_BINARY_OP_DIVIDE, lit(1.0), dop(GCC_JIT_BINARY_OP_PLUS, lit(1.0), e));
+    }
+    case UnaryOp::Relu: x = once(x); return select(cmp(GCC_JIT_COMPARISON_GT, x, lit(0.0)), x, lit(0.0));
+    case UnaryOp::Abs: return builtin1("__builtin_fabs", x);
+    case UnaryOp::Sin: return call1("sin", x);
+    case UnaryOp::Cos: return call1("cos", x);
+    case UnaryOp::Tan: return call1("tan", x);
+    case UnaryOp::Square: x = once(x); return dop(GCC_JIT_BINARY_OP_MULT, x, x);
+    case UnaryOp::Reciprocal: return dop(GCC_JIT_BINARY_OP_DIVIDE, lit(1.0), x);
+    case UnaryOp::ReluGrad: return bool_to_double(cmp(GCC_JIT_COMPARISON_GT, x, lit(0.0)));
     }
     return x;
   }
@@ -349,11 +357,11 @@ struct Emitter {
     enum gcc_jit_binary_op vop = GCC_JIT_BINARY_OP_PLUS;
     bool vectorisable = true;
     switch (op) {
-      case BinaryOp::Add: vop = GCC_JIT_BINARY_OP_PLUS; break;
-      case BinaryOp::Sub: vop = GCC_JIT_BINARY_OP_MINUS; break;
-      case BinaryOp::Mul: vop = GCC_JIT_BINARY_OP_MULT; break;
-      case BinaryOp::Div: vop = GCC_JIT_BINARY_OP_DIVIDE; break;
-      default: vectorisable = false;
+    case BinaryOp::Add: vop = GCC_JIT_BINARY_OP_PLUS; break;
+    case BinaryOp::Sub: vop = GCC_JIT_BINARY_OP_MINUS; break;
+    case BinaryOp::Mul: vop = GCC_JIT_BINARY_OP_MULT; break;
+    case BinaryOp::Div: vop = GCC_JIT_BINARY_OP_DIVIDE; break;
+    default: vectorisable = false;
     }
     if (vectorisable && n >= vw) {
       main = n / vw * vw;
@@ -384,8 +392,8 @@ struct Emitter {
     loop(main, n, 1, [&](RV t) { st(out, t, scalar_unary(op, load(x, t))); });
   }
 
-  void select_op(const Ref &cnd, const Shape &cs, const Ref &a, const Shape &as, const Ref &b, const Shape &bs,
-                 RV out, const Shape &os) {
+  void select_op(const Ref &cnd, const Shape &cs, const Ref &a, const Shape &as, const Ref &b,
+                 const Shape &bs, RV out, const Shape &os) {
     for_each_index(os, {bstrides(cs, os), bstrides(as, os), bstrides(bs, os)},
                    [&](const std::vector<RV> &o, RV t) {
                      RV test = cmp(GCC_JIT_COMPARISON_NE, load(cnd, o[0]), lit(0.0));
@@ -586,7 +594,8 @@ struct Emitter {
       matmul_rows(ca, cb, cc, row0, rows_per_chunk, k, n);
     } else {
       gcc_jit_block *full = block("full"), *last = block("last");
-      gcc_jit_block_end_with_conditional(cur, nullptr, cmp(GCC_JIT_COMPARISON_LT, chunk, ix(chunks - 1)), full, last);
+      gcc_jit_block_end_with_conditional(cur, nullptr, cmp(GCC_JIT_COMPARISON_LT, chunk, ix(chunks - 1)),
+                                         full, last);
       cur = full;
       matmul_rows(ca, cb, cc, row0, rows_per_chunk, k, n);
       gcc_jit_block_end_with_void_return(cur, nullptr);
@@ -603,8 +612,9 @@ struct Emitter {
     assign(gcc_jit_context_new_array_access(c, nullptr, rv(ctx), ix(0)), a.base ? a.base : null);
     assign(gcc_jit_context_new_array_access(c, nullptr, rv(ctx), ix(1)), b.base ? b.base : null);
     assign(gcc_jit_context_new_array_access(c, nullptr, rv(ctx), ix(2)), cbuf);
-    RV call_args[3] = {ix(chunks), gcc_jit_function_get_address(chunk_fn, nullptr),
-                       gcc_jit_context_new_cast(c, nullptr, gcc_jit_lvalue_get_address(ctx, nullptr), t_voidp)};
+    RV call_args[3] = {
+        ix(chunks), gcc_jit_function_get_address(chunk_fn, nullptr),
+        gcc_jit_context_new_cast(c, nullptr, gcc_jit_lvalue_get_address(ctx, nullptr), t_voidp)};
     gcc_jit_block_add_eval(cur, nullptr, gcc_jit_context_new_call_through_ptr(c, nullptr, par, 3, call_args));
   }
 
@@ -658,8 +668,8 @@ void emit_kernel(gcc_jit_context *ctx, const Graph &g, const KernelLayout &L) {
                               gcc_jit_context_new_param(ctx, nullptr, E.t_dpp, "results"),
                               gcc_jit_context_new_param(ctx, nullptr, E.t_dptr, "scratch"),
                               gcc_jit_context_new_param(ctx, nullptr, E.t_par_fn, "par")};
-  E.fn = gcc_jit_context_new_function(ctx, nullptr, GCC_JIT_FUNCTION_EXPORTED, E.t_void, kKernelFunction, 4, params,
-                                      0);
+  E.fn = gcc_jit_context_new_function(ctx, nullptr, GCC_JIT_FUNCTION_EXPORTED, E.t_void, kKernelFunction, 4,
+                                      params, 0);
   E.par = gcc_jit_param_as_rvalue(params[3]);
   E.cur = gcc_jit_function_new_block(E.fn, "entry");
   RV args = gcc_jit_param_as_rvalue(params[0]);
@@ -675,15 +685,15 @@ void emit_kernel(gcc_jit_context *ctx, const Graph &g, const KernelLayout &L) {
     const KernelLayout::Slot &s = L.slots[size_t(i)];
     Ref &r = refs[size_t(i)];
     switch (s.place) {
-      case KernelLayout::Place::Arg:
-      case KernelLayout::Place::ConstTensor:
-        r.base = E.rv(E.local_init(E.t_dptr, "arg", E.ld(args, E.ix(s.index))));
-        break;
-      case KernelLayout::Place::ConstScalar: r.scalar = g[i].scalar; break;
-      case KernelLayout::Place::Scratch:
-        r.base = gcc_jit_lvalue_get_address(E.elem(scratch, E.ix(s.offset)), nullptr);
-        break;
-      case KernelLayout::Place::Result: r.base = result_ptr[size_t(s.index)]; break;
+    case KernelLayout::Place::Arg:
+    case KernelLayout::Place::ConstTensor:
+      r.base = E.rv(E.local_init(E.t_dptr, "arg", E.ld(args, E.ix(s.index))));
+      break;
+    case KernelLayout::Place::ConstScalar: r.scalar = g[i].scalar; break;
+    case KernelLayout::Place::Scratch:
+      r.base = gcc_jit_lvalue_get_address(E.elem(scratch, E.ix(s.offset)), nullptr);
+      break;
+    case KernelLayout::Place::Result: r.base = result_ptr[size_t(s.index)]; break;
     }
   }
 
@@ -725,33 +735,31 @@ void emit_kernel(gcc_jit_context *ctx, const Graph &g, const KernelLayout &L) {
       E.unary(op_unary(n.op), in(0), out, n.size());
     } else {
       switch (n.op) {
-        case Op::Select: E.select_op(in(0), ish(0), in(1), ish(1), in(2), ish(2), out, n.shape); break;
-        case Op::Sum: E.st(out, E.ix(0), E.sum_all(in(0), ish(0).size())); break;
-        case Op::Mean: {
-          RV s = E.sum_all(in(0), ish(0).size());
-          E.st(out, E.ix(0), E.dop(GCC_JIT_BINARY_OP_DIVIDE, s, E.lit(double(ish(0).size()))));
-          break;
-        }
-        case Op::Max: {
-          LV bi, bv;
-          E.argmax_line(in(0), E.ix(0), ish(0).size(), 1, bi, bv);
-          E.st(out, E.ix(0), E.rv(bv));
-          break;
-        }
-        case Op::SumAxis:
-        case Op::MeanAxis:
-        case Op::MaxAxis: E.axis_reduce(n.op, in(0), ish(0), n.axis, out); break;
-        case Op::SumTo: E.sum_to(in(0), ish(0), out, n.shape); break;
-        case Op::BroadcastTo:  // k_binary(Mul, x, 1.0)
-          E.binary(BinaryOp::Mul, in(0), ish(0), Ref{nullptr, 1.0}, Shape{}, out, n.shape);
-          break;
-        case Op::Matmul:
-          E.matmul(in(0), in(1), out, ish(0).dim[0], ish(0).dim[1], ish(1).dim[1]);
-          break;
-        case Op::Transpose: E.transpose(in(0), ish(0), n.perm, out, n.shape); break;
-        case Op::Reshape: E.copy(in(0), out, n.size()); break;
-        case Op::MaxMask: E.max_mask(in(0), ish(0), n.axis, out); break;
-        default: break;
+      case Op::Select: E.select_op(in(0), ish(0), in(1), ish(1), in(2), ish(2), out, n.shape); break;
+      case Op::Sum: E.st(out, E.ix(0), E.sum_all(in(0), ish(0).size())); break;
+      case Op::Mean: {
+        RV s = E.sum_all(in(0), ish(0).size());
+        E.st(out, E.ix(0), E.dop(GCC_JIT_BINARY_OP_DIVIDE, s, E.lit(double(ish(0).size()))));
+        break;
+      }
+      case Op::Max: {
+        LV bi, bv;
+        E.argmax_line(in(0), E.ix(0), ish(0).size(), 1, bi, bv);
+        E.st(out, E.ix(0), E.rv(bv));
+        break;
+      }
+      case Op::SumAxis:
+      case Op::MeanAxis:
+      case Op::MaxAxis: E.axis_reduce(n.op, in(0), ish(0), n.axis, out); break;
+      case Op::SumTo: E.sum_to(in(0), ish(0), out, n.shape); break;
+      case Op::BroadcastTo:  // k_binary(Mul, x, 1.0)
+        E.binary(BinaryOp::Mul, in(0), ish(0), Ref{nullptr, 1.0}, Shape{}, out, n.shape);
+        break;
+      case Op::Matmul: E.matmul(in(0), in(1), out, ish(0).dim[0], ish(0).dim[1], ish(1).dim[1]); break;
+      case Op::Transpose: E.transpose(in(0), ish(0), n.perm, out, n.shape); break;
+      case Op::Reshape: E.copy(in(0), out, n.size()); break;
+      case Op::MaxMask: E.max_mask(in(0), ish(0), n.axis, out); break;
+      default: break;
       }
     }
   }
@@ -772,8 +780,8 @@ void emit_matmul_function(gcc_jit_context *ctx, const char *name, int64_t m, int
                           gcc_jit_context_new_param(ctx, nullptr, E.t_dptr, "c")};
   E.fn = gcc_jit_context_new_function(ctx, nullptr, GCC_JIT_FUNCTION_EXPORTED, E.t_void, name, 3, ps, 0);
   E.cur = gcc_jit_function_new_block(E.fn, "entry");
-  E.matmul(Ref{gcc_jit_param_as_rvalue(ps[0])}, Ref{gcc_jit_param_as_rvalue(ps[1])}, gcc_jit_param_as_rvalue(ps[2]),
-           m, k, n);
+  E.matmul(Ref{gcc_jit_param_as_rvalue(ps[0])}, Ref{gcc_jit_param_as_rvalue(ps[1])},
+           gcc_jit_param_as_rvalue(ps[2]), m, k, n);
   gcc_jit_block_end_with_void_return(E.cur, nullptr);
 }
 

@@ -16,12 +16,12 @@ namespace kiln {
 
 const char *op_name(Op op) {
   static const char *const names[kOpCount] = {
-      "param",  "const",    "add",          "sub",     "mul",     "div",       "pow",      "maximum",
-      "minimum", "less",    "less-equal",   "greater", "greater-equal", "equal", "neg",      "exp",
-      "log",    "sqrt",     "tanh",         "sigmoid", "relu",    "abs",       "sin",      "cos",
-      "tan",    "square",   "reciprocal",   "relu-grad", "select", "sum",      "mean",     "max",
-      "sum-axis", "mean-axis", "max-axis",  "sum-to",  "broadcast-to", "matmul", "transpose", "reshape",
-      "max-mask",
+      "param",   "const",        "add",    "sub",        "mul",      "div",           "pow",
+      "maximum", "minimum",      "less",   "less-equal", "greater",  "greater-equal", "equal",
+      "neg",     "exp",          "log",    "sqrt",       "tanh",     "sigmoid",       "relu",
+      "abs",     "sin",          "cos",    "tan",        "square",   "reciprocal",    "relu-grad",
+      "select",  "sum",          "mean",   "max",        "sum-axis", "mean-axis",     "max-axis",
+      "sum-to",  "broadcast-to", "matmul", "transpose",  "reshape",  "max-mask",
   };
   return names[int(op)];
 }

@@ -52,14 +52,45 @@ enum class Op : uint8_t {
   Param,
   Const,
   // binary, broadcasting (same order as BinaryOp)
-  Add, Sub, Mul, Div, Pow, Maximum, Minimum, Less, LessEqual, Greater, GreaterEqual, Equal,
+  Add,
+  Sub,
+  Mul,
+  Div,
+  Pow,
+  Maximum,
+  Minimum,
+  Less,
+  LessEqual,
+  Greater,
+  GreaterEqual,
+  Equal,
   // unary (same order as UnaryOp)
-  Neg, Exp, Log, Sqrt, Tanh, Sigmoid, Relu, Abs, Sin, Cos, Tan, Square, Reciprocal, ReluGrad,
+  Neg,
+  Exp,
+  Log,
+  Sqrt,
+  Tanh,
+  Sigmoid,
+  Relu,
+  Abs,
+  Sin,
+  Cos,
+  Tan,
+  Square,
+  Reciprocal,
+  ReluGrad,
   Select,
-  Sum, Mean, Max,
-  SumAxis, MeanAxis, MaxAxis,
-  SumTo, BroadcastTo,
-  Matmul, Transpose, Reshape,
+  Sum,
+  Mean,
+  Max,
+  SumAxis,
+  MeanAxis,
+  MaxAxis,
+  SumTo,
+  BroadcastTo,
+  Matmul,
+  Transpose,
+  Reshape,
   MaxMask,
 };
 constexpr int kOpCount = int(Op::MaxMask) + 1;
@@ -85,9 +116,9 @@ struct GraphNode {
   bool keepdims = false;  // SumAxis/MeanAxis/MaxAxis
   int8_t axis = -1;       // SumAxis/MeanAxis/MaxAxis/MaxMask (MaxMask: -1 = whole tensor)
   int32_t in[3] = {-1, -1, -1};
-  int32_t param_index = -1;  // Param: argument position
+  int32_t param_index = -1;    // Param: argument position
   int8_t perm[kMaxRank] = {};  // Transpose: out.dim[i] = in.dim[perm[i]]
-  Shape shape;               // the result's shape (also SumTo/BroadcastTo/Reshape's target)
+  Shape shape;                 // the result's shape (also SumTo/BroadcastTo/Reshape's target)
   // Const: a scalar constant has const_data == nullptr and its value in `scalar`;
   // a tensor constant points at the (immutable, Graph-rooted) data of `shape`.
   double scalar = 0.0;
@@ -129,11 +160,11 @@ class Graph {
   int32_t binary(const char *who, Op op, int32_t a, int32_t b);
   int32_t unary(Op op, int32_t x);
   int32_t select(const char *who, int32_t cond, int32_t a, int32_t b);
-  int32_t reduce_all(Op op, int32_t x);                                  // Sum/Mean/Max
-  int32_t reduce_axis(Op op, int32_t x, int axis, bool keepdims);        // SumAxis/...
-  int32_t sum_to(int32_t g, const Shape &target);        // identity when shapes agree
-  int32_t broadcast_to(int32_t x, const Shape &target);  // identity when shapes agree
-  int32_t matmul(const char *who, int32_t a, int32_t b); // both rank 2
+  int32_t reduce_all(Op op, int32_t x);                            // Sum/Mean/Max
+  int32_t reduce_axis(Op op, int32_t x, int axis, bool keepdims);  // SumAxis/...
+  int32_t sum_to(int32_t g, const Shape &target);                  // identity when shapes agree
+  int32_t broadcast_to(int32_t x, const Shape &target);            // identity when shapes agree
+  int32_t matmul(const char *who, int32_t a, int32_t b);           // both rank 2
   int32_t transpose(int32_t x, const int *perm);
   int32_t reshape(int32_t x, const Shape &s, bool is_number = false);  // identity when same
   int32_t max_mask(int32_t x, int axis);
@@ -159,7 +190,7 @@ class Graph {
   int32_t intern(GraphNode &n);  // hash-consing
   std::vector<int32_t> slots_;   // open addressing over node indices, -1 = empty
   int32_t used_ = 0;
-  bool table_valid_ = false;     // false: rebuild from `nodes` before the next lookup
+  bool table_valid_ = false;  // false: rebuild from `nodes` before the next lookup
   void root_constant(Value tensor);
   Value *const_roots_ = nullptr;  // uncollectable: keeps Const tensors alive
   int64_t const_roots_len_ = 0, const_roots_cap_ = 0;

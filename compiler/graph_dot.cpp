@@ -19,8 +19,10 @@ std::string graph_to_dot(const Graph &g) {
     const GraphNode &n = g[i];
     std::string label = fmt::format("{}: {}", i, op_name(n.op));
     if (n.op == Op::Param) label += fmt::format(" {}", n.param_index);
-    if (n.op == Op::Const) label += n.const_data ? std::string(" tensor") : fmt::format(" {}", format_double(n.scalar));
-    if (n.op == Op::SumAxis || n.op == Op::MeanAxis || n.op == Op::MaxAxis || (n.op == Op::MaxMask && n.axis >= 0))
+    if (n.op == Op::Const)
+      label += n.const_data ? std::string(" tensor") : fmt::format(" {}", format_double(n.scalar));
+    if (n.op == Op::SumAxis || n.op == Op::MeanAxis || n.op == Op::MaxAxis ||
+        (n.op == Op::MaxMask && n.axis >= 0))
       label += fmt::format(" axis {}{}", n.axis, n.keepdims ? " keepdims" : "");
     if (n.op == Op::Transpose) {
       label += " perm";
@@ -28,7 +30,8 @@ std::string graph_to_dot(const Graph &g) {
     }
     label += "\\n" + shape_string(n.shape);
     if (output_of[size_t(i)] >= 0) label += fmt::format("\\noutput {}", output_of[size_t(i)]);
-    out += fmt::format("  n{} [label=\"{}\"{}];\n", i, label, output_of[size_t(i)] >= 0 ? ", peripheries=2" : "");
+    out += fmt::format("  n{} [label=\"{}\"{}];\n", i, label,
+                       output_of[size_t(i)] >= 0 ? ", peripheries=2" : "");
     for (int k = 0; k < op_arity(n.op); k++) out += fmt::format("  n{} -> n{};\n", n.in[k], i);
   }
   out += "}\n";

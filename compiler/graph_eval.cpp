@@ -25,60 +25,60 @@ void eval_node(const Graph &g, const GraphNode &n, const double *const *in, doub
     return;
   }
   switch (n.op) {
-    case Op::Select: k_select(in[0], shape_of(0), in[1], shape_of(1), in[2], shape_of(2), out, n.shape); return;
-    case Op::Sum: out[0] = k_sum(in[0], g[n.in[0]].size()); return;
-    case Op::Mean: out[0] = k_mean(in[0], g[n.in[0]].size()); return;
-    case Op::Max: out[0] = k_max(in[0], g[n.in[0]].size()); return;
-    case Op::SumAxis: k_sum_axis(in[0], shape_of(0), n.axis, out); return;
-    case Op::MeanAxis: k_mean_axis(in[0], shape_of(0), n.axis, out); return;
-    case Op::MaxAxis: k_max_axis(in[0], shape_of(0), n.axis, out); return;
-    case Op::SumTo: k_sum_to(in[0], shape_of(0), out, n.shape); return;
-    case Op::BroadcastTo: {
-      static const double one = 1.0;
-      k_binary(BinaryOp::Mul, in[0], shape_of(0), &one, Shape{}, out, n.shape);
+  case Op::Select: k_select(in[0], shape_of(0), in[1], shape_of(1), in[2], shape_of(2), out, n.shape); return;
+  case Op::Sum: out[0] = k_sum(in[0], g[n.in[0]].size()); return;
+  case Op::Mean: out[0] = k_mean(in[0], g[n.in[0]].size()); return;
+  case Op::Max: out[0] = k_max(in[0], g[n.in[0]].size()); return;
+  case Op::SumAxis: k_sum_axis(in[0], shape_of(0), n.axis, out); return;
+  case Op::MeanAxis: k_mean_axis(in[0], shape_of(0), n.axis, out); return;
+  case Op::MaxAxis: k_max_axis(in[0], shape_of(0), n.axis, out); return;
+  case Op::SumTo: k_sum_to(in[0], shape_of(0), out, n.shape); return;
+  case Op::BroadcastTo: {
+    static const double one = 1.0;
+    k_binary(BinaryOp::Mul, in[0], shape_of(0), &one, Shape{}, out, n.shape);
+    return;
+  }
+  case Op::Matmul: {
+    const Shape &a = shape_of(0), &b = shape_of(1);
+    k_matmul(in[0], in[1], out, a.dim[0], a.dim[1], b.dim[1]);
+    return;
+  }
+  case Op::Transpose: {
+    int perm[kMaxRank];
+    for (int i = 0; i < n.shape.rank; i++) perm[i] = n.perm[i];
+    k_transpose(in[0], shape_of(0), perm, out);
+    return;
+  }
+  case Op::Reshape: std::memcpy(out, in[0], size_t(n.size()) * sizeof(double)); return;
+  case Op::MaxMask: {
+    const Shape &s = n.shape;
+    const double *x = in[0];
+    std::memset(out, 0, size_t(n.size()) * sizeof(double));
+    if (n.axis < 0) {
+      out[k_argmax(x, n.size())] = 1.0;
       return;
     }
-    case Op::Matmul: {
-      const Shape &a = shape_of(0), &b = shape_of(1);
-      k_matmul(in[0], in[1], out, a.dim[0], a.dim[1], b.dim[1]);
-      return;
-    }
-    case Op::Transpose: {
-      int perm[kMaxRank];
-      for (int i = 0; i < n.shape.rank; i++) perm[i] = n.perm[i];
-      k_transpose(in[0], shape_of(0), perm, out);
-      return;
-    }
-    case Op::Reshape: std::memcpy(out, in[0], size_t(n.size()) * sizeof(double)); return;
-    case Op::MaxMask: {
-      const Shape &s = n.shape;
-      const double *x = in[0];
-      std::memset(out, 0, size_t(n.size()) * sizeof(double));
-      if (n.axis < 0) {
-        out[k_argmax(x, n.size())] = 1.0;
-        return;
-      }
-      // Per line along `axis`: the same rule as k_argmax (first maximal, or first NaN).
-      int64_t outer = 1, inner = 1, len = s.dim[n.axis];
-      for (int i = 0; i < n.axis; i++) outer *= s.dim[i];
-      for (int i = n.axis + 1; i < s.rank; i++) inner *= s.dim[i];
-      for (int64_t o = 0; o < outer; o++)
-        for (int64_t j = 0; j < inner; j++) {
-          const double *line = x + o * len * inner + j;
-          int64_t best = 0;
-          for (int64_t k = 0; k < len; k++) {
-            double v = line[k * inner];
-            if (v != v) {
-              best = k;
-              break;
-            }
-            if (v > line[best * inner]) best = k;
+    // Per line along `axis`: the same rule as k_argmax (first maximal, or first NaN).
+    int64_t outer = 1, inner = 1, len = s.dim[n.axis];
+    for (int i = 0; i < n.axis; i++) outer *= s.dim[i];
+    for (int i = n.axis + 1; i < s.rank; i++) inner *= s.dim[i];
+    for (int64_t o = 0; o < outer; o++)
+      for (int64_t j = 0; j < inner; j++) {
+        const double *line = x + o * len * inner + j;
+        int64_t best = 0;
+        for (int64_t k = 0; k < len; k++) {
+          double v = line[k * inner];
+          if (v != v) {
+            best = k;
+            break;
           }
-          out[o * len * inner + best * inner + j] = 1.0;
+          if (v > line[best * inner]) best = k;
         }
-      return;
-    }
-    default: return;  // Param, Const: not computed
+        out[o * len * inner + best * inner + j] = 1.0;
+      }
+    return;
+  }
+  default: return;  // Param, Const: not computed
   }
 }
 
@@ -96,7 +96,8 @@ struct BufferPool {
   double *take(int64_t n, int64_t &cap) {
     size_t best = free_list.size();
     for (size_t i = 0; i < free_list.size(); i++)
-      if (free_list[i].cap >= n && (best == free_list.size() || free_list[i].cap < free_list[best].cap)) best = i;
+      if (free_list[i].cap >= n && (best == free_list.size() || free_list[i].cap < free_list[best].cap))
+        best = i;
     if (best < free_list.size()) {
       double *p = free_list[best].p;
       cap = free_list[best].cap;
@@ -207,7 +208,8 @@ void graph_eval(const Graph &g, const Value *args, Value *results) {
     const double *data = val[size_t(o.node)];
     if (o.as_number) {
       results[k] = make_double(data[0]);
-    } else if (output_slot[size_t(o.node)] >= 0 && out_tensor[size_t(output_slot[size_t(o.node)])] != NOVALUE) {
+    } else if (output_slot[size_t(o.node)] >= 0 &&
+               out_tensor[size_t(output_slot[size_t(o.node)])] != NOVALUE) {
       results[k] = out_tensor[size_t(output_slot[size_t(o.node)])];
     } else {
       // A param or constant returned as is: a fresh tensor holding its elements.

@@ -1,15 +1,15 @@
 // jit_context.cpp — CPU level, flags, context creation, stderr capture.
 #include "jit_context.h"
 
-#include "../runtime/gc.h"
-#include "../runtime/port.h"
-
 #include <fcntl.h>
 #include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+
+#include "../runtime/gc.h"
+#include "../runtime/port.h"
 
 namespace kiln {
 
@@ -42,9 +42,9 @@ const char *jit_march() {
 
 int jit_vector_doubles() {
   switch (jit_cpu_level()) {
-    case 4: return 8;
-    case 3: return 4;
-    default: return 2;
+  case 4: return 8;
+  case 3: return 4;
+  default: return 2;
   }
 }
 

@@ -24,8 +24,8 @@ namespace kiln {
 // 1 (baseline x86-64), 2, 3 or 4, from __builtin_cpu_supports; KILN_JIT_LEVEL=N
 // (1..4) lowers it for tests and benchmarks (never raises it past the CPU's).
 int jit_cpu_level();
-const char *jit_march();       // "x86-64", "x86-64-v2", ...
-int jit_vector_doubles();      // doubles per vector register: 8 (v4), 4 (v3), 2
+const char *jit_march();   // "x86-64", "x86-64-v2", ...
+int jit_vector_doubles();  // doubles per vector register: 8 (v4), 4 (v3), 2
 // Compiler flags passed to every kernel context, in order.
 const std::vector<std::string> &jit_flags();
 // Driver (link) options: -lm, so calls to exp/log/pow bind to the same

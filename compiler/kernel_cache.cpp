@@ -3,10 +3,9 @@
 
 #include <dlfcn.h>
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-#include <fmt/format.h>
 
 #include <cctype>
 #include <cerrno>
@@ -32,7 +31,8 @@ std::string kernel_cache_dir() {
 std::string kernel_key_text(const std::string &canonical_graph) {
   std::string k = "kiln-kernel abi " + std::to_string(kKernelAbi) + " kiln " KILN_VERSION "\n";
   k += "libgccjit " + jit_version_string() + "\n";
-  k += "cpu-level " + std::to_string(jit_cpu_level()) + " vector " + std::to_string(jit_vector_doubles()) + "\n";
+  k += "cpu-level " + std::to_string(jit_cpu_level()) + " vector " + std::to_string(jit_vector_doubles()) +
+       "\n";
   k += "flags";
   for (const std::string &f : jit_flags()) k += " " + f;
   for (const std::string &f : jit_link_flags()) k += " " + f;
@@ -63,12 +63,12 @@ std::string kernel_key_hash(const std::string &key_text) {
 void emit_kernel_identity(gcc_jit_context *ctx, const std::string &key_text) {
   gcc_jit_type *t_int = gcc_jit_context_get_type(ctx, GCC_JIT_TYPE_INT);
   gcc_jit_type *t_str = gcc_jit_context_get_type(ctx, GCC_JIT_TYPE_CONST_CHAR_PTR);
-  gcc_jit_function *abi =
-      gcc_jit_context_new_function(ctx, nullptr, GCC_JIT_FUNCTION_EXPORTED, t_int, "kiln_kernel_abi", 0, nullptr, 0);
+  gcc_jit_function *abi = gcc_jit_context_new_function(ctx, nullptr, GCC_JIT_FUNCTION_EXPORTED, t_int,
+                                                       "kiln_kernel_abi", 0, nullptr, 0);
   gcc_jit_block *b = gcc_jit_function_new_block(abi, "entry");
   gcc_jit_block_end_with_return(b, nullptr, gcc_jit_context_new_rvalue_from_int(ctx, t_int, kKernelAbi));
-  gcc_jit_function *key =
-      gcc_jit_context_new_function(ctx, nullptr, GCC_JIT_FUNCTION_EXPORTED, t_str, "kiln_kernel_key", 0, nullptr, 0);
+  gcc_jit_function *key = gcc_jit_context_new_function(ctx, nullptr, GCC_JIT_FUNCTION_EXPORTED, t_str,
+                                                       "kiln_kernel_key", 0, nullptr, 0);
   b = gcc_jit_function_new_block(key, "entry");
   gcc_jit_block_end_with_return(b, nullptr, gcc_jit_context_new_string_literal(ctx, key_text.c_str()));
 }
@@ -132,7 +132,8 @@ void dump_source(gcc_jit_context *ctx, const std::string &name, const std::strin
   const char *dir = std::getenv("KILN_JIT_DUMP");
   if (!dir || !*dir || !make_dirs(dir)) return;
   std::string safe;
-  for (char ch : name) safe += (std::isalnum(static_cast<unsigned char>(ch)) || ch == '-' || ch == '_') ? ch : '_';
+  for (char ch : name)
+    safe += (std::isalnum(static_cast<unsigned char>(ch)) || ch == '-' || ch == '_') ? ch : '_';
   std::string path = std::string(dir) + "/" + safe + "-" + hash.substr(0, 16) + ".c";
   gcc_jit_context_dump_to_file(ctx, path.c_str(), 0);
 }
@@ -246,8 +247,7 @@ CompiledCode compile_cached(const std::string &name, const std::string &key_text
   if (out.fn)
     log_line(name + (out.in_memory ? ": compiled in memory " : ": cache miss ") + hash + ", compiled in " +
              fmt::format("{:.1f}", out.millis) + " ms");
-  else
-    log_line(name + ": compile failed (" + out.failure + ")");
+  else log_line(name + ": compile failed (" + out.failure + ")");
   return out;
 }
 

@@ -41,12 +41,12 @@ void emit_kernel_identity(gcc_jit_context *ctx, const std::string &key_text);
 
 // How a kernel's machine code was obtained.
 struct CompiledCode {
-  void *fn = nullptr;         // the kernel entry point, nullptr on failure
+  void *fn = nullptr;  // the kernel entry point, nullptr on failure
   bool cache_hit = false;
-  bool in_memory = false;     // compiled without the cache (off or unwritable)
-  std::string failure;        // why compiling failed (when fn == nullptr)
-  std::string path;           // the cache file used or written
-  double millis = 0.0;        // time spent loading or compiling
+  bool in_memory = false;  // compiled without the cache (off or unwritable)
+  std::string failure;     // why compiling failed (when fn == nullptr)
+  std::string path;        // the cache file used or written
+  double millis = 0.0;     // time spent loading or compiling
 };
 
 // Looks the key up in the cache; on a miss (or a bad entry) calls build(ctx)

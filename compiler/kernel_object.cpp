@@ -73,12 +73,12 @@ Value apply_kernel(Value self, int argc, Value *argv) {
     const Shape &want = k->specs[i].shape;
     if (is_number(v)) {
       if (want.rank != 0)
-        throw_errorf("{}: compiled for {} at argument {}, got {}; compile again for new shapes", kernel_who(k),
-                     shape_string(want), i + 1, "a number");
+        throw_errorf("{}: compiled for {} at argument {}, got {}; compile again for new shapes",
+                     kernel_who(k), shape_string(want), i + 1, "a number");
     } else if (is_tensor(v)) {
       if (!(tensor_of(v)->shape == want))
-        throw_errorf("{}: compiled for {} at argument {}, got {}; compile again for new shapes", kernel_who(k),
-                     shape_string(want), i + 1, shape_string(tensor_of(v)->shape));
+        throw_errorf("{}: compiled for {} at argument {}, got {}; compile again for new shapes",
+                     kernel_who(k), shape_string(want), i + 1, shape_string(tensor_of(v)->shape));
     } else {
       type_error(kernel_who(k), i + 1, "a number or a tensor", v);
     }
@@ -145,7 +145,8 @@ Value make_kernel(const std::string &name, std::unique_ptr<Graph> graph, const A
   BuildData data{graph.get(), layout};
   CompiledCode code = compile_cached(name, key, build_kernel, &data);
 
-  g_last_build = KernelBuildInfo{code.fn != nullptr, code.cache_hit, code.in_memory, code.millis, code.failure};
+  g_last_build =
+      KernelBuildInfo{code.fn != nullptr, code.cache_hit, code.in_memory, code.millis, code.failure};
   if (!code.fn) {
     jit_message("warning: kernel " + name + ": libgccjit could not compile it (" + code.failure +
                 "); using the graph interpreter");

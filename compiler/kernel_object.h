@@ -28,13 +28,13 @@ void kernel_par(long chunks, void (*chunk)(void *, long), void *ctx);
 
 struct Kernel {
   ObjHeader h;
-  const char *name;   // GC atomic copy
-  KernelFn fn;        // nullptr: interpreter fallback
-  Graph *graph;       // owned, never freed
+  const char *name;  // GC atomic copy
+  KernelFn fn;       // nullptr: interpreter fallback
+  Graph *graph;      // owned, never freed
   KernelLayout *layout;
-  double *scratch;    // 64-byte aligned, layout->scratch_doubles
-  ArgSpec *specs;     // graph->num_params entries
-  bool grad;          // returns (LOSS G1 ...) rather than one value
+  double *scratch;  // 64-byte aligned, layout->scratch_doubles
+  ArgSpec *specs;   // graph->num_params entries
+  bool grad;        // returns (LOSS G1 ...) rather than one value
 };
 
 inline bool is_kernel(Value v) { return has_type(v, T_KERNEL); }

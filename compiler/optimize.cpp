@@ -26,37 +26,39 @@ bool const_all(const Graph &g, int32_t i, double x) {
   return true;
 }
 
-bool same_result(const GraphNode &kept, const GraphNode &n) { return kept.shape == n.shape && kept.is_number == n.is_number; }
+bool same_result(const GraphNode &kept, const GraphNode &n) {
+  return kept.shape == n.shape && kept.is_number == n.is_number;
+}
 
 // Returns the node to use instead of `n` (already remapped into `out`), or -1.
 int32_t simplify(const Graph &out, const GraphNode &n) {
   switch (n.op) {
-    case Op::Mul:
-      if (const_all(out, n.in[1], 1.0) && same_result(out[n.in[0]], n)) return n.in[0];
-      if (const_all(out, n.in[0], 1.0) && same_result(out[n.in[1]], n)) return n.in[1];
-      return -1;
-    case Op::Div:
-      if (const_all(out, n.in[1], 1.0) && same_result(out[n.in[0]], n)) return n.in[0];
-      return -1;
-    case Op::Neg: {
-      const GraphNode &x = out[n.in[0]];
-      if (x.op == Op::Neg && same_result(out[x.in[0]], n)) return x.in[0];
-      return -1;
+  case Op::Mul:
+    if (const_all(out, n.in[1], 1.0) && same_result(out[n.in[0]], n)) return n.in[0];
+    if (const_all(out, n.in[0], 1.0) && same_result(out[n.in[1]], n)) return n.in[1];
+    return -1;
+  case Op::Div:
+    if (const_all(out, n.in[1], 1.0) && same_result(out[n.in[0]], n)) return n.in[0];
+    return -1;
+  case Op::Neg: {
+    const GraphNode &x = out[n.in[0]];
+    if (x.op == Op::Neg && same_result(out[x.in[0]], n)) return x.in[0];
+    return -1;
+  }
+  case Op::Select: {
+    // A mask that is constant everywhere picks one branch for every element.
+    const GraphNode &c = out[n.in[0]];
+    if (c.op != Op::Const) return -1;
+    bool all_true = true, all_false = true;
+    for (int64_t k = 0, e = c.size(); k < e; k++) {
+      if (c.const_at(k) != 0) all_false = false;
+      else all_true = false;
     }
-    case Op::Select: {
-      // A mask that is constant everywhere picks one branch for every element.
-      const GraphNode &c = out[n.in[0]];
-      if (c.op != Op::Const) return -1;
-      bool all_true = true, all_false = true;
-      for (int64_t k = 0, e = c.size(); k < e; k++) {
-        if (c.const_at(k) != 0) all_false = false;
-        else all_true = false;
-      }
-      int32_t pick = all_true ? n.in[1] : all_false ? n.in[2] : -1;
-      if (pick >= 0 && same_result(out[pick], n)) return pick;
-      return -1;
-    }
-    default: return -1;
+    int32_t pick = all_true ? n.in[1] : all_false ? n.in[2] : -1;
+    if (pick >= 0 && same_result(out[pick], n)) return pick;
+    return -1;
+  }
+  default: return -1;
   }
 }
 
@@ -154,7 +156,8 @@ void optimise_into(const Graph &g, Graph &out) {
     for (int k = 0; k < op_arity(n.op); k++) n.in[k] = renum[size_t(n.in[k])];
     renum[size_t(i)] = result->add_node_raw(n);
   }
-  for (const GraphOutput &o : g.outputs) result->outputs.push_back({renum[size_t(map[size_t(o.node)])], o.as_number});
+  for (const GraphOutput &o : g.outputs)
+    result->outputs.push_back({renum[size_t(map[size_t(o.node)])], o.as_number});
   // The result's hash-cons table is built if and when something records into it.
 }
 

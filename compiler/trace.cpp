@@ -59,7 +59,8 @@ int32_t node_of(const char *who, int pos, Value v) {
   Graph &g = active_graph(who);
   if (is_symbolic(v)) {
     auto *s = as<SymbolicValue>(v);
-    if (s->trace_id != g_trace.id) throw_errorf("graph: '{}' got a symbolic value from another traced function", who);
+    if (s->trace_id != g_trace.id)
+      throw_errorf("graph: '{}' got a symbolic value from another traced function", who);
     return s->node;
   }
   if (is_number(v)) return g.constant(number_as_double(v), true);
@@ -73,7 +74,7 @@ enum class Kind : uint8_t { Fold, Unary, Compare, Reduce, Matmul, Transpose, Res
 
 struct OpInfo {
   Kind kind;
-  Op op;        // Fold/Unary/Compare: the node op; Reduce: the whole-tensor op
+  Op op;          // Fold/Unary/Compare: the node op; Reduce: the whole-tensor op
   int extra = 0;  // Unary "1+"/"1-": +1/-1; Fold with one argument: the unary op's index + 1
 };
 
@@ -141,7 +142,8 @@ int arg_axis_of(const char *who, Value v, const Shape &s) {
   int64_t a = arg_int(who, 2, v);
   int64_t r = a < 0 ? a + s.rank : a;
   if (r < 0 || r >= s.rank) {
-    std::string d = s.rank == 0 ? "a scalar tensor" : fmt::format("a rank-{} tensor ({})", s.rank, shape_string(s));
+    std::string d =
+        s.rank == 0 ? "a scalar tensor" : fmt::format("a rank-{} tensor ({})", s.rank, shape_string(s));
     throw_errorf("{}: axis {} out of range for {}", who, a, d);
   }
   return int(r);
@@ -154,7 +156,8 @@ Value symbolic_matmul(const char *who, Value x, Value y) {
   for (int i = 0; i < 2; i++) {
     const Shape &s = i ? bs : as;
     if (s.rank != 1 && s.rank != 2) {
-      std::string d = s.rank == 0 ? "a scalar tensor" : fmt::format("a rank-{} tensor ({})", s.rank, shape_string(s));
+      std::string d =
+          s.rank == 0 ? "a scalar tensor" : fmt::format("a rank-{} tensor ({})", s.rank, shape_string(s));
       throw_errorf("{}: argument {} must be a rank-1 or rank-2 tensor, got {}", who, i + 1, d);
     }
   }
@@ -193,7 +196,8 @@ Value symbolic_reshape(const char *who, Value *argv) {
   int64_t known = 1;
   for (Value p = spec; p != NIL; p = cdr(p)) {
     Value d = car(p);
-    if (!is_int(d) || int_of(d) == 0 || int_of(d) < -1 || s.rank == kMaxRank) type_error(who, 2, expected, spec);
+    if (!is_int(d) || int_of(d) == 0 || int_of(d) < -1 || s.rank == kMaxRank)
+      type_error(who, 2, expected, spec);
     if (int_of(d) == -1) {
       if (infer >= 0) throw_errorf("reshape: only one -1 is allowed in the shape {}", write_string(spec));
       infer = s.rank;
@@ -205,7 +209,8 @@ Value symbolic_reshape(const char *who, Value *argv) {
   }
   if (infer >= 0 && known <= size && size % known == 0) s.dim[infer] = size / known;
   if (s.size() != size)
-    throw_errorf("reshape: cannot reshape {} ({} elements) into {}", shape_string(g[x].shape), size, write_string(spec));
+    throw_errorf("reshape: cannot reshape {} ({} elements) into {}", shape_string(g[x].shape), size,
+                 write_string(spec));
   return make_symbolic(g.reshape(x, s, false));
 }
 
@@ -232,42 +237,42 @@ Value symbolic_op(const char *op, int argc, Value *argv) {
   const OpInfo &info = it->second;
   Graph &g = active_graph(op);
   switch (info.kind) {
-    case Kind::Fold: {
-      if (argc == 1) {
-        if (info.extra) return make_symbolic(g.unary(Op(info.extra - 1), node_of(op, 1, argv[0])));
-        node_of(op, 1, argv[0]);
-        return argv[0];  // (+ x), (* x), (max x)
-      }
-      int32_t acc = node_of(op, 1, argv[0]);
-      for (int i = 1; i < argc; i++) acc = g.binary(op, info.op, acc, node_of(op, i + 1, argv[i]));
-      return make_symbolic(acc);
+  case Kind::Fold: {
+    if (argc == 1) {
+      if (info.extra) return make_symbolic(g.unary(Op(info.extra - 1), node_of(op, 1, argv[0])));
+      node_of(op, 1, argv[0]);
+      return argv[0];  // (+ x), (* x), (max x)
     }
-    case Kind::Unary: {
-      if (argc != 1) unsupported(op);  // (log x base), (atan y x)
-      int32_t x = node_of(op, 1, argv[0]);
-      if (info.extra) return make_symbolic(g.binary(op, info.op, x, g.constant(1.0, true)));
-      return make_symbolic(g.unary(info.op, x));
+    int32_t acc = node_of(op, 1, argv[0]);
+    for (int i = 1; i < argc; i++) acc = g.binary(op, info.op, acc, node_of(op, i + 1, argv[i]));
+    return make_symbolic(acc);
+  }
+  case Kind::Unary: {
+    if (argc != 1) unsupported(op);  // (log x base), (atan y x)
+    int32_t x = node_of(op, 1, argv[0]);
+    if (info.extra) return make_symbolic(g.binary(op, info.op, x, g.constant(1.0, true)));
+    return make_symbolic(g.unary(info.op, x));
+  }
+  case Kind::Compare: {
+    if (argc < 2) unsupported(op);
+    // (< a b c) is (a < b) and (b < c): the product of the masks.
+    int32_t mask = -1;
+    for (int i = 0; i + 1 < argc; i++) {
+      int32_t m = g.binary(op, info.op, node_of(op, i + 1, argv[i]), node_of(op, i + 2, argv[i + 1]));
+      mask = mask < 0 ? m : g.binary(op, Op::Mul, mask, m);
     }
-    case Kind::Compare: {
-      if (argc < 2) unsupported(op);
-      // (< a b c) is (a < b) and (b < c): the product of the masks.
-      int32_t mask = -1;
-      for (int i = 0; i + 1 < argc; i++) {
-        int32_t m = g.binary(op, info.op, node_of(op, i + 1, argv[i]), node_of(op, i + 2, argv[i + 1]));
-        mask = mask < 0 ? m : g.binary(op, Op::Mul, mask, m);
-      }
-      return make_symbolic(mask);
-    }
-    case Kind::Reduce: return symbolic_reduce(op, info.op, argc, argv);
-    case Kind::Matmul: return symbolic_matmul(op, argv[0], argv[1]);
-    case Kind::Transpose: return symbolic_transpose(op, argc, argv);
-    case Kind::Reshape: return symbolic_reshape(op, argv);
-    case Kind::ShapeQuery: {
-      const Shape &s = shape_of_operand(argv[0]);
-      if (info.extra == 0) return shape_list(s);
-      if (info.extra == 1) return make_int(s.rank);
-      return make_int(s.size());
-    }
+    return make_symbolic(mask);
+  }
+  case Kind::Reduce: return symbolic_reduce(op, info.op, argc, argv);
+  case Kind::Matmul: return symbolic_matmul(op, argv[0], argv[1]);
+  case Kind::Transpose: return symbolic_transpose(op, argc, argv);
+  case Kind::Reshape: return symbolic_reshape(op, argv);
+  case Kind::ShapeQuery: {
+    const Shape &s = shape_of_operand(argv[0]);
+    if (info.extra == 0) return shape_list(s);
+    if (info.extra == 1) return make_int(s.rank);
+    return make_int(s.size());
+  }
   }
   unsupported(op);
 }
@@ -296,11 +301,12 @@ Value select_hook(Value test, Value then_value, Value else_value) {
 // every other call straight to the original function.
 
 const char *const kTensorBuiltins[] = {
-    "tensor-add", "tensor-sub", "tensor-mul", "tensor-div", "tensor-pow", "tensor-maximum",
-    "tensor-neg", "tensor-exp", "tensor-log", "tensor-sqrt", "tensor-tanh", "tensor-sigmoid",
-    "relu", "tensor-abs", "tensor-sum", "tensor-mean", "tensor-max", "matmul", "transpose",
-    "reshape", "tensor-shape", "tensor-rank", "tensor-size", "tensor-map", "tensor-ref",
-    "tensor->list", "tensor-item", "concat", "tensor-slice", "tensor", "full",
+    "tensor-add", "tensor-sub",   "tensor-mul",   "tensor-div",  "tensor-pow",   "tensor-maximum",
+    "tensor-neg", "tensor-exp",   "tensor-log",   "tensor-sqrt", "tensor-tanh",  "tensor-sigmoid",
+    "relu",       "tensor-abs",   "tensor-sum",   "tensor-mean", "tensor-max",   "matmul",
+    "transpose",  "reshape",      "tensor-shape", "tensor-rank", "tensor-size",  "tensor-map",
+    "tensor-ref", "tensor->list", "tensor-item",  "concat",      "tensor-slice", "tensor",
+    "full",
 };
 constexpr int kWrapped = int(sizeof(kTensorBuiltins) / sizeof(kTensorBuiltins[0]));
 BuiltinFn g_original[kWrapped];

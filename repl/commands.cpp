@@ -148,7 +148,8 @@ static void describe_command(ReplSession &s, std::string_view arg) {
     if (doc.empty() && b->doc) doc = b->doc;
   } else if (is_closure(v)) {
     Lambda *lam = as<Closure>(v)->lam;
-    if (is_symbol(lam->name) && lam->name != name) text += fmt::format("  name: {}\n", symbol_name(lam->name));
+    if (is_symbol(lam->name) && lam->name != name)
+      text += fmt::format("  name: {}\n", symbol_name(lam->name));
     text += "  arity: " + closure_arity(v) + "\n";
     if (doc.empty()) doc = doc_text(lam->doc);
     defined_at = lam->loc;

@@ -11,12 +11,12 @@
 namespace kiln {
 
 struct EntryScan {
-  int depth = 0;               // brackets still open
-  bool in_string = false;      // inside "..."
-  bool in_symbol = false;      // inside |...|
-  int block_comment = 0;       // nesting of #| |# still open
+  int depth = 0;                 // brackets still open
+  bool in_string = false;        // inside "..."
+  bool in_symbol = false;        // inside |...|
+  int block_comment = 0;         // nesting of #| |# still open
   bool unmatched_close = false;  // a ) or ] with nothing open: report it now
-  size_t string_start = 0;     // where the open string's `"` is (when in_string)
+  size_t string_start = 0;       // where the open string's `"` is (when in_string)
 
   // Evaluate now: nothing is left open, or a bracket is unmatched.
   bool complete() const {

@@ -1,8 +1,8 @@
 // The getline-based editors, and the choice between them and readline.
+#include "line_editor.h"
+
 #include <cstdio>
 #include <iostream>
-
-#include "line_editor.h"
 
 namespace kiln {
 

@@ -10,12 +10,12 @@
 #include <sys/select.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -71,15 +71,15 @@ char *candidate_generator(const char *text, int state) {
 char **complete(const char *text, int start, int) {
   rl_attempted_completion_over = 1;  // never fall back to readline's file names
   switch (completion_kind(rl_line_buffer, size_t(start))) {
-    case CompletionKind::none: return nullptr;
-    case CompletionKind::file:
-      rl_filename_completion_desired = 1;
-      return rl_completion_matches(text, rl_filename_completion_function);
-    case CompletionKind::command:
-      g_candidates.clear();
-      for (const char *const *c = kReplCommandNames; *c; c++) g_candidates.emplace_back(*c);
-      break;
-    case CompletionKind::name: g_candidates = bound_names(); break;
+  case CompletionKind::none: return nullptr;
+  case CompletionKind::file:
+    rl_filename_completion_desired = 1;
+    return rl_completion_matches(text, rl_filename_completion_function);
+  case CompletionKind::command:
+    g_candidates.clear();
+    for (const char *const *c = kReplCommandNames; *c; c++) g_candidates.emplace_back(*c);
+    break;
+  case CompletionKind::name: g_candidates = bound_names(); break;
   }
   return rl_completion_matches(text, candidate_generator);
 }

@@ -21,7 +21,6 @@ namespace kiln {
 
 static bool is_blank(const std::string &s) { return s.find_first_not_of(" \t\r\n") == std::string::npos; }
 
-
 static void run_entry(ReplSession &s, const std::string &entry) {
   if (is_repl_command(entry)) run_repl_command(s, entry);
   else eval_entry(s, entry);

@@ -7,8 +7,6 @@
 // and results are printed in sorted order however the children finish.
 #include "repl/test_runner.h"
 
-#include "runtime/eval.h"
-
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -28,6 +26,8 @@
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "runtime/eval.h"
 
 extern char **environ;
 

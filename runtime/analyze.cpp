@@ -186,7 +186,8 @@ static Lambda *analyze_lambda(Value params, Value body, Scope *sc, Value name, V
   Value p = params;
   for (; is_pair(p); p = cdr(p)) {
     if (!is_symbol(car(p))) bad_syntax(form, "lambda");
-    if (fs->find(car(p)) >= 0) syntax_error(form, fmt::format("lambda: duplicate parameter {}", symbol_name(car(p))));
+    if (fs->find(car(p)) >= 0)
+      syntax_error(form, fmt::format("lambda: duplicate parameter {}", symbol_name(car(p))));
     fs->names.push_back(car(p));
     L->nreq++;
   }
@@ -279,8 +280,9 @@ static Node *analyze_qq(Value x, int depth, Scope *sc) {
   if (is_pair(x) && is_form(car(x), "unquote-splicing") && depth == 1)
     return new PrimCall(qq_append, analyze(cadr_(car(x)), sc, false), analyze_qq(cdr(x), depth, sc));
   if (is_pair(x) && is_form(car(x), "unquote-splicing")) {
-    Node *inner = new PrimCall(qq_cons, new Const(intern("unquote-splicing")),
-                               new PrimCall(qq_cons, analyze_qq(cadr_(car(x)), depth - 1, sc), new Const(NIL)));
+    Node *inner =
+        new PrimCall(qq_cons, new Const(intern("unquote-splicing")),
+                     new PrimCall(qq_cons, analyze_qq(cadr_(car(x)), depth - 1, sc), new Const(NIL)));
     return new PrimCall(qq_cons, inner, analyze_qq(cdr(x), depth, sc));
   }
   return new PrimCall(qq_cons, analyze_qq(car(x), depth, sc), analyze_qq(cdr(x), depth, sc));
@@ -333,7 +335,8 @@ static Node *analyze_named_value(Value value_form, Scope *sc, Value name) {
   if (value_form == NOVALUE) return new Const(UNSPEC);
   if (is_pair(value_form) && car(value_form) == intern("lambda") && special_of(value_form, sc) == SF_LAMBDA &&
       is_pair(cdr(value_form))) {
-    return at(new MakeClosure(analyze_lambda(cadr_(value_form), cddr_(value_form), sc, name, value_form)), value_form);
+    return at(new MakeClosure(analyze_lambda(cadr_(value_form), cddr_(value_form), sc, name, value_form)),
+              value_form);
   }
   return analyze(value_form, sc, false);
 }
@@ -508,7 +511,8 @@ static Node *analyze_let(Value form, Scope *sc, bool tail, bool rec) {
     if (is_symbol(b)) b = cons(b, NIL);
     if (!is_pair(b) || !is_symbol(car(b)) || (cdr(b) != NIL && (!is_pair(cdr(b)) || cddr_(b) != NIL)))
       bad_syntax(form, rec ? "letrec" : "let");
-    if (ls->find(car(b)) >= 0) syntax_error(form, fmt::format("let: duplicate binding {}", symbol_name(car(b))));
+    if (ls->find(car(b)) >= 0)
+      syntax_error(form, fmt::format("let: duplicate binding {}", symbol_name(car(b))));
     ls->names.push_back(car(b));
     vals = cons(cdr(b) == NIL ? NOVALUE : cadr_(b), vals);
   }
@@ -606,9 +610,9 @@ static Node *analyze_body(Value forms, Scope *sc, bool tail, Value whole) {
   for (int i = 0; i < n; i++) {
     Value x = items[size_t(i)], name = define_names[size_t(i)];
     if (name != NOVALUE)
-      nodes[i] = at(new LocalSet(0, sc->find(name), analyze_named_value(define_values[size_t(i)], sc, name)), x);
-    else
-      nodes[i] = analyze(x, sc, tail && i == n - 1);
+      nodes[i] =
+          at(new LocalSet(0, sc->find(name), analyze_named_value(define_values[size_t(i)], sc, name)), x);
+    else nodes[i] = analyze(x, sc, tail && i == n - 1);
   }
   return n == 1 ? nodes[0] : new Seq(nodes, n);
 }
@@ -633,7 +637,8 @@ static Value include_forms(Value form) {
     std::string path(string_view_of(car(p)));
     std::string text;
     if (!read_file_text(path, &text)) throw_errorf("include: cannot open {}", path);
-    for (Value q = read_all(text, register_source_file(path)); is_pair(q); q = cdr(q)) out = cons(car(q), out);
+    for (Value q = read_all(text, register_source_file(path)); is_pair(q); q = cdr(q))
+      out = cons(car(q), out);
   }
   Value r = NIL;
   for (Value p = out; is_pair(p); p = cdr(p)) r = cons(car(p), r);
@@ -816,7 +821,8 @@ Value eval_toplevel(Value form) {
     for (Value p = cdr(form); is_pair(p); p = cdr(p)) r = eval_toplevel(car(p));
     return r;
   }
-  if (special_of(form, nullptr) == SF_DEFINE_RECORD_TYPE) return eval_toplevel(expand_define_record_type(form));
+  if (special_of(form, nullptr) == SF_DEFINE_RECORD_TYPE)
+    return eval_toplevel(expand_define_record_type(form));
   g_site = nullptr;
   Node *n = analyze(form, nullptr, false);
   try {

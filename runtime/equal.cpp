@@ -57,7 +57,9 @@ static uint64_t mix(uint64_t x) {
   x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
   return x ^ (x >> 31);
 }
-static uint64_t combine(uint64_t h, uint64_t x) { return mix(h ^ (x + 0x517CC1B727220A95ull + (h << 6) + (h >> 2))); }
+static uint64_t combine(uint64_t h, uint64_t x) {
+  return mix(h ^ (x + 0x517CC1B727220A95ull + (h << 6) + (h >> 2)));
+}
 
 uint64_t eq_hash(Value v) { return mix(v.bits); }
 

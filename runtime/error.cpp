@@ -81,7 +81,8 @@ void arity_error(std::string_view who, int min, int max, int got) {
 std::string error_message_of(Value raised) {
   if (is_error_obj(raised)) {
     ErrorObj *e = as<ErrorObj>(raised);
-    std::string s = is_string(e->message) ? std::string(string_view_of(e->message)) : display_string(e->message);
+    std::string s =
+        is_string(e->message) ? std::string(string_view_of(e->message)) : display_string(e->message);
     for (Value p = e->irritants; is_pair(p); p = cdr(p)) {
       s += ' ';
       s += write_string(car(p));

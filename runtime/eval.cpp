@@ -182,7 +182,8 @@ static void set_stack_limit_for_current_thread(size_t margin) {
   if (pthread_getattr_np(pthread_self(), &attr) != 0) return;
   void *addr;
   size_t size;
-  if (pthread_attr_getstack(&attr, &addr, &size) == 0) g_stack_limit = reinterpret_cast<uintptr_t>(addr) + margin;
+  if (pthread_attr_getstack(&attr, &addr, &size) == 0)
+    g_stack_limit = reinterpret_cast<uintptr_t>(addr) + margin;
   pthread_attr_destroy(&attr);
 }
 

@@ -15,9 +15,9 @@ namespace kiln {
 // gc_init, symbols, ports, builtins and the embedded prelude.
 void init_runtime();
 
-Value eval_toplevel(Value form);                  // analyse and run one form
-Value apply_proc(Value f, int argc, Value *argv);  // call any procedure
-Value load_file(const std::string &path);         // read and run a file; last value
+Value eval_toplevel(Value form);                                 // analyse and run one form
+Value apply_proc(Value f, int argc, Value *argv);                // call any procedure
+Value load_file(const std::string &path);                        // read and run a file; last value
 bool read_file_text(const std::string &path, std::string *out);  // false if unreadable
 Value eval_string(std::string_view src, const std::string &name);
 

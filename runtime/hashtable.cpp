@@ -69,7 +69,8 @@ static void rebuild(HashTable *t) {
   if (cap >= (int64_t(1) << 32)) throw_error("hash table too large");
   allocate(t, cap);
   for (int64_t e = 0; e < old_used; e++)
-    if (old_entries[2 * e] != NOVALUE) append_entry(t, old_entries[2 * e], old_entries[2 * e + 1], old_hashes[e]);
+    if (old_entries[2 * e] != NOVALUE)
+      append_entry(t, old_entries[2 * e], old_entries[2 * e + 1], old_hashes[e]);
 }
 
 Value make_hashtable(HashKind kind, int64_t capacity_hint) {

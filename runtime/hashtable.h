@@ -25,13 +25,13 @@ enum HashKind : uint8_t { HASH_EQUAL = 0, HASH_EQV = 1, HASH_EQ = 2 };
 
 struct HashTable {
   ObjHeader h;
-  uint8_t kind;       // HashKind
-  int64_t count;      // live entries
-  int64_t used;       // entry slots in use, tombstones included
-  int64_t cap;        // entry slots allocated
-  Value *entries;     // 2*cap Values: key, value; key NOVALUE = deleted
-  uint64_t *hashes;   // cap cached hashes (atomic)
-  uint64_t *index;    // index_mask+1 slots: kEmptySlot, or (hash>>32)<<32 | entry number (atomic)
+  uint8_t kind;      // HashKind
+  int64_t count;     // live entries
+  int64_t used;      // entry slots in use, tombstones included
+  int64_t cap;       // entry slots allocated
+  Value *entries;    // 2*cap Values: key, value; key NOVALUE = deleted
+  uint64_t *hashes;  // cap cached hashes (atomic)
+  uint64_t *index;   // index_mask+1 slots: kEmptySlot, or (hash>>32)<<32 | entry number (atomic)
   int64_t index_mask;
 };
 

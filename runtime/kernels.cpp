@@ -50,39 +50,39 @@ bool broadcast_shapes(const Shape &a, const Shape &b, Shape &out) {
 
 double apply_binary(BinaryOp op, double x, double y) {
   switch (op) {
-    case BinaryOp::Add: return x + y;
-    case BinaryOp::Sub: return x - y;
-    case BinaryOp::Mul: return x * y;
-    case BinaryOp::Div: return x / y;
-    case BinaryOp::Pow: return std::pow(x, y);
-    case BinaryOp::Maximum: return (x >= y || x != x) ? x : y;
-    case BinaryOp::Minimum: return (x <= y || x != x) ? x : y;
-    case BinaryOp::Less: return x < y ? 1.0 : 0.0;
-    case BinaryOp::LessEqual: return x <= y ? 1.0 : 0.0;
-    case BinaryOp::Greater: return x > y ? 1.0 : 0.0;
-    case BinaryOp::GreaterEqual: return x >= y ? 1.0 : 0.0;
-    case BinaryOp::Equal: return x == y ? 1.0 : 0.0;
+  case BinaryOp::Add: return x + y;
+  case BinaryOp::Sub: return x - y;
+  case BinaryOp::Mul: return x * y;
+  case BinaryOp::Div: return x / y;
+  case BinaryOp::Pow: return std::pow(x, y);
+  case BinaryOp::Maximum: return (x >= y || x != x) ? x : y;
+  case BinaryOp::Minimum: return (x <= y || x != x) ? x : y;
+  case BinaryOp::Less: return x < y ? 1.0 : 0.0;
+  case BinaryOp::LessEqual: return x <= y ? 1.0 : 0.0;
+  case BinaryOp::Greater: return x > y ? 1.0 : 0.0;
+  case BinaryOp::GreaterEqual: return x >= y ? 1.0 : 0.0;
+  case BinaryOp::Equal: return x == y ? 1.0 : 0.0;
   }
   return 0.0;
 }
 
 double apply_unary(UnaryOp op, double x) {
   switch (op) {
-    case UnaryOp::Neg: return -x;
-    case UnaryOp::Exp: return std::exp(x);
-    case UnaryOp::Log: return std::log(x);
-    case UnaryOp::Sqrt: return std::sqrt(x);
-    case UnaryOp::Tanh: return std::tanh(x);
-    // 1/(1+e^-x): one documented formula so every path rounds alike.
-    case UnaryOp::Sigmoid: return 1.0 / (1.0 + std::exp(-x));
-    case UnaryOp::Relu: return x > 0.0 ? x : 0.0;
-    case UnaryOp::Abs: return std::fabs(x);
-    case UnaryOp::Sin: return std::sin(x);
-    case UnaryOp::Cos: return std::cos(x);
-    case UnaryOp::Tan: return std::tan(x);
-    case UnaryOp::Square: return x * x;
-    case UnaryOp::Reciprocal: return 1.0 / x;
-    case UnaryOp::ReluGrad: return x > 0.0 ? 1.0 : 0.0;
+  case UnaryOp::Neg: return -x;
+  case UnaryOp::Exp: return std::exp(x);
+  case UnaryOp::Log: return std::log(x);
+  case UnaryOp::Sqrt: return std::sqrt(x);
+  case UnaryOp::Tanh: return std::tanh(x);
+  // 1/(1+e^-x): one documented formula so every path rounds alike.
+  case UnaryOp::Sigmoid: return 1.0 / (1.0 + std::exp(-x));
+  case UnaryOp::Relu: return x > 0.0 ? x : 0.0;
+  case UnaryOp::Abs: return std::fabs(x);
+  case UnaryOp::Sin: return std::sin(x);
+  case UnaryOp::Cos: return std::cos(x);
+  case UnaryOp::Tan: return std::tan(x);
+  case UnaryOp::Square: return x * x;
+  case UnaryOp::Reciprocal: return 1.0 / x;
+  case UnaryOp::ReluGrad: return x > 0.0 ? 1.0 : 0.0;
   }
   return 0.0;
 }
@@ -161,7 +161,7 @@ void k_select(const double *cond, const Shape &cs, const double *a, const Shape 
   for_each_row<3>(os, strides, [&](const int64_t *off) {
     for (int64_t t = 0; t < len; t++)
       dst[t] = cond[off[0] + t * strides[0][last]] != 0.0 ? a[off[1] + t * strides[1][last]]
-                                                            : b[off[2] + t * strides[2][last]];
+                                                          : b[off[2] + t * strides[2][last]];
     dst += len;
   });
 }

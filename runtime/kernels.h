@@ -60,14 +60,34 @@ std::string shape_string(const Shape &s);
 bool broadcast_shapes(const Shape &a, const Shape &b, Shape &out);
 
 enum class BinaryOp : uint8_t {
-  Add, Sub, Mul, Div, Pow,
+  Add,
+  Sub,
+  Mul,
+  Div,
+  Pow,
   Maximum,  // NaN if either is NaN; equal values give the first operand
   Minimum,  // NaN if either is NaN; equal values give the first operand
   // Comparisons give 1.0 or 0.0 (select masks for the graph module).
-  Less, LessEqual, Greater, GreaterEqual, Equal,
+  Less,
+  LessEqual,
+  Greater,
+  GreaterEqual,
+  Equal,
 };
 enum class UnaryOp : uint8_t {
-  Neg, Exp, Log, Sqrt, Tanh, Sigmoid, Relu, Abs, Sin, Cos, Tan, Square, Reciprocal,
+  Neg,
+  Exp,
+  Log,
+  Sqrt,
+  Tanh,
+  Sigmoid,
+  Relu,
+  Abs,
+  Sin,
+  Cos,
+  Tan,
+  Square,
+  Reciprocal,
   ReluGrad,  // 1.0 where x > 0, else 0.0 (relu'(0) = 0)
 };
 
@@ -75,8 +95,8 @@ double apply_binary(BinaryOp op, double a, double b);
 double apply_unary(UnaryOp op, double x);
 
 // out (shape `os`, which must be broadcast_shapes(as, bs)) = a OP b.
-void k_binary(BinaryOp op, const double *a, const Shape &as, const double *b, const Shape &bs,
-              double *out, const Shape &os);
+void k_binary(BinaryOp op, const double *a, const Shape &as, const double *b, const Shape &bs, double *out,
+              const Shape &os);
 void k_unary(UnaryOp op, const double *x, int64_t n, double *out);
 // out[i] = cond[i] != 0 ? a[i] : b[i], all three broadcast to `os`.
 void k_select(const double *cond, const Shape &cs, const double *a, const Shape &as, const double *b,

@@ -43,7 +43,8 @@ static const SimdKernels kDefault = KILN_SIMD_TABLE(simd_default, "default");
 
 static const SimdKernels *best_path() {
   __builtin_cpu_init();
-  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl"))
+  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
+      __builtin_cpu_supports("avx512vl"))
     return &kAvx512;
   if (__builtin_cpu_supports("avx2")) return &kAvx2;
   return &kDefault;

@@ -13,7 +13,8 @@ namespace kiln {
 
 struct SimdKernels {
   const char *name;
-  void (*matmul_rows)(const double *a, const double *b, double *c, int64_t m0, int64_t m1, int64_t k, int64_t n);
+  void (*matmul_rows)(const double *a, const double *b, double *c, int64_t m0, int64_t m1, int64_t k,
+                      int64_t n);
   void (*binary_inner)(BinaryOp op, const double *a, int64_t sa, const double *b, int64_t sb, double *out,
                        int64_t n);
   void (*unary)(UnaryOp op, const double *x, int64_t n, double *out);

@@ -61,7 +61,6 @@ Value finish_tail(Value r) {
   return run_closure(c, f);
 }
 
-
 static inline Value call_builtin(Builtin *b, int argc, Value *argv) {
   if (argc < b->min_args || (b->max_args >= 0 && argc > b->max_args)) [[unlikely]]
     arity_error(b->name, b->min_args, b->max_args, argc);

@@ -15,7 +15,6 @@ namespace kiln {
 extern Value (*g_select_hook)(Value test, Value then_value, Value else_value);
 Value finish_tail(Value r);
 
-
 struct Const : Node {
   Value v;
   explicit Const(Value x) : v(x) {}
@@ -28,7 +27,8 @@ struct LocalRef0 : Node {
   LocalRef0(int i, Value n) : idx(i), name(n) {}
   Value eval(Frame *env) override {
     Value v = env->slots[idx];
-    if (v == UNINIT) [[unlikely]] used_before_definition(name);
+    if (v == UNINIT) [[unlikely]]
+      used_before_definition(name);
     return v;
   }
 };
@@ -39,7 +39,8 @@ struct LocalRef1 : Node {
   LocalRef1(int i, Value n) : idx(i), name(n) {}
   Value eval(Frame *env) override {
     Value v = env->parent->slots[idx];
-    if (v == UNINIT) [[unlikely]] used_before_definition(name);
+    if (v == UNINIT) [[unlikely]]
+      used_before_definition(name);
     return v;
   }
 };
@@ -51,7 +52,8 @@ struct LocalRefN : Node {
   Value eval(Frame *env) override {
     for (int d = depth; d > 0; d--) env = env->parent;
     Value v = env->slots[idx];
-    if (v == UNINIT) [[unlikely]] used_before_definition(name);
+    if (v == UNINIT) [[unlikely]]
+      used_before_definition(name);
     return v;
   }
 };
@@ -61,7 +63,8 @@ struct GlobalRef : Node {
   explicit GlobalRef(Value sym) : s(as<Symbol>(sym)) {}
   Value eval(Frame *) override {
     Value v = s->global;
-    if (v == NOVALUE) [[unlikely]] undefined_variable(from_ptr(s));
+    if (v == NOVALUE) [[unlikely]]
+      undefined_variable(from_ptr(s));
     return v;
   }
 };
@@ -187,7 +190,8 @@ struct And : Node {
     for (int i = 0; i < n - 1; i++) {
       Value v = items[i]->eval(env);
       if (v == FALSE_V) return FALSE_V;
-      if (is_traced_value(v)) [[unlikely]] symbolic_truth("and");
+      if (is_traced_value(v)) [[unlikely]]
+        symbolic_truth("and");
     }
     return items[n - 1]->eval(env);
   }
@@ -200,7 +204,8 @@ struct Or : Node {
   Value eval(Frame *env) override {
     for (int i = 0; i < n - 1; i++) {
       Value v = items[i]->eval(env);
-      if (is_traced_value(v)) [[unlikely]] symbolic_truth("or");
+      if (is_traced_value(v)) [[unlikely]]
+        symbolic_truth("or");
       if (v != FALSE_V) return v;
     }
     return items[n - 1]->eval(env);

@@ -228,12 +228,18 @@ Value parse_number(std::string_view text, int radix) {
   bool want_exact = false, want_inexact = false;
   while (text.size() >= 2 && text[0] == '#') {
     switch (text[1]) {
-    case 'x': case 'X': radix = 16; break;
-    case 'o': case 'O': radix = 8; break;
-    case 'b': case 'B': radix = 2; break;
-    case 'd': case 'D': radix = 10; break;
-    case 'e': case 'E': want_exact = true; break;
-    case 'i': case 'I': want_inexact = true; break;
+    case 'x':
+    case 'X': radix = 16; break;
+    case 'o':
+    case 'O': radix = 8; break;
+    case 'b':
+    case 'B': radix = 2; break;
+    case 'd':
+    case 'D': radix = 10; break;
+    case 'e':
+    case 'E': want_exact = true; break;
+    case 'i':
+    case 'I': want_inexact = true; break;
     default: return NOVALUE;
     }
     text.remove_prefix(2);

@@ -115,10 +115,8 @@ bool is_procedure(Value v) {
   case T_BUILTIN:
   case T_KERNEL:
   case T_CONTINUATION:
-  case T_PARAMETER:
-    return true;
-  default:
-    return g_type_hooks[hdr(v)->type].apply != nullptr;
+  case T_PARAMETER: return true;
+  default: return g_type_hooks[hdr(v)->type].apply != nullptr;
   }
 }
 

@@ -214,9 +214,9 @@ template <class T> inline T *alloc_obj(uint8_t type, size_t extra = 0) {
 // Per-type behaviour supplied by the module that owns the type (tensors,
 // kernels, ports...), so the printer and equal? need not know every type.
 struct TypeHooks {
-  const char *name = nullptr;                              // "tensor"
+  const char *name = nullptr;  // "tensor"
   void (*print)(std::string &out, Value v, bool write) = nullptr;
-  bool (*equal)(Value a, Value b) = nullptr;               // equal? on two values of this type
+  bool (*equal)(Value a, Value b) = nullptr;  // equal? on two values of this type
   // Set for callable types (compiled kernels): makes is_procedure true and is
   // what apply_proc calls. The argument count is not checked before the call.
   Value (*apply)(Value self, int argc, Value *argv) = nullptr;

@@ -21,10 +21,10 @@ struct Port {
   uint8_t closed;
   uint8_t is_stderr;
   FILE *fp;
-  Value str;     // String: output buffer, or input text
-  int64_t pos;   // read position in an input string port
-  int peeked;    // file input: one char of lookahead, -2 = none
-  Value name;    // string, for messages
+  Value str;    // String: output buffer, or input text
+  int64_t pos;  // read position in an input string port
+  int peeked;   // file input: one char of lookahead, -2 = none
+  Value name;   // string, for messages
 };
 inline bool is_port(Value v) { return has_type(v, T_PORT); }
 

@@ -122,16 +122,14 @@ class Reader {
     if (c < 0) fail_eof();
     switch (c) {
     case '(':
-    case '[':
-      get();
-      return read_list(c == '(' ? ')' : ']', start);
+    case '[': get(); return read_list(c == '(' ? ')' : ']', start);
     case ')':
     case ']':
       get();
       if (!open_.empty() && open_.back().closer != c) {
         const Open &o = open_.back();
-        fail(start, fmt::format("unexpected '{}' (expected '{}' to close '{}' opened at {}:{})", char(c), o.closer,
-                                o.closer == ')' ? '(' : '[', o.line, o.col));
+        fail(start, fmt::format("unexpected '{}' (expected '{}' to close '{}' opened at {}:{})", char(c),
+                                o.closer, o.closer == ')' ? '(' : '[', o.line, o.col));
       }
       fail(start, fmt::format("unexpected '{}'", char(c)));
     case '\'': get(); return read_abbrev("quote", start);
@@ -169,8 +167,8 @@ class Reader {
       if (c == ')' || c == ']') {
         if (c != closer) {
           SrcLoc at = here();
-          fail(at, fmt::format("unexpected '{}' (expected '{}' to close '{}' opened at {}:{})", char(c), closer,
-                               closer == ')' ? '(' : '[', start.line, start.col));
+          fail(at, fmt::format("unexpected '{}' (expected '{}' to close '{}' opened at {}:{})", char(c),
+                               closer, closer == ')' ? '(' : '[', start.line, start.col));
         }
         get();
         open_.pop_back();
@@ -305,9 +303,9 @@ class Reader {
       static const struct {
         const char *n;
         uint32_t c;
-      } names[] = {{"space", ' '},   {"newline", '\n'}, {"tab", '\t'},     {"nul", 0},      {"null", 0},
-                   {"return", '\r'}, {"linefeed", '\n'}, {"alarm", 7},     {"backspace", 8}, {"delete", 127},
-                   {"escape", 27},   {"altmode", 27},   {"rubout", 127}};
+      } names[] = {{"space", ' '},   {"newline", '\n'},  {"tab", '\t'},  {"nul", 0},       {"null", 0},
+                   {"return", '\r'}, {"linefeed", '\n'}, {"alarm", 7},   {"backspace", 8}, {"delete", 127},
+                   {"escape", 27},   {"altmode", 27},    {"rubout", 127}};
       for (auto &n : names)
         if (name == n.n) return make_char(n.c);
       if ((name[0] == 'x' || name[0] == 'U' || name[0] == 'u') && name.size() > 1) {

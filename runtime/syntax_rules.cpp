@@ -175,8 +175,9 @@ class Expander {
       bool f;
       Value v = lookup(b, t, &f);
       if (f) {
-        if (is_seq(v)) throw_errorf("{}: pattern variable {} used without an ellipsis", symbol_name(r_->name),
-                                    symbol_name(t));
+        if (is_seq(v))
+          throw_errorf("{}: pattern variable {} used without an ellipsis", symbol_name(r_->name),
+                       symbol_name(t));
         return v;
       }
       if (!quoted)
@@ -232,7 +233,8 @@ class Expander {
   Value expand_ellipsis(Value sub, Value b, Value binders, bool quoted, int extra) {
     Value vars = NIL;
     seq_vars(sub, b, &vars);
-    if (vars == NIL) throw_errorf("{}: no pattern variable before an ellipsis in the template", symbol_name(r_->name));
+    if (vars == NIL)
+      throw_errorf("{}: no pattern variable before an ellipsis in the template", symbol_name(r_->name));
     int n = -1;
     for (Value v = vars; is_pair(v); v = cdr(v)) {
       bool f;

@@ -3,9 +3,9 @@
 
 #include <cstring>
 
+#include "../stdlib/builtins.h"
 #include "error.h"
 #include "printer.h"
-#include "../stdlib/builtins.h"
 
 namespace kiln {
 

@@ -23,10 +23,10 @@ struct Pool {
   void (*fn)(void *, int64_t) = nullptr;
   void *ctx = nullptr;
   int64_t chunks = 0;
-  int wanted = 0;                  // workers that should join this job
-  int joined = 0;                  // workers that took part so far
-  std::atomic<int64_t> next{0};    // next chunk to claim
-  int active = 0;                  // workers still running this job
+  int wanted = 0;                // workers that should join this job
+  int joined = 0;                // workers that took part so far
+  std::atomic<int64_t> next{0};  // next chunk to claim
+  int active = 0;                // workers still running this job
 };
 
 Pool &pool() {

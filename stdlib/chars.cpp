@@ -13,7 +13,8 @@ namespace kiln {
 
 bool latin1_upper(uint32_t c) { return (c >= 'A' && c <= 'Z') || (c >= 0xC0 && c <= 0xDE && c != 0xD7); }
 bool latin1_lower(uint32_t c) {
-  return (c >= 'a' && c <= 'z') || (c >= 0xDF && c <= 0xFF && c != 0xF7) || c == 0xAA || c == 0xB5 || c == 0xBA;
+  return (c >= 'a' && c <= 'z') || (c >= 0xDF && c <= 0xFF && c != 0xF7) || c == 0xAA || c == 0xB5 ||
+         c == 0xBA;
 }
 bool latin1_alpha(uint32_t c) { return latin1_upper(c) || latin1_lower(c); }
 bool latin1_digit(uint32_t c) { return c >= '0' && c <= '9'; }
@@ -74,7 +75,8 @@ Value b_digit_value(int, Value *a) {
 Value b_char_to_integer(int, Value *a) { return make_fixnum(arg_c("char->integer", 1, a[0])); }
 Value b_integer_to_char(int, Value *a) {
   Value v = a[0];
-  if (!is_int(v) || int_of(v) < 0 || int_of(v) > 255) type_error("integer->char", 1, "a character code from 0 to 255", v);
+  if (!is_int(v) || int_of(v) < 0 || int_of(v) > 255)
+    type_error("integer->char", 1, "a character code from 0 to 255", v);
   return make_char(uint32_t(int_of(v)));
 }
 

@@ -89,7 +89,9 @@ static ErrorObj *arg_error(const char *who, Value v) {
 }
 
 static Value b_error_object_p(int, Value *argv) { return boolv(is_error_obj(argv[0])); }
-static Value b_error_object_message(int, Value *argv) { return arg_error("error-object-message", argv[0])->message; }
+static Value b_error_object_message(int, Value *argv) {
+  return arg_error("error-object-message", argv[0])->message;
+}
 static Value b_error_object_irritants(int, Value *argv) {
   return arg_error("error-object-irritants", argv[0])->irritants;
 }
@@ -222,7 +224,6 @@ static Value b_case_lambda(int argc, Value *argv) {
 
 static Value b_command_line(int, Value *) { return g_command_line; }
 
-
 static Value b_macroexpand(int, Value *argv) { return macroexpand(argv[0]); }
 
 static BuiltinRegistrar reg([] {
@@ -279,7 +280,8 @@ static Value b_report_time(int, Value *argv) {
 }
 
 static bool feature_match(Value req) {
-  static const char *features[] = {"kiln", "r7rs", "else", "exact-closed", "ieee-float", "full-unicode-not", "x86-64", "linux", "posix"};
+  static const char *features[] = {
+      "kiln", "r7rs", "else", "exact-closed", "ieee-float", "full-unicode-not", "x86-64", "linux", "posix"};
   if (is_symbol(req)) {
     for (const char *f : features)
       if (symbol_name(req) == f) return true;
@@ -306,7 +308,8 @@ static bool feature_match(Value req) {
 static Value b_feature_match(int, Value *argv) { return boolv(feature_match(argv[0])); }
 
 static Value b_features(int, Value *) {
-  return list_from(std::array<Value, 4>{intern("kiln"), intern("r7rs"), intern("ieee-float"), intern("posix")}.data(), 4);
+  return list_from(
+      std::array<Value, 4>{intern("kiln"), intern("r7rs"), intern("ieee-float"), intern("posix")}.data(), 4);
 }
 
 static BuiltinRegistrar reg2([] {

@@ -59,7 +59,8 @@ static BuiltinRegistrar reg([] {
   defbuiltin("vector?", 1, 1, bi_vectorp, "(vector? x): #t if x is a vector.");
   defbuiltin("string?", 1, 1, bi_stringp, "(string? x): #t if x is a string.");
   defbuiltin("char?", 1, 1, bi_charp, "(char? x): #t if x is a character.");
-  defbuiltin("boolean=?", 2, -1, bi_boolean_eq, "(boolean=? b1 b2 ...): #t if all the booleans are the same.");
+  defbuiltin("boolean=?", 2, -1, bi_boolean_eq,
+             "(boolean=? b1 b2 ...): #t if all the booleans are the same.");
   defbuiltin("symbol=?", 2, -1, bi_symbol_eq, "(symbol=? s1 s2 ...): #t if all the symbols are the same.");
 });
 

@@ -86,25 +86,25 @@ Value node_entry(const Graph &g, int32_t i) {
   }
   for (int k = 0; k < op_arity(n.op); k++) push(make_int(n.in[k]));
   switch (n.op) {
-    case Op::SumAxis:
-    case Op::MeanAxis:
-    case Op::MaxAxis:
-      push(n.keepdims ? list3(intern("axis"), make_int(n.axis), intern("keepdims"))
-                                 : list2(intern("axis"), make_int(n.axis)));
-      break;
-    case Op::MaxMask:
-      if (n.axis >= 0) push(list2(intern("axis"), make_int(n.axis)));
-      break;
-    case Op::Transpose: {
-      Value p = NIL;
-      for (int d = n.shape.rank - 1; d >= 0; d--) p = cons(make_int(n.perm[d]), p);
-      push(cons(intern("perm"), p));
-      break;
-    }
-    case Op::SumTo:
-    case Op::BroadcastTo:
-    case Op::Reshape: push(shape_attr("shape", n.shape)); break;
-    default: break;
+  case Op::SumAxis:
+  case Op::MeanAxis:
+  case Op::MaxAxis:
+    push(n.keepdims ? list3(intern("axis"), make_int(n.axis), intern("keepdims"))
+                    : list2(intern("axis"), make_int(n.axis)));
+    break;
+  case Op::MaxMask:
+    if (n.axis >= 0) push(list2(intern("axis"), make_int(n.axis)));
+    break;
+  case Op::Transpose: {
+    Value p = NIL;
+    for (int d = n.shape.rank - 1; d >= 0; d--) p = cons(make_int(n.perm[d]), p);
+    push(cons(intern("perm"), p));
+    break;
+  }
+  case Op::SumTo:
+  case Op::BroadcastTo:
+  case Op::Reshape: push(shape_attr("shape", n.shape)); break;
+  default: break;
   }
   return list_from(items, count);
 }
@@ -150,15 +150,19 @@ Value b_graph_grad(int argc, Value *argv) {
 }
 
 BuiltinRegistrar reg([] {
-  defbuiltin("graph-ir", 1, -1, b_graph_ir,
-             "(graph-ir ['grad] F ARG...): the optimised graph of F traced at ARGs' shapes: ((NODE...) OUTPUT).");
+  defbuiltin(
+      "graph-ir", 1, -1, b_graph_ir,
+      "(graph-ir ['grad] F ARG...): the optimised graph of F traced at ARGs' shapes: ((NODE...) OUTPUT).");
   defbuiltin("graph-node-count", 1, -1, b_graph_node_count,
              "(graph-node-count F ARG...): the number of nodes in F's optimised graph.");
-  defbuiltin("graph-eval", 1, -1, b_graph_eval, "(graph-eval F ARG...): F's value computed by the graph interpreter.");
-  defbuiltin("graph-dot", 1, -1, b_graph_dot,
-             "(graph-dot ['grad] F ARG...): a Graphviz DOT string of F's optimised (forward+backward) graph.");
-  defbuiltin("graph-grad", 1, -1, b_graph_grad,
-             "(graph-grad F ARG...): (LOSS G1 G2 ...): F's scalar value and its gradient for every argument.");
+  defbuiltin("graph-eval", 1, -1, b_graph_eval,
+             "(graph-eval F ARG...): F's value computed by the graph interpreter.");
+  defbuiltin(
+      "graph-dot", 1, -1, b_graph_dot,
+      "(graph-dot ['grad] F ARG...): a Graphviz DOT string of F's optimised (forward+backward) graph.");
+  defbuiltin(
+      "graph-grad", 1, -1, b_graph_grad,
+      "(graph-grad F ARG...): (LOSS G1 G2 ...): F's scalar value and its gradient for every argument.");
 });
 
 }  // namespace

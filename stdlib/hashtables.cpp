@@ -186,7 +186,9 @@ static Value bi_hash_table_clear(int, Value *a) {
 }
 
 // (hash-table-copy ht [mutable?]): tables are always mutable here.
-static Value bi_hash_table_copy(int, Value *a) { return hashtable_copy(table_arg("hash-table-copy", 1, a[0])); }
+static Value bi_hash_table_copy(int, Value *a) {
+  return hashtable_copy(table_arg("hash-table-copy", 1, a[0]));
+}
 
 // (hash-table-merge! ht1 ht2): adds ht2's entries to ht1 (ht2 wins on clashes).
 static Value bi_hash_table_merge(int, Value *a) {
@@ -236,45 +238,58 @@ static Value bi_hash_by_identity(int argc, Value *a) {
 }
 
 static BuiltinRegistrar reg([] {
-  defbuiltin("make-hash-table", 0, 3, bi_make_hash_table,
-             "(make-hash-table [equiv [hash]]): a new table; equiv is equal? (default), eqv?, eq? or string=?.");
-  defbuiltin("make-equal-hash-table", 0, 1, bi_make_equal_table, "(make-equal-hash-table): a table keyed by equal?.");
+  defbuiltin(
+      "make-hash-table", 0, 3, bi_make_hash_table,
+      "(make-hash-table [equiv [hash]]): a new table; equiv is equal? (default), eqv?, eq? or string=?.");
+  defbuiltin("make-equal-hash-table", 0, 1, bi_make_equal_table,
+             "(make-equal-hash-table): a table keyed by equal?.");
   defbuiltin("make-eqv-hash-table", 0, 1, bi_make_eqv_table, "(make-eqv-hash-table): a table keyed by eqv?.");
   defbuiltin("make-eq-hash-table", 0, 1, bi_make_eq_table, "(make-eq-hash-table): a table keyed by eq?.");
   defbuiltin("make-string-hash-table", 0, 1, bi_make_equal_table,
              "(make-string-hash-table): a table keyed by string=?.");
   defbuiltin("hash-table?", 1, 1, bi_hash_table_p, "(hash-table? x): #t if x is a hash table.");
   defbuiltin("hash-table-ref", 2, 4, bi_hash_table_ref,
-             "(hash-table-ref ht key [failure [success]]): the value for key; (failure) when absent, else an error.");
+             "(hash-table-ref ht key [failure [success]]): the value for key; (failure) when absent, else an "
+             "error.");
   defbuiltin("hash-table-ref/default", 3, 3, bi_hash_table_ref_default,
              "(hash-table-ref/default ht key default): the value for key, or default.");
-  defbuiltin("hash-table-set!", 3, 3, bi_hash_table_set, "(hash-table-set! ht key value): stores value under key.");
-  defbuiltin("hash-table-delete!", 2, 2, bi_hash_table_delete, "(hash-table-delete! ht key): removes key if present.");
-  defbuiltin("hash-table-contains?", 2, 2, bi_hash_table_contains, "(hash-table-contains? ht key): #t if key is present.");
-  defbuiltin("hash-table-exists?", 2, 2, bi_hash_table_exists, "(hash-table-exists? ht key): #t if key is present.");
+  defbuiltin("hash-table-set!", 3, 3, bi_hash_table_set,
+             "(hash-table-set! ht key value): stores value under key.");
+  defbuiltin("hash-table-delete!", 2, 2, bi_hash_table_delete,
+             "(hash-table-delete! ht key): removes key if present.");
+  defbuiltin("hash-table-contains?", 2, 2, bi_hash_table_contains,
+             "(hash-table-contains? ht key): #t if key is present.");
+  defbuiltin("hash-table-exists?", 2, 2, bi_hash_table_exists,
+             "(hash-table-exists? ht key): #t if key is present.");
   defbuiltin("hash-table-count", 1, 1, bi_hash_table_count, "(hash-table-count ht): the number of entries.");
   defbuiltin("hash-table-size", 1, 1, bi_hash_table_size, "(hash-table-size ht): the number of entries.");
-  defbuiltin("hash-table-keys", 1, 1, bi_hash_table_keys, "(hash-table-keys ht): the keys, in insertion order.");
+  defbuiltin("hash-table-keys", 1, 1, bi_hash_table_keys,
+             "(hash-table-keys ht): the keys, in insertion order.");
   defbuiltin("hash-table-values", 1, 1, bi_hash_table_values,
              "(hash-table-values ht): the values, in the keys' insertion order.");
   defbuiltin("hash-table->alist", 1, 1, bi_hash_table_to_alist,
              "(hash-table->alist ht): ((key . value) ...), in insertion order.");
-  defbuiltin("hash-table-update!", 3, 4, bi_hash_table_update,
-             "(hash-table-update! ht key proc [failure]): stores (proc value); (failure) gives a missing value.");
-  defbuiltin("hash-table-update!/default", 4, 4, bi_hash_table_update_default,
-             "(hash-table-update!/default ht key proc default): stores (proc value), default for a missing value.");
-  defbuiltin("hash-table-walk", 2, 2, bi_hash_table_walk, "(hash-table-walk ht proc): calls (proc key value) for each entry.");
+  defbuiltin(
+      "hash-table-update!", 3, 4, bi_hash_table_update,
+      "(hash-table-update! ht key proc [failure]): stores (proc value); (failure) gives a missing value.");
+  defbuiltin(
+      "hash-table-update!/default", 4, 4, bi_hash_table_update_default,
+      "(hash-table-update!/default ht key proc default): stores (proc value), default for a missing value.");
+  defbuiltin("hash-table-walk", 2, 2, bi_hash_table_walk,
+             "(hash-table-walk ht proc): calls (proc key value) for each entry.");
   defbuiltin("hash-table-fold", 3, 3, bi_hash_table_fold,
              "(hash-table-fold ht f init): folds (f key value acc) over the entries.");
   defbuiltin("hash-table-clear!", 1, 1, bi_hash_table_clear, "(hash-table-clear! ht): removes every entry.");
-  defbuiltin("hash-table-copy", 1, 2, bi_hash_table_copy, "(hash-table-copy ht [mutable?]): a new table with the same entries.");
+  defbuiltin("hash-table-copy", 1, 2, bi_hash_table_copy,
+             "(hash-table-copy ht [mutable?]): a new table with the same entries.");
   defbuiltin("hash-table-merge!", 2, 2, bi_hash_table_merge,
              "(hash-table-merge! ht1 ht2): adds ht2's entries to ht1 and returns ht1.");
   defbuiltin("alist->hash-table", 1, 3, bi_alist_to_hash_table,
              "(alist->hash-table alist [equiv [hash]]): a table of the associations (first one wins).");
   defbuiltin("hash", 1, 2, bi_hash, "(hash obj [bound]): a hash of obj consistent with equal?.");
   defbuiltin("string-hash", 1, 2, bi_string_hash, "(string-hash s [bound]): a hash of string s.");
-  defbuiltin("hash-by-identity", 1, 2, bi_hash_by_identity, "(hash-by-identity obj [bound]): a hash consistent with eq?.");
+  defbuiltin("hash-by-identity", 1, 2, bi_hash_by_identity,
+             "(hash-by-identity obj [bound]): a hash consistent with eq?.");
 });
 
 }  // namespace kiln

@@ -5,14 +5,14 @@
 // port; a builtin that rebinds a current port (with-output-to-string,
 // with-output-to-file, with-input-from-file) restores the previous port on
 // every exit, normal or by exception/continuation, before the exit continues.
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <string>
 #include <vector>
-
-#include <unistd.h>
 
 #include "../runtime/eval.h"
 #include "../runtime/port.h"
@@ -296,7 +296,9 @@ Value with_file(const char *who, Value path, Value thunk_v, bool output) {
   close_port(as<Port>(port));
   return result;
 }
-Value b_with_output_to_file(int, Value *argv) { return with_file("with-output-to-file", argv[0], argv[1], true); }
+Value b_with_output_to_file(int, Value *argv) {
+  return with_file("with-output-to-file", argv[0], argv[1], true);
+}
 Value b_with_input_from_file(int, Value *argv) {
   return with_file("with-input-from-file", argv[0], argv[1], false);
 }
@@ -316,7 +318,9 @@ Value b_delete_file(int, Value *argv) {
 // ---- port predicates --------------------------------------------------------------
 
 Value b_port_p(int, Value *argv) { return boolv(is_port(argv[0])); }
-Value b_input_port_p(int, Value *argv) { return boolv(is_port(argv[0]) && (as<Port>(argv[0])->kind & PORT_INPUT)); }
+Value b_input_port_p(int, Value *argv) {
+  return boolv(is_port(argv[0]) && (as<Port>(argv[0])->kind & PORT_INPUT));
+}
 Value b_output_port_p(int, Value *argv) {
   return boolv(is_port(argv[0]) && (as<Port>(argv[0])->kind & PORT_OUTPUT));
 }
@@ -375,7 +379,8 @@ BuiltinRegistrar reg([] {
   defbuiltin("write-char", 1, 2, b_write_char, "(write-char C [PORT])");
   defbuiltin("write-string", 1, 4, b_write_string, "(write-string S [PORT [START [END]]])");
   defbuiltin("print", 0, -1, b_print, "(print X ...) display forms separated by spaces, then a newline");
-  defbuiltin("println", 0, -1, b_println, "(println X ...) display forms separated by spaces, then a newline");
+  defbuiltin("println", 0, -1, b_println,
+             "(println X ...) display forms separated by spaces, then a newline");
   defbuiltin("flush-output-port", 0, 1, b_flush_output_port, "(flush-output-port [PORT])");
   defbuiltin("open-output-string", 0, 0, b_open_output_string, "(open-output-string) a string output port");
   defbuiltin("open-input-string", 1, 1, b_open_input_string, "(open-input-string S) a port reading S");

@@ -35,21 +35,25 @@ Value compile_common(const char *who, int argc, Value *argv, bool grad) {
   std::vector<ArgSpec> specs;
   for (int i = 1; i < argc; i++) specs.push_back(arg_spec_of(who, i + 1, argv[i]));
   int n = int(specs.size());
-  std::unique_ptr<Graph> g = grad ? build_grad_graph(who, f, n, specs.data()) : build_forward_graph(who, f, n, specs.data());
+  std::unique_ptr<Graph> g =
+      grad ? build_grad_graph(who, f, n, specs.data()) : build_forward_graph(who, f, n, specs.data());
   return make_kernel(procedure_name(f), std::move(g), specs.data(), grad);
 }
 
 Value bi_graph_compile(int argc, Value *argv) { return compile_common("graph-compile", argc, argv, false); }
-Value bi_graph_compile_grad(int argc, Value *argv) { return compile_common("graph-compile-grad", argc, argv, true); }
+Value bi_graph_compile_grad(int argc, Value *argv) {
+  return compile_common("graph-compile-grad", argc, argv, true);
+}
 Value bi_kernel_p(int, Value *argv) { return boolv(is_kernel(argv[0])); }
 
 BuiltinRegistrar reg([] {
   register_kernel_type();
   jit_exclude_from_gc_roots();
   if (&g_jit_check) g_jit_check = jit_check_main;
-  defbuiltin("graph-compile", 1, -1, bi_graph_compile,
-             "(graph-compile F ARG...) compiles F's optimised graph, specialised to the shapes of the example "
-             "ARGs, to a native kernel computing F's value.");
+  defbuiltin(
+      "graph-compile", 1, -1, bi_graph_compile,
+      "(graph-compile F ARG...) compiles F's optimised graph, specialised to the shapes of the example "
+      "ARGs, to a native kernel computing F's value.");
   defbuiltin("graph-compile-grad", 1, -1, bi_graph_compile_grad,
              "(graph-compile-grad F ARG...) compiles F's forward+backward graph to a native kernel returning "
              "exactly what (graph-grad F ARG...) returns, bit for bit.");

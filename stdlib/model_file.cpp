@@ -56,9 +56,10 @@ void put_quoted(std::string &out, std::string_view s) {
 }
 
 [[noreturn]] void unsavable(Value v) {
-  throw_errorf("save-model: cannot save {} (only numbers, strings, symbols, booleans, chars, lists, vectors and "
-               "tensors)",
-               write_string(v));
+  throw_errorf(
+      "save-model: cannot save {} (only numbers, strings, symbols, booleans, chars, lists, vectors and "
+      "tensors)",
+      write_string(v));
 }
 
 void write_value(std::string &out, Value v, int depth) {
@@ -238,7 +239,8 @@ Value read_value(Reader &r, int depth) {
   if (word == "nil" && rest.empty()) return NIL;
   if (word == "char") {
     int64_t c;
-    if (!parse_int(rest, c) || c < 0 || c > 255) r.bad(at, "expected a character code 0..255, got '" + rest + "'");
+    if (!parse_int(rest, c) || c < 0 || c > 255)
+      r.bad(at, "expected a character code 0..255, got '" + rest + "'");
     return make_char(uint32_t(c));
   }
   if (word == "string" || word == "symbol") {
@@ -282,7 +284,8 @@ Value read_value(Reader &r, int depth) {
       pos = sp == std::string::npos ? rest.size() : sp + 1;
     }
     if (nums.empty() || nums[0] < 0 || nums[0] > kMaxRank || int64_t(nums.size()) != nums[0] + 1)
-      r.bad(at, "expected a tensor rank 0.." + std::to_string(kMaxRank) + " and that many dimensions, got '" + rest + "'");
+      r.bad(at, "expected a tensor rank 0.." + std::to_string(kMaxRank) + " and that many dimensions, got '" +
+                    rest + "'");
     s.rank = int(nums[0]);
     uint64_t size = 1;
     for (int i = 0; i < s.rank; i++) {
@@ -315,7 +318,8 @@ Value read_value(Reader &r, int depth) {
         p = sp + 1;
       }
       int64_t want = std::min<int64_t>(kFloatsPerLine, int64_t(size) - (filled - on_line));
-      if (on_line != want) r.bad(line_at, "expected " + std::to_string(want) + " tensor elements on this line");
+      if (on_line != want)
+        r.bad(line_at, "expected " + std::to_string(want) + " tensor elements on this line");
     }
     return keep;
   }
@@ -350,10 +354,11 @@ Value b_load_model(int, Value *argv) {
   if (r.lines.empty() || r.lines[0].rfind("kiln-model ", 0) != 0)
     throw_errorf("load-model: {}: not a Kiln model file", r.path);
   int64_t version;
-  if (!parse_int(r.lines[0].substr(11), version)) throw_errorf("load-model: {}: not a Kiln model file", r.path);
+  if (!parse_int(r.lines[0].substr(11), version))
+    throw_errorf("load-model: {}: not a Kiln model file", r.path);
   if (version != kFormatVersion)
-    throw_errorf("load-model: {}: unsupported format version {} (this Kiln reads version {})", r.path, version,
-                 kFormatVersion);
+    throw_errorf("load-model: {}: unsupported format version {} (this Kiln reads version {})", r.path,
+                 version, kFormatVersion);
   if (cut) r.lines.pop_back();  // never trust a partial line
   r.next = 1;
   Value v = read_value(r, 0);
@@ -364,9 +369,10 @@ Value b_load_model(int, Value *argv) {
 }
 
 BuiltinRegistrar reg([] {
-  defbuiltin("save-model", 2, 2, b_save_model,
-             "(save-model PATH VALUE): write VALUE (numbers, strings, symbols, booleans, chars, lists, vectors, "
-             "tensors) to PATH atomically in the kiln-model text format.");
+  defbuiltin(
+      "save-model", 2, 2, b_save_model,
+      "(save-model PATH VALUE): write VALUE (numbers, strings, symbols, booleans, chars, lists, vectors, "
+      "tensors) to PATH atomically in the kiln-model text format.");
   defbuiltin("load-model", 1, 1, b_load_model, "(load-model PATH): read a value written by save-model.");
 });
 

@@ -410,7 +410,8 @@ Value b_dec(int, Value *argv) {
 
 Value b_random(int, Value *argv) {
   Value limit = argv[0];
-  if (is_int(limit) && int_of(limit) > 0) return make_int(int64_t(g_lisp_random.below(uint64_t(int_of(limit)))));
+  if (is_int(limit) && int_of(limit) > 0)
+    return make_int(int64_t(g_lisp_random.below(uint64_t(int_of(limit)))));
   if (is_double(limit) && double_of(limit) > 0 && std::isfinite(double_of(limit)))
     return make_double(g_lisp_random.next_double() * double_of(limit));
   type_error("random", 1, "a positive number", limit);
@@ -487,8 +488,9 @@ BuiltinRegistrar reg([] {
   defbuiltin("denominator", 1, 1, b_denominator, "(denominator N) 1 (no exact rationals)");
   defbuiltin("1+", 1, 1, b_inc, "(1+ N) N plus one");
   defbuiltin("1-", 1, 1, b_dec, "(1- N) N minus one");
-  defbuiltin("random", 1, 1, b_random,
-             "(random N) integer in [0, N); (random X) float in [0, X). SplitMix64, reseed with random-seed!");
+  defbuiltin(
+      "random", 1, 1, b_random,
+      "(random N) integer in [0, N); (random X) float in [0, X). SplitMix64, reseed with random-seed!");
   defbuiltin("random-seed!", 1, 1, b_random_seed, "(random-seed! S) restart random's sequence from seed S");
 });
 

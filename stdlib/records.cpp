@@ -24,7 +24,9 @@ static Value record_make(int argc, Value *argv) {
   return from_ptr(r);
 }
 
-static Value record_is(int, Value *argv) { return boolv(has_type(argv[0], T_RECORD) && as<Record>(argv[0])->rtype == argv[1]); }
+static Value record_is(int, Value *argv) {
+  return boolv(has_type(argv[0], T_RECORD) && as<Record>(argv[0])->rtype == argv[1]);
+}
 
 static Record *checked_record(Value obj, Value rt, Value who) {
   if (!has_type(obj, T_RECORD) || as<Record>(obj)->rtype != rt)
@@ -33,7 +35,9 @@ static Record *checked_record(Value obj, Value rt, Value who) {
 }
 
 // (%record-ref obj rt index who)
-static Value record_ref(int, Value *argv) { return checked_record(argv[0], argv[1], argv[3])->fields[int_of(argv[2])]; }
+static Value record_ref(int, Value *argv) {
+  return checked_record(argv[0], argv[1], argv[3])->fields[int_of(argv[2])];
+}
 
 // (%record-set! obj rt index value who)
 static Value record_set(int, Value *argv) {
@@ -114,8 +118,8 @@ Value expand_define_record_type(Value form) {
     }
     if (is_pair(cdr(s)) && is_pair(cdr(cdr(s))) && is_symbol(car(cdr(cdr(s))))) {
       Value mod = car(cdr(cdr(s)));
-      Value body =
-          cons(quoted(g_record_set), cons(obj, cons(quoted(rtv), cons(make_int(i), list2(val, quoted(mod))))));
+      Value body = cons(quoted(g_record_set),
+                        cons(obj, cons(quoted(rtv), cons(make_int(i), list2(val, quoted(mod))))));
       emit(list3(define, mod, list3(intern("named-lambda"), list3(mod, obj, val), body)));
     }
   }

@@ -105,11 +105,14 @@ static Value bi_vector_sort(int, Value *a) { return sort_copy("vector-sort", a, 
 static Value bi_vector_sort_bang(int, Value *a) { return sort_in_place("vector-sort!", a, false); }
 
 static BuiltinRegistrar reg([] {
-  defbuiltin("sort", 2, 2, bi_sort, "(sort seq less?): a new list or vector of seq's elements, stably sorted.");
+  defbuiltin("sort", 2, 2, bi_sort,
+             "(sort seq less?): a new list or vector of seq's elements, stably sorted.");
   defbuiltin("sort!", 2, 2, bi_sort_bang, "(sort! seq less?): sorts list or vector seq in place, stably.");
   defbuiltin("list-sort", 2, 2, bi_list_sort, "(list-sort less? l): a new stably sorted list (SRFI-132).");
-  defbuiltin("vector-sort", 2, 2, bi_vector_sort, "(vector-sort less? v): a new stably sorted vector (SRFI-132).");
-  defbuiltin("vector-sort!", 2, 2, bi_vector_sort_bang, "(vector-sort! v less?): sorts v in place (SRFI-132).");
+  defbuiltin("vector-sort", 2, 2, bi_vector_sort,
+             "(vector-sort less? v): a new stably sorted vector (SRFI-132).");
+  defbuiltin("vector-sort!", 2, 2, bi_vector_sort_bang,
+             "(vector-sort! v less?): sorts v in place (SRFI-132).");
 });
 
 }  // namespace kiln

@@ -41,7 +41,6 @@ void optional_range(const char *who, int argc, Value *argv, int first, int64_t l
 
 // ---- construction and access ------------------------------------------------
 
-
 Value b_string(int argc, Value *argv) {
   Value s = make_string_filled(argc, ' ');
   for (int i = 0; i < argc; i++) as<String>(s)->data[i] = char(arg_char("string", i + 1, argv[i]));
@@ -187,7 +186,8 @@ Value b_string_to_vector(int argc, Value *a) {
   int64_t start, end;
   optional_range("string->vector", argc, a, 1, s->len, &start, &end);
   Value v = make_vector(end - start, UNSPEC);
-  for (int64_t i = start; i < end; i++) as<Vector>(v)->items[i - start] = make_char((unsigned char)s->data[i]);
+  for (int64_t i = start; i < end; i++)
+    as<Vector>(v)->items[i - start] = make_char((unsigned char)s->data[i]);
   return v;
 }
 
@@ -278,7 +278,10 @@ std::string expand_format(const char *who, std::string_view fmt, int argc, Value
     if (++i == fmt.size()) throw_errorf("{}: format string ends in '~'", who);
     char d = fmt[i];
     switch (d) {
-    case 'a': case 'A': case 's': case 'S':
+    case 'a':
+    case 'A':
+    case 's':
+    case 'S':
       if (next >= argc) throw_errorf("{}: too few arguments for the format string", who);
       print_value(out, args[next++], d == 's' || d == 'S');
       break;
@@ -424,7 +427,8 @@ Value b_number_to_string(int argc, Value *a) {
   int radix = arg_radix("number->string", argc, a);
   if (is_int(a[0])) return str_of(int_to_string(int_of(a[0]), radix));
   if (is_double(a[0])) {
-    if (radix != 10) throw_errorf("number->string: a float can only be written in radix 10, got radix {}", radix);
+    if (radix != 10)
+      throw_errorf("number->string: a float can only be written in radix 10, got radix {}", radix);
     return str_of(format_double(double_of(a[0])));
   }
   type_error("number->string", 1, "a number", a[0]);

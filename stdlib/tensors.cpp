@@ -29,7 +29,6 @@ Tensor *arg_tensor(const char *who, int pos, Value v) {
   type_error(who, pos, "a tensor", v);
 }
 
-
 // A tensor-or-number operand seen as a buffer plus shape; numbers are rank 0.
 struct Operand {
   Shape shape;
@@ -62,7 +61,8 @@ Shape arg_shape(const char *who, int pos, Value v) {
   for (Value p = v; p != NIL; p = cdr(p)) {
     Value d = car(p);
     if (!is_int(d) || int_of(d) <= 0) type_error(who, pos, "a list of positive integers", v);
-    if (s.rank == kMaxRank) throw_errorf("{}: rank {} exceeds the maximum rank {}", who, list_length(v), kMaxRank);
+    if (s.rank == kMaxRank)
+      throw_errorf("{}: rank {} exceeds the maximum rank {}", who, list_length(v), kMaxRank);
     s.dim[s.rank++] = int_of(d);
   }
   // Guard the element count against overflow (and absurd allocations).
@@ -99,12 +99,13 @@ void fill_nested(Value v, const Shape &s, int depth, double *&out) {
       *out++ = number_as_double(v);
       return;
     }
-    if (is_sequence(v)) throw_errorf("tensor: ragged input at depth {}: expected a number, got {}", depth, write_string(v));
+    if (is_sequence(v))
+      throw_errorf("tensor: ragged input at depth {}: expected a number, got {}", depth, write_string(v));
     throw_errorf("tensor: element at depth {} must be a number, got {}", depth, write_string(v));
   }
   if (!is_sequence(v) || sequence_length(v) != s.dim[depth])
-    throw_errorf("tensor: ragged input at depth {}: expected a list of {} element{}, got {}", depth, s.dim[depth],
-                 s.dim[depth] == 1 ? "" : "s", write_string(v));
+    throw_errorf("tensor: ragged input at depth {}: expected a list of {} element{}, got {}", depth,
+                 s.dim[depth], s.dim[depth] == 1 ? "" : "s", write_string(v));
   if (is_vector(v)) {
     Vector *vec = as<Vector>(v);
     for (int64_t i = 0; i < vec->len; i++) fill_nested(vec->items[i], s, depth + 1, out);
@@ -151,10 +152,14 @@ Value b_arange(int argc, Value *argv) {
     end = arg_num("arange", 2, argv[1]);
     if (argc == 3) step = arg_num("arange", 3, argv[2]);
   }
-  if (step == 0 || step != step) throw_errorf("arange: step must be a non-zero number, got {}", format_double(step));
+  if (step == 0 || step != step)
+    throw_errorf("arange: step must be a non-zero number, got {}", format_double(step));
   double count = std::ceil((end - start) / step);
-  if (!(count >= 1)) throw_errorf("arange: empty range from {} to {} by {}", format_double(start), format_double(end), format_double(step));
-  if (count > double(int64_t(1) << 40)) throw_errorf("arange: range of {} elements is too large", format_double(count));
+  if (!(count >= 1))
+    throw_errorf("arange: empty range from {} to {} by {}", format_double(start), format_double(end),
+                 format_double(step));
+  if (count > double(int64_t(1) << 40))
+    throw_errorf("arange: range of {} elements is too large", format_double(count));
   Shape s = Shape::of({int64_t(count)});
   Tensor *t = alloc_tensor(s);
   for (int64_t i = 0; i < t->size; i++) t->data[i] = start + double(i) * step;
@@ -199,7 +204,8 @@ Value b_tensor_ref(int argc, Value *argv) {
   Tensor *t = arg_tensor("tensor-ref", 1, argv[0]);
   const Shape &s = t->shape;
   if (argc - 1 != s.rank)
-    throw_errorf("tensor-ref: {} needs {} ind{}, got {}", describe_shape(s), s.rank, s.rank == 1 ? "ex" : "ices", argc - 1);
+    throw_errorf("tensor-ref: {} needs {} ind{}, got {}", describe_shape(s), s.rank,
+                 s.rank == 1 ? "ex" : "ices", argc - 1);
   int64_t off = 0;
   for (int i = 0; i < s.rank; i++) {
     int64_t ix = arg_int("tensor-ref", i + 2, argv[i + 1]);
@@ -286,7 +292,8 @@ Value b_tensor_map(int, Value *argv) {
   for (int64_t i = 0; i < in->size; i++) {
     Value x = make_double(in->data[i]);
     Value r = apply_proc(f, 1, &x);
-    if (!is_number(r)) throw_errorf("tensor-map: the procedure must return a number, got {}", write_string(r));
+    if (!is_number(r))
+      throw_errorf("tensor-map: the procedure must return a number, got {}", write_string(r));
     out->data[i] = number_as_double(r);
   }
   return keep;
@@ -300,9 +307,9 @@ Value reduce(const char *who, Reduce kind, int argc, Value *argv) {
   Tensor *t = arg_tensor(who, 1, argv[0]);
   if (argc == 1) {
     switch (kind) {
-      case Reduce::Sum: return make_double(k_sum(t->data, t->size));
-      case Reduce::Mean: return make_double(k_mean(t->data, t->size));
-      case Reduce::Max: return make_double(k_max(t->data, t->size));
+    case Reduce::Sum: return make_double(k_sum(t->data, t->size));
+    case Reduce::Mean: return make_double(k_mean(t->data, t->size));
+    case Reduce::Max: return make_double(k_max(t->data, t->size));
     }
   }
   const Shape &s = t->shape;
@@ -315,9 +322,9 @@ Value reduce(const char *who, Reduce kind, int argc, Value *argv) {
   }
   Tensor *out = alloc_tensor(os);
   switch (kind) {
-    case Reduce::Sum: k_sum_axis(t->data, s, axis, out->data); break;
-    case Reduce::Mean: k_mean_axis(t->data, s, axis, out->data); break;
-    case Reduce::Max: k_max_axis(t->data, s, axis, out->data); break;
+  case Reduce::Sum: k_sum_axis(t->data, s, axis, out->data); break;
+  case Reduce::Mean: k_mean_axis(t->data, s, axis, out->data); break;
+  case Reduce::Max: k_max_axis(t->data, s, axis, out->data); break;
   }
   return from_ptr(out);
 }
@@ -377,7 +384,8 @@ Value b_reshape(int, Value *argv) {
   for (Value p = spec; p != NIL; p = cdr(p)) {
     Value d = car(p);
     if (!is_int(d) || int_of(d) == 0 || int_of(d) < -1) type_error("reshape", 2, expected, spec);
-    if (s.rank == kMaxRank) throw_errorf("reshape: rank {} exceeds the maximum rank {}", list_length(spec), kMaxRank);
+    if (s.rank == kMaxRank)
+      throw_errorf("reshape: rank {} exceeds the maximum rank {}", list_length(spec), kMaxRank);
     if (int_of(d) == -1) {
       if (infer >= 0) throw_errorf("reshape: only one -1 is allowed in the shape {}", write_string(spec));
       infer = s.rank;
@@ -395,11 +403,12 @@ Value b_reshape(int, Value *argv) {
   if (wanted.empty()) wanted = "scalar";
   if (infer >= 0) {
     if (overflow || known > t->size || t->size % known != 0)
-      throw_errorf("reshape: cannot reshape {} ({} elements) into {}", shape_string(t->shape), t->size, wanted);
+      throw_errorf("reshape: cannot reshape {} ({} elements) into {}", shape_string(t->shape), t->size,
+                   wanted);
     s.dim[infer] = t->size / known;
   } else if (overflow || known != t->size) {
-    throw_errorf("reshape: cannot reshape {} ({} elements) into {} ({} elements)", shape_string(t->shape), t->size,
-                 wanted, overflow ? std::string("too many") : std::to_string(known));
+    throw_errorf("reshape: cannot reshape {} ({} elements) into {} ({} elements)", shape_string(t->shape),
+                 t->size, wanted, overflow ? std::string("too many") : std::to_string(known));
   }
   return tensor_view(t, s);
 }
@@ -421,7 +430,8 @@ Value b_concat(int argc, Value *argv) {
     for (int i = 0; ok && i < s.rank; i++)
       if (i != axis && s.dim[i] != first.dim[i]) ok = false;
     if (!ok)
-      throw_errorf("concat: shapes {} and {} differ outside axis {}", shape_string(first), shape_string(s), axis);
+      throw_errorf("concat: shapes {} and {} differ outside axis {}", shape_string(first), shape_string(s),
+                   axis);
     os.dim[axis] += s.dim[axis];
   }
   Tensor *out = alloc_tensor(os);
@@ -447,8 +457,8 @@ Value b_tensor_slice(int, Value *argv) {
   int64_t start = arg_int("tensor-slice", 3, argv[2]);
   int64_t end = arg_int("tensor-slice", 4, argv[3]);
   if (start < 0 || end > s.dim[axis] || start >= end)
-    throw_errorf("tensor-slice: bounds {}..{} invalid for axis {} of length {} (need 0 <= START < END <= {})", start,
-                 end, axis, s.dim[axis], s.dim[axis]);
+    throw_errorf("tensor-slice: bounds {}..{} invalid for axis {} of length {} (need 0 <= START < END <= {})",
+                 start, end, axis, s.dim[axis], s.dim[axis]);
   Shape os = s;
   os.dim[axis] = end - start;
   Tensor *out = alloc_tensor(os);
@@ -457,7 +467,8 @@ Value b_tensor_slice(int, Value *argv) {
   for (int i = axis + 1; i < s.rank; i++) inner *= s.dim[i];
   int64_t in_row = s.dim[axis] * inner, out_row = os.dim[axis] * inner;
   for (int64_t o = 0; o < outer; o++)
-    for (int64_t j = 0; j < out_row; j++) out->data[o * out_row + j] = t->data[o * in_row + start * inner + j];
+    for (int64_t j = 0; j < out_row; j++)
+      out->data[o * out_row + j] = t->data[o * in_row + start * inner + j];
   return from_ptr(out);
 }
 
@@ -477,7 +488,8 @@ Value fold(const char *op, BinaryOp bop, int argc, Value *argv) {
 
 Value tensor_arith(const char *op, int argc, Value *argv) {
   // Traced values belong to the graph module; it decides what mixes with them.
-  if (any_of_type(argc, argv, T_SYMBOLIC)) return g_symbolic_arith ? g_symbolic_arith(op, argc, argv) : NOVALUE;
+  if (any_of_type(argc, argv, T_SYMBOLIC))
+    return g_symbolic_arith ? g_symbolic_arith(op, argc, argv) : NOVALUE;
   for (int i = 0; i < argc; i++)
     if (!is_tensor(argv[i]) && !is_number(argv[i])) type_error(op, i + 1, "a number or a tensor", argv[i]);
   std::string_view o = op;
@@ -512,28 +524,38 @@ BuiltinRegistrar reg([] {
   register_tensor_type();
   g_generic_arith = tensor_arith;
 
-  defbuiltin("tensor", 1, 1, b_tensor, "(tensor X): a tensor from a number or nested lists/vectors of numbers.");
-  defbuiltin("zeros", 1, 1, b_zeros, "(zeros SHAPE): a tensor of zeros; SHAPE is a list of positive integers.");
+  defbuiltin("tensor", 1, 1, b_tensor,
+             "(tensor X): a tensor from a number or nested lists/vectors of numbers.");
+  defbuiltin("zeros", 1, 1, b_zeros,
+             "(zeros SHAPE): a tensor of zeros; SHAPE is a list of positive integers.");
   defbuiltin("ones", 1, 1, b_ones, "(ones SHAPE): a tensor of ones.");
   defbuiltin("full", 2, 2, b_full, "(full SHAPE V): a tensor with every element V.");
-  defbuiltin("arange", 1, 3, b_arange, "(arange N) or (arange START END [STEP]): a rank-1 tensor START, START+STEP, ... below END.");
-  defbuiltin("tensor-rand", 2, 2, b_tensor_rand, "(tensor-rand SHAPE SEED): uniform [0,1) numbers from SplitMix64(SEED).");
-  defbuiltin("tensor-randn", 2, 2, b_tensor_randn, "(tensor-randn SHAPE SEED): standard normal numbers (Box-Muller over SplitMix64(SEED)).");
+  defbuiltin("arange", 1, 3, b_arange,
+             "(arange N) or (arange START END [STEP]): a rank-1 tensor START, START+STEP, ... below END.");
+  defbuiltin("tensor-rand", 2, 2, b_tensor_rand,
+             "(tensor-rand SHAPE SEED): uniform [0,1) numbers from SplitMix64(SEED).");
+  defbuiltin("tensor-randn", 2, 2, b_tensor_randn,
+             "(tensor-randn SHAPE SEED): standard normal numbers (Box-Muller over SplitMix64(SEED)).");
 
   defbuiltin("tensor?", 1, 1, b_tensor_p, "(tensor? X): #t if X is a tensor.");
-  defbuiltin("tensor-shape", 1, 1, b_tensor_shape, "(tensor-shape T): the shape as a list; () for a scalar tensor.");
+  defbuiltin("tensor-shape", 1, 1, b_tensor_shape,
+             "(tensor-shape T): the shape as a list; () for a scalar tensor.");
   defbuiltin("tensor-rank", 1, 1, b_tensor_rank, "(tensor-rank T): the number of dimensions.");
   defbuiltin("tensor-size", 1, 1, b_tensor_size, "(tensor-size T): the number of elements.");
-  defbuiltin("tensor-ref", 1, -1, b_tensor_ref, "(tensor-ref T I ...): the element at one index per dimension.");
-  defbuiltin("tensor->list", 1, 1, b_tensor_to_list, "(tensor->list T): nested lists of the elements (a number for a scalar tensor).");
-  defbuiltin("tensor-item", 1, 1, b_tensor_item, "(tensor-item T): the only element of a one-element tensor.");
+  defbuiltin("tensor-ref", 1, -1, b_tensor_ref,
+             "(tensor-ref T I ...): the element at one index per dimension.");
+  defbuiltin("tensor->list", 1, 1, b_tensor_to_list,
+             "(tensor->list T): nested lists of the elements (a number for a scalar tensor).");
+  defbuiltin("tensor-item", 1, 1, b_tensor_item,
+             "(tensor-item T): the only element of a one-element tensor.");
 
   defbuiltin("tensor-add", 2, 2, b_tensor_add, "(tensor-add A B): elementwise A+B with NumPy broadcasting.");
   defbuiltin("tensor-sub", 2, 2, b_tensor_sub, "(tensor-sub A B): elementwise A-B with broadcasting.");
   defbuiltin("tensor-mul", 2, 2, b_tensor_mul, "(tensor-mul A B): elementwise A*B with broadcasting.");
   defbuiltin("tensor-div", 2, 2, b_tensor_div, "(tensor-div A B): elementwise A/B with broadcasting.");
   defbuiltin("tensor-pow", 2, 2, b_tensor_pow, "(tensor-pow A B): elementwise A^B with broadcasting.");
-  defbuiltin("tensor-maximum", 2, 2, b_tensor_maximum, "(tensor-maximum A B): elementwise maximum (NaN propagates).");
+  defbuiltin("tensor-maximum", 2, 2, b_tensor_maximum,
+             "(tensor-maximum A B): elementwise maximum (NaN propagates).");
 
   defbuiltin("tensor-neg", 1, 1, b_tensor_neg, "(tensor-neg T): elementwise -x.");
   defbuiltin("tensor-exp", 1, 1, b_tensor_exp, "(tensor-exp T): elementwise e^x.");
@@ -545,15 +567,22 @@ BuiltinRegistrar reg([] {
   defbuiltin("tensor-abs", 1, 1, b_tensor_abs, "(tensor-abs T): elementwise |x|.");
   defbuiltin("tensor-map", 2, 2, b_tensor_map, "(tensor-map F T): a tensor of (F x) for every element x.");
 
-  defbuiltin("tensor-sum", 1, 3, b_tensor_sum, "(tensor-sum T [AXIS [KEEPDIMS]]): the sum of all elements, or a tensor of sums along AXIS.");
-  defbuiltin("tensor-mean", 1, 3, b_tensor_mean, "(tensor-mean T [AXIS [KEEPDIMS]]): the mean of all elements, or along AXIS.");
-  defbuiltin("tensor-max", 1, 3, b_tensor_max, "(tensor-max T [AXIS [KEEPDIMS]]): the largest element, or the largest along AXIS.");
+  defbuiltin("tensor-sum", 1, 3, b_tensor_sum,
+             "(tensor-sum T [AXIS [KEEPDIMS]]): the sum of all elements, or a tensor of sums along AXIS.");
+  defbuiltin("tensor-mean", 1, 3, b_tensor_mean,
+             "(tensor-mean T [AXIS [KEEPDIMS]]): the mean of all elements, or along AXIS.");
+  defbuiltin("tensor-max", 1, 3, b_tensor_max,
+             "(tensor-max T [AXIS [KEEPDIMS]]): the largest element, or the largest along AXIS.");
 
-  defbuiltin("matmul", 2, 2, b_matmul, "(matmul A B): matrix product (rank 2 x rank 2; rank-1 operands as in NumPy).");
-  defbuiltin("transpose", 1, 2, b_transpose, "(transpose T [AXES]): swap the two axes of a rank-2 tensor, or permute by AXES.");
-  defbuiltin("reshape", 2, 2, b_reshape, "(reshape T SHAPE): the same elements in a new shape; one -1 is inferred.");
+  defbuiltin("matmul", 2, 2, b_matmul,
+             "(matmul A B): matrix product (rank 2 x rank 2; rank-1 operands as in NumPy).");
+  defbuiltin("transpose", 1, 2, b_transpose,
+             "(transpose T [AXES]): swap the two axes of a rank-2 tensor, or permute by AXES.");
+  defbuiltin("reshape", 2, 2, b_reshape,
+             "(reshape T SHAPE): the same elements in a new shape; one -1 is inferred.");
   defbuiltin("concat", 1, 2, b_concat, "(concat TENSORS [AXIS]): join tensors along AXIS (default 0).");
-  defbuiltin("tensor-slice", 4, 4, b_tensor_slice, "(tensor-slice T AXIS START END): elements START..END-1 along AXIS.");
+  defbuiltin("tensor-slice", 4, 4, b_tensor_slice,
+             "(tensor-slice T AXIS START END): elements START..END-1 along AXIS.");
 });
 
 }  // namespace

@@ -127,7 +127,8 @@ static Value bi_vector_append(int argc, Value *a) {
 static Value bi_vector_grow(int, Value *a) {
   Vector *v = vec("vector-grow", 1, a[0]);
   int64_t k = arg_index("vector-grow", 2, a[1]);
-  if (k < v->len) throw_errorf("vector-grow: new length {} is smaller than the vector's length {}", k, v->len);
+  if (k < v->len)
+    throw_errorf("vector-grow: new length {} is smaller than the vector's length {}", k, v->len);
   Value r = make_vector(k, make_fixnum(0));
   std::memcpy(as<Vector>(r)->items, v->items, sizeof(Value) * size_t(v->len));
   return r;
@@ -173,20 +174,28 @@ static Value bi_vector_for_each(int argc, Value *a) {
 
 static BuiltinRegistrar reg([] {
   defbuiltin("vector", 0, -1, bi_vector, "(vector x ...): a new vector of the arguments.");
-  defbuiltin("make-vector", 1, 2, bi_make_vector, "(make-vector k [fill]): a vector of k copies of fill (default 0).");
+  defbuiltin("make-vector", 1, 2, bi_make_vector,
+             "(make-vector k [fill]): a vector of k copies of fill (default 0).");
   defbuiltin("vector-ref", 2, 2, bi_vector_ref, "(vector-ref v k): element k of v (0-based).");
   defbuiltin("vector-set!", 3, 3, bi_vector_set, "(vector-set! v k x): stores x as element k of v.");
   defbuiltin("vector-length", 1, 1, bi_vector_length, "(vector-length v): the number of elements of v.");
-  defbuiltin("vector->list", 1, 3, bi_vector_to_list, "(vector->list v [start [end]]): v's elements as a list.");
+  defbuiltin("vector->list", 1, 3, bi_vector_to_list,
+             "(vector->list v [start [end]]): v's elements as a list.");
   defbuiltin("list->vector", 1, 1, bi_list_to_vector, "(list->vector l): a new vector of l's elements.");
-  defbuiltin("vector-fill!", 2, 4, bi_vector_fill, "(vector-fill! v x [start [end]]): stores x in every slot.");
-  defbuiltin("vector-copy", 1, 3, bi_vector_copy, "(vector-copy v [start [end]]): a new vector of those elements.");
-  defbuiltin("subvector", 3, 3, bi_subvector, "(subvector v start end): a new vector of elements start..end-1.");
+  defbuiltin("vector-fill!", 2, 4, bi_vector_fill,
+             "(vector-fill! v x [start [end]]): stores x in every slot.");
+  defbuiltin("vector-copy", 1, 3, bi_vector_copy,
+             "(vector-copy v [start [end]]): a new vector of those elements.");
+  defbuiltin("subvector", 3, 3, bi_subvector,
+             "(subvector v start end): a new vector of elements start..end-1.");
   defbuiltin("vector-copy!", 3, 5, bi_vector_copy_bang,
              "(vector-copy! to at from [start [end]]): copies from's elements into to at index at.");
-  defbuiltin("vector-append", 0, -1, bi_vector_append, "(vector-append v ...): a new vector of all the elements.");
-  defbuiltin("vector-grow", 2, 2, bi_vector_grow, "(vector-grow v k): a longer copy of v (new slots hold 0).");
-  defbuiltin("vector-map", 2, -1, bi_vector_map, "(vector-map f v ...): a vector of (f x y ...), to the shortest.");
+  defbuiltin("vector-append", 0, -1, bi_vector_append,
+             "(vector-append v ...): a new vector of all the elements.");
+  defbuiltin("vector-grow", 2, 2, bi_vector_grow,
+             "(vector-grow v k): a longer copy of v (new slots hold 0).");
+  defbuiltin("vector-map", 2, -1, bi_vector_map,
+             "(vector-map f v ...): a vector of (f x y ...), to the shortest.");
   defbuiltin("vector-for-each", 2, -1, bi_vector_for_each,
              "(vector-for-each f v ...): calls (f x y ...) in order, to the shortest vector.");
 });

@@ -41,14 +41,19 @@ void run_kernels(const Graph &g, std::vector<const double *> &val, std::vector<s
 
 int bench(void *) {
   init_runtime();
-  Value loss = eval_string("(lambda (x w b t nn) (/ (tensor-sum (square (- (relu (+ (matmul x w) b)) t))) nn))", "bench");
+  Value loss = eval_string(
+      "(lambda (x w b t nn) (/ (tensor-sum (square (- (relu (+ (matmul x w) b)) t))) nn))", "bench");
   int64_t m = 64, k = 256, n = 64;
-  Value args[6] = {loss, eval_string("(tensor-randn '(64 256) 1)", "b"), eval_string("(tensor-randn '(256 64) 2)", "b"),
-                   make_double(0.1), eval_string("(tensor-randn '(64 64) 3)", "b"), make_double(double(m * n))};
+  Value args[6] = {loss,
+                   eval_string("(tensor-randn '(64 256) 1)", "b"),
+                   eval_string("(tensor-randn '(256 64) 2)", "b"),
+                   make_double(0.1),
+                   eval_string("(tensor-randn '(64 64) 3)", "b"),
+                   make_double(double(m * n))};
   ArgSpec specs[5];
   for (int i = 0; i < 5; i++) specs[i] = arg_spec_of("bench", i + 1, args[i + 1]);
-  std::printf("shapes x %ldx%ld, W %ldx%ld, b number, t %ldx%ld, nn number; kernel threads %d (%s)\n", m, k, k, n, m,
-              n, kernel_threads(), kernel_cpu_path());
+  std::printf("shapes x %ldx%ld, W %ldx%ld, b number, t %ldx%ld, nn number; kernel threads %d (%s)\n", m, k,
+              k, n, m, n, kernel_threads(), kernel_cpu_path());
 
   // 1. Trace + optimise only, into a reused graph as graph-grad does, and into
   // a fresh one as the JIT's build_grad_graph does.
@@ -64,8 +69,8 @@ int bench(void *) {
     fresh_us = std::min(fresh_us, micros_since(t0) / trace_reps);
   }
   auto g = build_grad_graph("graph-grad", loss, 5, specs);
-  std::printf("trace+optimise: %.2f us per call into a reused graph, %.2f us into a new one (%d nodes)\n", trace_us,
-              fresh_us, g->size());
+  std::printf("trace+optimise: %.2f us per call into a reused graph, %.2f us into a new one (%d nodes)\n",
+              trace_us, fresh_us, g->size());
   Clock::time_point t0;
 
   // 2. Kernels alone, on preallocated buffers.

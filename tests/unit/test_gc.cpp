@@ -2,7 +2,6 @@
 // test's stack, force full collections with garbage allocated in between, and
 // check that every object survived intact.
 #include <catch2/catch.hpp>
-
 #include <string>
 
 #include "runtime/eval.h"
@@ -66,7 +65,8 @@ TEST_CASE("gc: hash tables keep keys and values alive", "[gc]") {
   const int n = 20000;
   Value ht = make_hashtable(HASH_EQUAL);
   for (int i = 0; i < n; i++)
-    hashtable_set(ht, make_string("key" + std::to_string(i)), cons(make_int(i), make_string(std::to_string(i))));
+    hashtable_set(ht, make_string("key" + std::to_string(i)),
+                  cons(make_int(i), make_string(std::to_string(i))));
   collect_with_churn();
   CHECK(hashtable_count(ht) == n);
   for (int i = 0; i < n; i += 7) {
@@ -89,7 +89,8 @@ TEST_CASE("gc: symbols survive and stay unique", "[gc]") {
   // Many fresh symbols: each still has its name after collections.
   for (int i = 0; i < 2000; i++) intern("gc-sym-" + std::to_string(i));
   collect_with_churn();
-  for (int i = 0; i < 2000; i += 37) CHECK(symbol_name(intern("gc-sym-" + std::to_string(i))) == "gc-sym-" + std::to_string(i));
+  for (int i = 0; i < 2000; i += 37)
+    CHECK(symbol_name(intern("gc-sym-" + std::to_string(i))) == "gc-sym-" + std::to_string(i));
 }
 
 TEST_CASE("gc: string bytes survive", "[gc]") {

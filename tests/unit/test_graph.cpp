@@ -2,7 +2,6 @@
 // optimiser (folding, simplification, dead-node removal, numbering) and the
 // interpreter (bit-identical to the eager builtins, buffers reused safely).
 #include <catch2/catch.hpp>
-
 #include <string>
 
 #include "compiler/graph.h"
@@ -48,8 +47,8 @@ TEST_CASE("graph: optimise folds constants, removes dead nodes and numbers param
   int32_t two = g.constant(2.0), three = g.constant(3.0);
   int32_t six = g.binary("*", Op::Mul, two, three);
   int32_t x = g.param(0, ArgSpec{});
-  g.param(1, ArgSpec{});  // unused: kept, as every param is
-  g.binary("+", Op::Add, x, two);   // dead
+  g.param(1, ArgSpec{});           // unused: kept, as every param is
+  g.binary("+", Op::Add, x, two);  // dead
   int32_t out = g.binary("*", Op::Mul, six, x);
   int32_t one = g.constant(1.0);
   out = g.binary("*", Op::Mul, out, one);  // x*1 -> x (exact)
@@ -67,14 +66,15 @@ TEST_CASE("graph: optimise folds constants, removes dead nodes and numbers param
 TEST_CASE("graph: graph-ir and graph-node-count as SPEC §8 shows", "[graph]") {
   CHECK(run("(graph-ir (lambda (x) (+ 6 x)))") == "(((0 param 0) (1 const 6.0) (2 add 1 0)) 2)");
   CHECK(run("(graph-node-count (lambda (x) (+ (* x x) (* x x))))") == "3");
-  CHECK(run("(graph-node-count (lambda (x w) (tensor-add (matmul x w) (matmul x w))) (ones '(2 3)) (ones '(3 2)))") == "4");
+  CHECK(run("(graph-node-count (lambda (x w) (tensor-add (matmul x w) (matmul x w))) (ones '(2 3)) (ones '(3 "
+            "2)))") == "4");
   // Folding: (* 2 3) becomes one constant; a captured tensor is a constant too.
   CHECK(run("(graph-ir (lambda (x) (* (* 2 3) x)))") == "(((0 param 0) (1 const 6.0) (2 mul 1 0)) 2)");
   CHECK(run("(let ((c (tensor '(1.0 2.0)))) (graph-ir (lambda (x) (tensor-add c (tensor-mul c 2))) 1.0))") ==
         "(((0 param 0) (1 const #<tensor 2 [3.0 6.0]>)) 1)");
   // Helper procedures, let and a fixed-count loop all trace.
-  CHECK(run("(define (sq v) (* v v)) (graph-ir (lambda (x) (let loop ((i 0) (acc x)) (if (= i 3) acc (loop (+ i 1) (sq acc))))))") ==
-        "(((0 param 0) (1 mul 0 0) (2 mul 1 1) (3 mul 2 2)) 3)");
+  CHECK(run("(define (sq v) (* v v)) (graph-ir (lambda (x) (let loop ((i 0) (acc x)) (if (= i 3) acc (loop "
+            "(+ i 1) (sq acc))))))") == "(((0 param 0) (1 mul 0 0) (2 mul 1 1) (3 mul 2 2)) 3)");
   CHECK(run("(graph-ir (lambda (x) (if (< x 0) (- x) x)))") ==
         "(((0 param 0) (1 const 0.0) (2 less 0 1) (3 neg 0) (4 select 2 3 0)) 4)");
 }
@@ -87,7 +87,8 @@ TEST_CASE("graph: graph-eval equals the eager builtins bit for bit", "[graph]") 
         (list (tensor-sum (tensor-exp (- z (tensor-max z 1 #t))) 1) (tensor-mean s 0) (relu (reshape h '(-1)))
               (tensor-max (tensor-abs h)) (sqrt (tensor-abs z)) (tensor-pow (tensor-abs h) 1.5) (max z 0.1) (min z c)
               (log (+ 2 (sin z))) (/ (cos z) (+ 3 (square z))))))
-  )", "graph-test");
+  )",
+              "graph-test");
   for (int i = 0; i < 10; i++) {
     std::string src = "(equal? (graph-eval (lambda (a b c) (list-ref (ge-f a b c) " + std::to_string(i) +
                       ")) ge-a ge-b ge-c) (list-ref (ge-f ge-a ge-b ge-c) " + std::to_string(i) + "))";
@@ -107,7 +108,8 @@ TEST_CASE("graph: the interpreter reuses buffers without clobbering live values"
       (define (chain x)
         (let loop ((i 0) (y x))
           (if (= i 20) (+ y x (tensor-sum y)) (loop (+ i 1) (tensor-tanh (+ (* y 0.5) (matmul y x)))))))
-      (equal? (graph-eval chain x) (chain x))))", "graph-test") == TRUE_V);
+      (equal? (graph-eval chain x) (chain x))))",
+                    "graph-test") == TRUE_V);
 }
 
 TEST_CASE("graph: errors name the op and the shapes", "[graph]") {

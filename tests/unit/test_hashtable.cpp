@@ -1,8 +1,8 @@
 // Unit tests for runtime/hashtable.h: lookups under growth, deletion with
 // tombstones, insertion order, and survival of keys across forced collections.
-#include <catch2/catch.hpp>
 #include <fmt/format.h>
 
+#include <catch2/catch.hpp>
 #include <string>
 
 #include "runtime/equal.h"
@@ -50,7 +50,8 @@ TEST_CASE("deletion leaves tombstones, keeps order, and compacts", "[hashtable]"
   for (int64_t i = 0; i < hashtable_slot_limit(ht); i++)
     if (hashtable_slot(ht, i, &k, &v)) order.push_back(int_of(v));
   REQUIRE(order.size() == 4500);
-  for (size_t i = 0; i < order.size(); i++) CHECK(order[i] == (i < 500 ? int64_t(2 * i + 1) : int64_t(i + 500)));
+  for (size_t i = 0; i < order.size(); i++)
+    CHECK(order[i] == (i < 500 ? int64_t(2 * i + 1) : int64_t(i + 500)));
   // A key deleted and added again moves to the end.
   hashtable_delete(ht, str("s1"));
   hashtable_set(ht, str("s1"), make_int(-1));

@@ -3,7 +3,6 @@
 // matmul tiles against k_matmul_reference, the calling convention (shape
 // errors, numbers, results), and the identity check of the kernel cache.
 #include <catch2/catch.hpp>
-
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -125,7 +124,8 @@ TEST_CASE("jit: matmul tiles equal k_matmul_reference bit for bit", "[jit]") {
   struct Dims {
     int64_t m, k, n;
   };
-  std::vector<Dims> dims = {{1, 1, 1}, {3, 5, 7}, {8, 16, 8}, {13, 17, 11}, {4, 3, 33}, {64, 256, 64}, {7, 1, 9}};
+  std::vector<Dims> dims = {{1, 1, 1},  {3, 5, 7},     {8, 16, 8}, {13, 17, 11},
+                            {4, 3, 33}, {64, 256, 64}, {7, 1, 9}};
   gcc_jit_context *ctx = jit_new_context();
   for (size_t i = 0; i < dims.size(); i++)
     emit_matmul_function(ctx, ("mm" + std::to_string(i)).c_str(), dims[i].m, dims[i].k, dims[i].n);
@@ -155,9 +155,12 @@ TEST_CASE("jit: every op compiled equals the graph interpreter bit for bit", "[j
     Shape x, y;
   };
   std::vector<Case> cases = {
-      {Shape::of({8, 16}), Shape::of({8, 16})},    {Shape::of({5, 7}), Shape::of({7})},
-      {Shape::of({1, 9}), Shape::of({3, 1, 1})},   {Shape::of({3, 4, 5}), Shape::of({4, 1})},
-      {Shape::of({13}), Shape{}},                  {Shape::of({6, 33}), Shape::of({6, 1})},
+      {Shape::of({8, 16}), Shape::of({8, 16})},
+      {Shape::of({5, 7}), Shape::of({7})},
+      {Shape::of({1, 9}), Shape::of({3, 1, 1})},
+      {Shape::of({3, 4, 5}), Shape::of({4, 1})},
+      {Shape::of({13}), Shape{}},
+      {Shape::of({6, 33}), Shape::of({6, 1})},
   };
   for (const Case &c : cases) {
     auto g = every_op_graph(c.x, c.y);
@@ -233,13 +236,16 @@ TEST_CASE("jit: calling convention, numbers, printing and shape errors", "[jit]"
   CHECK(same_bits(third, t));
   CHECK(tensor_of(third)->data != tensor_of(t)->data);  // a fresh result tensor
 
-  CHECK(caught_message([&] { call_kernel(k, {filled_tensor(Shape::of({4, 3}), 0), make_fixnum(1)}); }) ==
-        "kernel scale: compiled for 2x3 at argument 1, got 4x3; compile again for new shapes");
-  CHECK(caught_message([&] { call_kernel(k, {t, filled_tensor(Shape::of({2}), 0)}); }) ==
-        "kernel scale: compiled for scalar at argument 2, got 2; compile again for new shapes");
+  CHECK(caught_message([&] {
+          call_kernel(k, {filled_tensor(Shape::of({4, 3}), 0), make_fixnum(1)});
+        }) == "kernel scale: compiled for 2x3 at argument 1, got 4x3; compile again for new shapes");
+  CHECK(caught_message([&] {
+          call_kernel(k, {t, filled_tensor(Shape::of({2}), 0)});
+        }) == "kernel scale: compiled for scalar at argument 2, got 2; compile again for new shapes");
   CHECK(caught_message([&] { call_kernel(k, {t}); }) == "kernel scale: expected 2 arguments, got 1");
-  CHECK(caught_message([&] { call_kernel(k, {t, make_string("a")}); }) ==
-        "kernel scale: argument 2 must be a number or a tensor, got \"a\"");
+  CHECK(caught_message([&] {
+          call_kernel(k, {t, make_string("a")});
+        }) == "kernel scale: argument 2 must be a number or a tensor, got \"a\"");
 }
 
 TEST_CASE("jit: cache key covers the graph and flags; entries are checked", "[jit]") {
@@ -296,7 +302,8 @@ TEST_CASE("jit: a transposed left matmul operand is read in place, same bits", "
     int perm[2] = {1, 0};
     int32_t ct = g->transpose(c, perm);  // m x k, used only as a left operand
     g->outputs.push_back(GraphOutput{g->matmul("test", ct, b), false});
-    g->outputs.push_back(GraphOutput{g->reduce_all(Op::Sum, g->matmul("test", ct, g->unary(Op::Neg, b))), true});
+    g->outputs.push_back(
+        GraphOutput{g->reduce_all(Op::Sum, g->matmul("test", ct, g->unary(Op::Neg, b))), true});
     Value *args = gc_values(2);
     args[0] = filled_tensor(cs, 2);
     args[1] = filled_tensor(bs, 6);

@@ -5,9 +5,8 @@
 // plainest loops; the kernels must match them to the last bit. The PyTorch
 // numbers were computed once (torch 1.13, float64, 1 thread) and pasted here;
 // no Python runs at test time.
-#include <catch2/catch.hpp>
-
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <cmath>
 #include <cstring>
 #include <random>
@@ -107,9 +106,9 @@ TEST_CASE("shape strings and broadcasting", "[kernels]") {
 TEST_CASE("matmul matches the naive k-ascending loop on every path and thread count", "[kernels]") {
   KernelSettingsGuard guard;
   std::mt19937_64 rng(12345);
-  const int64_t sizes[][3] = {{1, 1, 1},  {1, 7, 1},   {7, 1, 7},    {4, 4, 4},   {5, 3, 9},  {8, 16, 8},
-                              {67, 5, 3}, {3, 67, 25}, {67, 67, 67}, {9, 300, 49}, {1, 513, 70}, {67, 300, 70},
-                              {130, 64, 257}, {33, 257, 193}, {70, 600, 410}};
+  const int64_t sizes[][3] = {{1, 1, 1},    {1, 7, 1},     {7, 1, 7},      {4, 4, 4},      {5, 3, 9},
+                              {8, 16, 8},   {67, 5, 3},    {3, 67, 25},    {67, 67, 67},   {9, 300, 49},
+                              {1, 513, 70}, {67, 300, 70}, {130, 64, 257}, {33, 257, 193}, {70, 600, 410}};
   auto paths = cpu_paths();
   REQUIRE(!paths.empty());
   for (auto &sz : sizes) {
@@ -146,7 +145,7 @@ TEST_CASE("matmul adds products in k order starting from 0.0", "[kernels]") {
 TEST_CASE("elementwise broadcasting matches the naive per-element loop", "[kernels]") {
   KernelSettingsGuard guard;
   std::mt19937_64 rng(777);
-  const BinaryOp ops[] = {BinaryOp::Add, BinaryOp::Sub, BinaryOp::Mul, BinaryOp::Div, BinaryOp::Pow,
+  const BinaryOp ops[] = {BinaryOp::Add,     BinaryOp::Sub,     BinaryOp::Mul,  BinaryOp::Div,  BinaryOp::Pow,
                           BinaryOp::Maximum, BinaryOp::Minimum, BinaryOp::Less, BinaryOp::Equal};
   for (const char *path : cpu_paths()) {
     REQUIRE(force_kernel_cpu_path(path));
@@ -194,9 +193,9 @@ TEST_CASE("unary ops match the scalar definitions bit for bit", "[kernels]") {
   auto x = random_vec(rng, 67);
   x[0] = 0.0;
   x[1] = -0.0;
-  const UnaryOp ops[] = {UnaryOp::Neg, UnaryOp::Exp, UnaryOp::Log, UnaryOp::Sqrt, UnaryOp::Tanh,
-                         UnaryOp::Sigmoid, UnaryOp::Relu, UnaryOp::Abs, UnaryOp::Square, UnaryOp::Reciprocal,
-                         UnaryOp::ReluGrad, UnaryOp::Sin};
+  const UnaryOp ops[] = {UnaryOp::Neg,    UnaryOp::Exp,        UnaryOp::Log,      UnaryOp::Sqrt,
+                         UnaryOp::Tanh,   UnaryOp::Sigmoid,    UnaryOp::Relu,     UnaryOp::Abs,
+                         UnaryOp::Square, UnaryOp::Reciprocal, UnaryOp::ReluGrad, UnaryOp::Sin};
   for (const char *path : cpu_paths()) {
     REQUIRE(force_kernel_cpu_path(path));
     for (UnaryOp op : ops) {
@@ -351,13 +350,15 @@ TEST_CASE("kernels agree with PyTorch float64", "[kernels]") {
   const double sum_rel = 1e-15, fn_rel = 4e-16;
   double out[20];
   k_matmul(a, b, out, 3, 4, 5);
-  check_close(out, {0.35999999999999999, 0.32779999999999998, 0.29559999999999997, 0.26339999999999997,
-                    0.23119999999999996, 0.66000000000000003, 0.59979999999999989, 0.53959999999999997,
-                    0.47939999999999999, 0.41919999999999991, 0.96000000000000019, 0.87180000000000013,
-                    0.78360000000000007, 0.69540000000000002, 0.60719999999999996},
+  check_close(out,
+              {0.35999999999999999, 0.32779999999999998, 0.29559999999999997, 0.26339999999999997,
+               0.23119999999999996, 0.66000000000000003, 0.59979999999999989, 0.53959999999999997,
+               0.47939999999999999, 0.41919999999999991, 0.96000000000000019, 0.87180000000000013,
+               0.78360000000000007, 0.69540000000000002, 0.60719999999999996},
               sum_rel);
   k_sum_axis(a, Shape::of({3, 4}), 0, out);
-  check_close(out, {0.60000000000000009, 0.63000000000000012, 0.66000000000000014, 0.69000000000000006}, sum_rel);
+  check_close(out, {0.60000000000000009, 0.63000000000000012, 0.66000000000000014, 0.69000000000000006},
+              sum_rel);
   k_sum_axis(a, Shape::of({3, 4}), 1, out);
   check_close(out, {0.46000000000000002, 0.85999999999999999, 1.2600000000000002}, sum_rel);
   k_mean_axis(a, Shape::of({3, 4}), 1, out);
@@ -366,25 +367,30 @@ TEST_CASE("kernels agree with PyTorch float64", "[kernels]") {
   check_close(out, {2.5800000000000005}, sum_rel);
 
   k_unary(UnaryOp::Sigmoid, x, 8, out);
-  check_close(out, {0.11920292202211755, 0.16383036122335892, 0.22097389222018785, 0.29110982743388003,
-                    0.37285223368680442, 0.46257015465625045, 0.55477923510721461, 0.64336514569440173},
+  check_close(out,
+              {0.11920292202211755, 0.16383036122335892, 0.22097389222018785, 0.29110982743388003,
+               0.37285223368680442, 0.46257015465625045, 0.55477923510721461, 0.64336514569440173},
               fn_rel);
   k_unary(UnaryOp::Tanh, x, 8, out);
-  check_close(out, {-0.9640275800758169, -0.92606158140664585, -0.85106410966794388, -0.71139373181896259,
-                    -0.477700012168498, -0.1488850336233179, 0.2165180614930286, 0.52989560752752929},
+  check_close(out,
+              {-0.9640275800758169, -0.92606158140664585, -0.85106410966794388, -0.71139373181896259,
+               -0.477700012168498, -0.1488850336233179, 0.2165180614930286, 0.52989560752752929},
               fn_rel);
   k_unary(UnaryOp::Exp, x, 8, out);
-  check_close(out, {0.1353352832366127, 0.19592957412690937, 0.2836540264997704, 0.41065575275234545,
-                    0.59452054797019438, 0.86070797642505792, 1.2460767305873806, 1.8039884153978567},
+  check_close(out,
+              {0.1353352832366127, 0.19592957412690937, 0.2836540264997704, 0.41065575275234545,
+               0.59452054797019438, 0.86070797642505792, 1.2460767305873806, 1.8039884153978567},
               fn_rel);
 
   k_binary(BinaryOp::Div, c, Shape::of({3, 1}), e, Shape::of({4}), out, Shape::of({3, 4}));
-  check_close(out, {-0.66666666666666663, 1, 0.2857142857142857, 0.16666666666666666, -2, 3, 0.8571428571428571, 0.5,
-                    -3.3333333333333335, 5, 1.4285714285714286, 0.83333333333333337},
+  check_close(out,
+              {-0.66666666666666663, 1, 0.2857142857142857, 0.16666666666666666, -2, 3, 0.8571428571428571,
+               0.5, -3.3333333333333335, 5, 1.4285714285714286, 0.83333333333333337},
               0.0);
   k_binary(BinaryOp::Pow, c, Shape::of({3, 1}), e, Shape::of({4}), out, Shape::of({3, 4}));
-  check_close(out, {1.681792830507429, 0.70710678118654757, 0.29730177875068026, 0.125, 0.73778794646688106,
-                    1.2247448713915889, 2.0331045081221508, 3.375, 0.50297337187317415, 1.5811388300841898,
-                    4.9704420547940664, 15.625},
+  check_close(out,
+              {1.681792830507429, 0.70710678118654757, 0.29730177875068026, 0.125, 0.73778794646688106,
+               1.2247448713915889, 2.0331045081221508, 3.375, 0.50297337187317415, 1.5811388300841898,
+               4.9704420547940664, 15.625},
               fn_rel);
 }

@@ -2,7 +2,6 @@
 // the int64 limits, division and comparison rules, number parsing and printing,
 // and the SplitMix64 generator.
 #include <catch2/catch.hpp>
-
 #include <climits>
 #include <cmath>
 
@@ -83,7 +82,8 @@ TEST_CASE("mixed operands promote to float; non-numbers raise positional type er
   REQUIRE(is_double(r));
   CHECK(double_of(r) == 1.5);
   CHECK(is_double(num_mul(make_int(2), make_double(2.0))));
-  CHECK(error_of([] { num_add(make_int(1), make_string("a")); }) == "+: argument 2 must be a number, got \"a\"");
+  CHECK(error_of([] { num_add(make_int(1), make_string("a")); }) ==
+        "+: argument 2 must be a number, got \"a\"");
   CHECK(error_of([] { num_sub(NIL, make_int(1)); }) == "-: argument 1 must be a number, got ()");
   CHECK(std::signbit(double_of(num_negate(make_double(0.0)))));
 }
@@ -122,7 +122,8 @@ TEST_CASE("exact_of_double accepts only integral floats in range", "[number]") {
   gc_init();
   CHECK(exact_of_double("exact", 1, 3.0) == 3);
   CHECK(exact_of_double("exact", 1, -0x1p63) == INT64_MIN);
-  CHECK(error_of([] { exact_of_double("exact", 1, 2.5); }) == "exact: argument 1 must be an integral float, got 2.5");
+  CHECK(error_of([] { exact_of_double("exact", 1, 2.5); }) ==
+        "exact: argument 1 must be an integral float, got 2.5");
   CHECK(error_of([] { exact_of_double("exact", 1, 0x1p63); }) == "integer overflow in exact");
   CHECK(error_of([] { exact_of_double("exact", 1, NAN); }) ==
         "exact: argument 1 must be an integral float, got +nan.0");
@@ -146,8 +147,8 @@ TEST_CASE("int_to_string and parse_number", "[number]") {
   CHECK(double_of(parse_number("-inf.0", 10)) == -HUGE_VAL);
   CHECK(int_of(parse_number("#e2.0", 10)) == 2);
   CHECK(double_of(parse_number("#i7", 10)) == 7.0);
-  for (const char *bad : {"", "+", "-", ".", "1e", "e3", "abc", "1.5.2", " 1", "1 ", "0x10", "inf", "nan", "#e2.5",
-                          "1.5", "#q1"}) {
+  for (const char *bad : {"", "+", "-", ".", "1e", "e3", "abc", "1.5.2", " 1", "1 ", "0x10", "inf", "nan",
+                          "#e2.5", "1.5", "#q1"}) {
     int radix = std::string(bad) == "1.5" ? 16 : 10;
     CHECK(parse_number(bad, radix) == NOVALUE);
   }

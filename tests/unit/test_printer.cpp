@@ -1,7 +1,6 @@
 // Unit tests for runtime/printer.h: the float rule of SPEC §3 (format_double),
 // display versus write for every kind of value, and string escapes.
 #include <catch2/catch.hpp>
-
 #include <cmath>
 #include <cstdlib>
 #include <string>
@@ -40,7 +39,8 @@ TEST_CASE("format_double: shortest round-trip text, always marked as a float", "
 }
 
 TEST_CASE("format_double: the text reads back to the same double", "[printer]") {
-  const double samples[] = {0.1, 1.0 / 3, 2.0 / 3, 1e-300, 123.456, 6.02214076e23, -1.5e-10, 4503599627370497.0};
+  const double samples[] = {0.1,     1.0 / 3,       2.0 / 3,  1e-300,
+                            123.456, 6.02214076e23, -1.5e-10, 4503599627370497.0};
   for (double d : samples) {
     std::string s = format_double(d);
     INFO(s);
@@ -73,7 +73,8 @@ TEST_CASE("printer: a symbol is barred exactly when its name would not read back
     INFO(bare);
     CHECK(write_string(intern(bare)) == bare);
   }
-  for (const char *name : {"+inf.0", "-inf.0", "+nan.0", "1e3", ".5", "-5", "42", "1.", "#t", "#foo", ".", "a b", ""}) {
+  for (const char *name :
+       {"+inf.0", "-inf.0", "+nan.0", "1e3", ".5", "-5", "42", "1.", "#t", "#foo", ".", "a b", ""}) {
     INFO(name);
     CHECK(write_string(intern(name)) == std::string("|") + name + "|");
     // and what write produced reads back as the same symbol

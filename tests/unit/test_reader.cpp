@@ -1,7 +1,6 @@
 // Unit tests for runtime/reader.h: every datum kind of SPEC §2, the source
 // locations kept on pairs, and the text and position of every read error.
 #include <catch2/catch.hpp>
-
 #include <cmath>
 #include <string>
 

@@ -1,7 +1,6 @@
 // test_tensor.cpp — the tensor value: layout, printing, equal?, the builtins
 // called directly, and that a long training-style loop keeps the heap flat.
 #include <catch2/catch.hpp>
-
 #include <cstring>
 #include <string>
 
@@ -99,7 +98,9 @@ TEST_CASE("the builtins compute through the kernels", "[tensor]") {
 TEST_CASE("shape errors name the op and both shapes", "[tensor]") {
   setup();
   Value a = iota_tensor(Shape::of({2, 3})), b = iota_tensor(Shape::of({4, 3}));
-  CHECK(message_of_error([&] { call("tensor-add", {a, b}); }) == "tensor-add: shapes 2x3 and 4x3 do not broadcast");
+  CHECK(message_of_error([&] {
+          call("tensor-add", {a, b});
+        }) == "tensor-add: shapes 2x3 and 4x3 do not broadcast");
   CHECK(message_of_error([&] { call("matmul", {a, a}); }) == "matmul: inner dimensions differ (2x3 and 2x3)");
 }
 
