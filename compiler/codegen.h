@@ -31,9 +31,6 @@
 namespace kiln {
 
 constexpr const char *kKernelFunction = "kiln_kernel";
-// Matmuls with at least this many multiply-adds (and 8 rows) run in parallel
-// chunks: the crossover runtime/kernels.cpp uses for k_matmul.
-constexpr int64_t kParallelMatmulWork = int64_t(1) << 18;
 using KernelParFn = void (*)(long chunks, void (*chunk)(void *, long), void *ctx);
 
 struct KernelLayout {

@@ -313,18 +313,11 @@ void matmul_chunk(void *ctx, int64_t chunk) {
 }
 }  // namespace
 
-// Below this many multiply-adds a matmul runs on the calling thread. 2^18 is
-// 64x64x64, about 10 us of single-thread work with AVX-512; handing rows to the
-// pool costs on the order of a microsecond per call plus the cache traffic of
-// splitting b's panels, so smaller products cannot gain (measured with 1 vs 2
-// threads on the benchmark machine; see benchmarks/RESULTS.md).
-constexpr int64_t kParallelWork = int64_t(1) << 18;
-
 void k_matmul(const double *a, const double *b, double *c, int64_t m, int64_t k, int64_t n) {
   const SimdKernels &K = simd();
   int threads = kernel_threads();
   int64_t work = m * k * n;
-  if (threads <= 1 || work < kParallelWork || m < 8) {
+  if (threads <= 1 || work < kParallelMatmulWork || m < 8) {
     K.matmul_rows(a, b, c, 0, m, k, n);
     return;
   }

@@ -263,9 +263,10 @@ TEST_CASE("jit: parallel matmul chunks give the same bits for any thread count",
   struct Dims {
     int64_t m, k, n;
   };
-  // Above the parallel crossover; 13 rows leave a partial last chunk.
+  // At or above the parallel crossover; 13 rows leave a partial last chunk.
   int saved_threads = kernel_threads();
-  for (Dims d : {Dims{64, 256, 64}, Dims{13, 300, 70}, Dims{40, 128, 61}}) {
+  for (Dims d : {Dims{64, 512, 64}, Dims{13, 1000, 170}, Dims{40, 300, 190}}) {
+    REQUIRE(d.m * d.k * d.n >= kParallelMatmulWork);
     auto g = std::make_unique<Graph>();
     Shape as = Shape::of({d.m, d.k}), bs = Shape::of({d.k, d.n});
     int32_t a = g->param(0, ArgSpec{as, false});
