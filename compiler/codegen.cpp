@@ -407,6 +407,18 @@ struct Emitter {
     loop(0, n, 1, [&](RV i) { assign(acc, dop(GCC_JIT_BINARY_OP_PLUS, rv(acc), load(x, i))); });
     return rv(acc);
   }
+  // Two independent serial sums in one loop: each is still its own chain from
+  // 0.0 in row-major order, but the two chains' additions overlap, so the pair
+  // takes the latency of one (a serial sum is bound by the add's latency).
+  std::pair<RV, RV> sum_all_pair(const Ref &x, const Ref &y, int64_t n) {
+    LV ax = local_init(t_double, "acc", lit(0.0));
+    LV ay = local_init(t_double, "acc", lit(0.0));
+    loop(0, n, 1, [&](RV i) {
+      assign(ax, dop(GCC_JIT_BINARY_OP_PLUS, rv(ax), load(x, i)));
+      assign(ay, dop(GCC_JIT_BINARY_OP_PLUS, rv(ay), load(y, i)));
+    });
+    return {rv(ax), rv(ay)};
+  }
 
   // The first maximal element, or the first NaN (k_argmax), over x[base + p*step]
   // for p in [0, len): returns the index p as a local and its value.
@@ -662,6 +674,55 @@ struct Emitter {
 
 }  // namespace
 
+// A serial sum's result finishing a chain of its input's whole length: Sum,
+// Mean, and SumTo onto a single element (k_sum_to then adds every element in
+// row-major order from 0.0, as k_sum does).
+static bool is_serial_sum(const Graph &g, int32_t i) {
+  const GraphNode &n = g[i];
+  return n.op == Op::Sum || n.op == Op::Mean || (n.op == Op::SumTo && n.size() == 1);
+}
+
+std::vector<int32_t> kernel_emission_order(const Graph &g) {
+  std::vector<int32_t> order;
+  for (int32_t i = 0; i < g.size(); i++) order.push_back(i);
+  std::vector<bool> paired(size_t(g.size()), false);
+  for (size_t pr = 0; pr < order.size(); pr++) {
+    int32_t r = order[pr];
+    if (r < 0 || paired[size_t(r)] || !is_serial_sum(g, r)) continue;
+    std::vector<bool> dep(size_t(g.size()), false);
+    dep[size_t(r)] = true;
+    for (int32_t j = r + 1; j < g.size(); j++)
+      for (int q = 0; q < op_arity(g[j].op); q++)
+        if (dep[size_t(g[j].in[q])]) dep[size_t(j)] = true;
+    size_t pr2 = pr + 1;
+    for (; pr2 < order.size(); pr2++) {
+      int32_t c = order[pr2];
+      if (c < 0) {  // an earlier pair: do not reorder across it
+        pr2 = order.size();
+        break;
+      }
+      if (!dep[size_t(c)] && !paired[size_t(c)] && is_serial_sum(g, c) &&
+          g[g[c].in[0]].size() == g[g[r].in[0]].size())
+        break;
+    }
+    if (pr2 >= order.size()) continue;
+    int32_t r2 = order[pr2];
+    std::vector<int32_t> next(order.begin(), order.begin() + std::ptrdiff_t(pr));
+    for (size_t q = pr + 1; q < pr2; q++)
+      if (!dep[size_t(order[q])]) next.push_back(order[q]);
+    size_t pair_at = next.size();
+    next.push_back(-r - 1);
+    next.push_back(r2);
+    for (size_t q = pr + 1; q < pr2; q++)
+      if (dep[size_t(order[q])]) next.push_back(order[q]);
+    next.insert(next.end(), order.begin() + std::ptrdiff_t(pr2) + 1, order.end());
+    order = std::move(next);
+    paired[size_t(r)] = paired[size_t(r2)] = true;
+    pr = pair_at + 1;
+  }
+  return order;
+}
+
 void emit_kernel(gcc_jit_context *ctx, const Graph &g, const KernelLayout &L) {
   Emitter E(ctx);
   gcc_jit_param *params[4] = {gcc_jit_context_new_param(ctx, nullptr, E.t_dpp, "args"),
@@ -722,7 +783,25 @@ void emit_kernel(gcc_jit_context *ctx, const Graph &g, const KernelLayout &L) {
     }
   }
 
-  for (int32_t i = 0; i < g.size(); i++) {
+  auto store_sum = [&](int32_t i, RV acc) {
+    const GraphNode &n = g[i];
+    RV v = n.op == Op::Mean ? E.dop(GCC_JIT_BINARY_OP_DIVIDE, acc, E.lit(double(g[n.in[0]].size()))) : acc;
+    E.st(refs[size_t(i)].base, E.ix(0), v);
+  };
+  std::vector<int32_t> order = kernel_emission_order(g);
+
+  for (size_t p = 0; p < order.size(); p++) {
+    int32_t i = order[p];
+    if (i < 0) {  // a pair: -(first + 1), then the second
+      int32_t a = -i - 1, b = order[++p];
+      gcc_jit_block_add_comment(
+          E.cur, nullptr, fmt::format("{} {} and {} {}", a, op_name(g[a].op), b, op_name(g[b].op)).c_str());
+      auto [sa, sb] =
+          E.sum_all_pair(refs[size_t(g[a].in[0])], refs[size_t(g[b].in[0])], g[g[a].in[0]].size());
+      store_sum(a, sa);
+      store_sum(b, sb);
+      continue;
+    }
     const GraphNode &n = g[i];
     if (n.op == Op::Param || n.op == Op::Const || read_in_place[size_t(i)]) continue;
     gcc_jit_block_add_comment(E.cur, nullptr, (std::to_string(i) + " " + op_name(n.op)).c_str());

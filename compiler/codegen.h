@@ -49,6 +49,13 @@ struct KernelLayout {
 // Decides where each node's value lives (see the header comment).
 KernelLayout plan_kernel(const Graph &g);
 
+// The order emit_kernel computes nodes in: index order, except that a serial
+// sum (Sum, Mean, or SumTo onto one element) moves down to the first later one
+// of the same length that does not depend on it, and the two run as one loop,
+// their add chains overlapping. A pair is the entry -(first + 1) followed by the
+// second; the nodes between that depend on the first follow the pair.
+std::vector<int32_t> kernel_emission_order(const Graph &g);
+
 // Emits kKernelFunction into `ctx` (a context from jit_new_context()).
 void emit_kernel(gcc_jit_context *ctx, const Graph &g, const KernelLayout &layout);
 

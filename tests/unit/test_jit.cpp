@@ -2,9 +2,11 @@
 // graph interpreter bit for bit over several shapes (odd ones included), the
 // matmul tiles against k_matmul_reference, the calling convention (shape
 // errors, numbers, results), and the identity check of the kernel cache.
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cstdlib>
 #include <cstring>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -319,4 +321,47 @@ TEST_CASE("jit: a transposed left matmul operand is read in place, same bits", "
     CHECK(same_bits(car(got), want[0]));
     CHECK(same_bits(car(cdr(got)), want[1]));
   }
+}
+
+TEST_CASE("jit: independent serial sums share one loop, same bits", "[jit]") {
+  CacheOff off;
+  Shape s = Shape::of({5, 7});
+  auto g = std::make_unique<Graph>();
+  int32_t x = g->param(0, ArgSpec{s, false});
+  int32_t y = g->param(1, ArgSpec{s, false});
+  int32_t loss = g->reduce_all(Op::Sum, g->binary("test", Op::Mul, x, x));           // a serial sum
+  int32_t scaled = g->binary("test", Op::Mul, loss, g->constant(3.0));               // depends on it
+  int32_t unrelated = g->binary("test", Op::Sub, y, x);                              // does not
+  int32_t bias_grad = g->sum_to(g->binary("test", Op::Mul, unrelated, y), Shape{});  // pairs with loss
+  int32_t mean = g->reduce_all(Op::Mean, y);  // another serial sum: too late to pair, stays alone
+  for (int32_t o : {loss, scaled, bias_grad, mean, unrelated}) g->outputs.push_back(GraphOutput{o, false});
+
+  std::vector<int32_t> order = kernel_emission_order(*g);
+  auto pos = [&](int32_t node) {
+    return std::distance(order.begin(), std::find(order.begin(), order.end(), node));
+  };
+  auto pair_at = pos(-loss - 1);
+  REQUIRE(pair_at < std::ptrdiff_t(order.size()) - 1);
+  CHECK(order[size_t(pair_at) + 1] == bias_grad);
+  CHECK(pos(loss) == std::ptrdiff_t(order.size()));  // only as the pair
+  CHECK(pos(unrelated) < pair_at);
+  CHECK(pos(scaled) > pair_at);
+  CHECK(pos(mean) > pair_at);
+  CHECK(order.size() == size_t(g->size()));  // every node once; the pair entry stands for `loss`
+
+  Value *args = gc_values(2);
+  args[0] = filled_tensor(s, 0);
+  args[1] = filled_tensor(s, 3);
+  tensor_of(args[0])->data[4] = -0.0;
+  Value *want = gc_values(5);
+  graph_eval(*g, args, want);
+  ArgSpec specs[2] = {ArgSpec{s, false}, ArgSpec{s, false}};
+  Value k = make_kernel("pairs", std::move(g), specs, true);
+  REQUIRE(last_kernel_build().compiled);
+  size_t i = 0;
+  for (Value l = call_kernel(k, {args[0], args[1]}); is_pair(l); l = cdr(l), i++) {
+    INFO("output " << i);
+    CHECK(same_bits(car(l), want[i]));
+  }
+  CHECK(i == 5);
 }
