@@ -316,6 +316,39 @@ TEST_CASE("transpose permutes axes", "[kernels]") {
   }
 }
 
+TEST_CASE("rank-2 transpose in bands of 8 rows, full and partial", "[kernels]") {
+  std::mt19937_64 rng(9);
+  const int64_t dims[][2] = {{1, 1}, {3, 17}, {8, 8}, {9, 16}, {17, 9}, {64, 256}, {256, 64}, {5, 40}};
+  for (auto &d : dims) {
+    Shape s = Shape::of({d[0], d[1]});
+    auto x = random_vec(rng, s.size());
+    std::vector<double> got(x.size()), want(x.size());
+    for (int64_t i = 0; i < d[1]; i++)
+      for (int64_t j = 0; j < d[0]; j++) want[size_t(i * d[0] + j)] = x[size_t(j * d[1] + i)];
+    int perm[2] = {1, 0};
+    k_transpose(x.data(), s, perm, got.data());
+    INFO(shape_string(s));
+    CHECK(same_bits(got, want));
+  }
+}
+
+TEST_CASE("sum_to onto one element is the row-major chain from 0.0", "[kernels]") {
+  std::mt19937_64 rng(10);
+  for (Shape target : {Shape{}, Shape::of({1}), Shape::of({1, 1})}) {
+    Shape gs = Shape::of({64, 64});
+    auto g = random_vec(rng, gs.size());
+    g[3] = -0.0;
+    double want = 0.0;
+    for (double v : g) want = want + v;
+    double got = 1.0;
+    k_sum_to(g.data(), gs, &got, target);
+    CHECK(same_bits(std::vector<double>{got}, std::vector<double>{want}));
+  }
+  double minus_zero = -0.0, got = 1.0;  // 0.0 + -0.0 is +0.0, as the chain says
+  k_sum_to(&minus_zero, Shape{}, &got, Shape{});
+  CHECK_FALSE(std::signbit(got));
+}
+
 TEST_CASE("select picks elementwise under broadcasting", "[kernels]") {
   double cond[3] = {1, 0, 1}, a[1] = {10}, b[6] = {1, 2, 3, 4, 5, 6}, out[6];
   k_select(cond, Shape::of({3}), a, Shape{}, b, Shape::of({2, 3}), out, Shape::of({2, 3}));
