@@ -16,23 +16,36 @@ constexpr size_t kAlign = 64;
 // or blacklist pages — the cause of heap growth in long training loops.
 constexpr size_t kLargeBlock = 64 * 1024;
 
+static double *aligned_data(void *from) {
+  uintptr_t p = (reinterpret_cast<uintptr_t>(from) + kAlign - 1) & ~uintptr_t(kAlign - 1);
+  return reinterpret_cast<double *>(p);
+}
+
 Tensor *alloc_tensor(const Shape &s) {
+  int64_t size = s.size();
+  size_t bytes = size_t(size) * sizeof(double) + kAlign;
+  if (sizeof(Tensor) + bytes < kLargeBlock) {
+    // Header and data in ONE pointer-free block: `data` and `base` point into
+    // the block itself, so nothing in it needs scanning, and a small tensor
+    // costs one allocation instead of two (allocation is most of a small op).
+    void *block = gc_alloc_atomic(sizeof(Tensor) + bytes);
+    if (!block) throw_errorf("out of memory allocating a {} tensor", shape_string(s));
+    Tensor *t = static_cast<Tensor *>(block);
+    t->h = ObjHeader{T_TENSOR, 0, 0, 0};
+    t->size = size;
+    t->shape = s;
+    t->base = block;
+    t->data = aligned_data(t + 1);
+    return t;
+  }
   Tensor *t = alloc_obj<Tensor>(T_TENSOR);
   t->shape = s;
-  t->size = s.size();
-  size_t bytes = size_t(t->size) * sizeof(double) + kAlign;
-  void *base;
-  if (bytes >= kLargeBlock) {
-    // (gc_init sizes the heap so large tensors do not collect every few steps.)
-    if (g_gc_stress_every) gc_stress_tick();
-    base = GC_MALLOC_ATOMIC_IGNORE_OFF_PAGE(bytes);
-  } else {
-    base = gc_alloc_atomic(bytes);
-  }
-  if (!base) throw_errorf("out of memory allocating a {} tensor", shape_string(s));
-  uintptr_t p = (reinterpret_cast<uintptr_t>(base) + kAlign - 1) & ~uintptr_t(kAlign - 1);
-  t->base = base;
-  t->data = reinterpret_cast<double *>(p);
+  t->size = size;
+  // (gc_init sizes the heap so large tensors do not collect every few steps.)
+  if (g_gc_stress_every) gc_stress_tick();
+  t->base = GC_MALLOC_ATOMIC_IGNORE_OFF_PAGE(bytes);
+  if (!t->base) throw_errorf("out of memory allocating a {} tensor", shape_string(s));
+  t->data = aligned_data(t->base);
   return t;
 }
 

@@ -1,12 +1,14 @@
 // tensor.h — Kiln's native tensor value (SPEC §7).
 //
-// Invariant: a Tensor is a small GC-scanned header (shape, size, two pointers)
-// plus a pointer-free data block from the atomic GC heap. `data` is 64-byte
-// aligned inside that block and `base` is the block's start, so the collector
-// keeps the block alive through `base` even though `data` points inside it.
-// Tensors are immutable once a builtin has returned them, so several headers may
-// share one data block (reshape does). Shapes have rank 0..kMaxRank and every
-// dimension >= 1, so size >= 1.
+// Invariant: a Tensor is a header (shape, size, two pointers) and its data, a
+// 64-byte-aligned run of `size` doubles; `base` is the start of the GC block
+// holding the data, which is what keeps it alive. Below 64 KiB the header and
+// the data are ONE pointer-free block (base == the tensor itself): its only
+// pointers point into itself, so the collector need not scan it. Larger data
+// is its own pointer-free block, allocated "ignore off page", under a scanned
+// header. Tensors are immutable once a builtin has returned them, so several
+// headers may share one data block (reshape does). Shapes have rank 0..kMaxRank
+// and every dimension >= 1, so size >= 1.
 #pragma once
 #include <string>
 
@@ -20,7 +22,7 @@ struct Tensor {
   int64_t size;  // product of shape.dim
   Shape shape;
   double *data;  // 64-byte aligned, `size` doubles
-  void *base;    // the GC block holding data
+  void *base;    // the GC block holding data (this tensor itself below 64 KiB)
 };
 
 inline bool is_tensor(Value v) { return has_type(v, T_TENSOR); }

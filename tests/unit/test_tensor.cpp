@@ -46,12 +46,19 @@ std::string message_of_error(const std::function<void()> &f) {
 
 TEST_CASE("tensor data is 64-byte aligned inside its GC block", "[tensor]") {
   setup();
-  for (int64_t n : {1, 3, 8, 100, 16384, 100000}) {
+  for (int64_t n : {1, 3, 8, 100, 1000, 8000, 16384, 100000}) {
     Tensor *t = alloc_tensor(Shape::of({n}));
+    INFO(n << " elements");
     CHECK(reinterpret_cast<uintptr_t>(t->data) % 64 == 0);
-    CHECK(reinterpret_cast<char *>(t->data) >= static_cast<char *>(t->base));
-    CHECK(reinterpret_cast<char *>(t->data) < static_cast<char *>(t->base) + 64);
     CHECK(t->size == n);
+    // Below 64 KiB the header and the data share one pointer-free block.
+    bool inline_data = sizeof(Tensor) + size_t(n) * 8 + 64 < 64 * 1024;
+    CHECK((t->base == static_cast<void *>(t)) == inline_data);
+    const char *start =
+        inline_data ? reinterpret_cast<const char *>(t + 1) : static_cast<const char *>(t->base);
+    CHECK(reinterpret_cast<const char *>(t->data) >= start);
+    CHECK(reinterpret_cast<const char *>(t->data) < start + 64);
+    CHECK(GC_base(t->data) == t->base);
   }
 }
 
