@@ -126,7 +126,7 @@ Recorded {datetime.date.today()} by `benchmarks/run_tensor_bench.sh` (Release bu
 CPU: {cpu}, {os.cpu_count()} cores; kernels compiled for `{os.environ['LEVEL'] or '?'}`;
 load average {load:.1f} when it ran (the machine may be shared: compare columns of one row).
 Workload: one layer, loss = mean((relu(x W + b) - t)^2), SGD lr 0.01 on W and b, gradients of all
-five arguments every step; milliseconds for the whole run, median of 3 after a warm-up.
+five arguments every step; milliseconds for the whole run, median of 3 after three warm-up runs.
 Every time in the first table is ONE thread. graph-grad = interpreted (traces and optimises
 on every call) and compiled = one kernel from graph-compile-grad (compile time not included),
 both run with `KILN_THREADS=1`. C = `benchmarks/c_step/step.c`: the same training written by

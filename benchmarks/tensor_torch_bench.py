@@ -4,7 +4,7 @@
 The same workload in 1-thread float64 PyTorch: loss = mean((relu(x W + b) - t)^2)
 written as sum(...) / nn, b a scalar, plain SGD (lr 0.01) on W and b, the same
 integer-derived inputs, 8x16->8 for 1000 steps and 64x256->64 for 100 steps,
-median of 3 timed runs after a warm-up. Like Kiln's graph-grad, every step
+median of 3 timed runs after three warm-up runs. Like Kiln's graph-grad, every step
 computes the gradients of all five arguments (x, W, b, t, nn).
 
 Prints one line per size:
@@ -53,7 +53,8 @@ def train(x0, t0, w0, b0, nn0, steps):
 def bench(m, k, n, steps):
     x, t, w0 = matrix(m, k, 0), matrix(m, n, 5), matrix(k, n, 3)
     b0, nn = val(1, 0), float(m * n)
-    train(x, t, w0, b0, nn, steps)  # warm-up
+    for _ in range(3):  # warm-up, as tensor_bench.lisp does
+        train(x, t, w0, b0, nn, steps)
     times, loss = [], None
     for _ in range(3):
         start = time.perf_counter()

@@ -5,7 +5,7 @@
  *     loss = sum((relu(x W + b) - t)^2) / nn
  * b a scalar, nn = m*n passed like an argument, gradients of all five arguments
  * (x, W, b, t, nn) every step, plain SGD with lr 0.01 on W and b; 8x16->8 for 1000
- * steps and 64x256->64 for 100 steps; a warm-up run, then the median of 3 timed runs.
+ * steps and 64x256->64 for 100 steps; three warm-up runs, then the median of 3 timed runs.
  *
  * Every floating-point operation is the one Kiln's optimised forward+backward graph
  * performs, in the same order, so the final loss is bit-identical to Kiln's:
@@ -343,7 +343,7 @@ static void bench(int m, int k, int n, int steps, double (*run)(Problem *)) {
   P.gw = alloc(k, n);
   P.gt = alloc(m, n);
 
-  run(&P); /* warm-up */
+  for (int w = 0; w < 3; w++) run(&P); /* warm-up, as tensor_bench.lisp does */
   double ms[3], loss = 0.0;
   for (int r = 0; r < 3; r++) {
     double t0 = now_ms();
