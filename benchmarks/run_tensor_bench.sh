@@ -12,7 +12,7 @@
 #   benchmarks/run_tensor_bench.sh [KILN_BINARY]     (default: build/kiln)
 #
 # Exits 1 if Kiln's two final losses differ, if C's final loss or last-step gradients
-# (c_step/check_grads.lisp) are not bit-identical to Kiln's, if the 2-thread run ends
+# (tensor_bench.lisp --checks) are not bit-identical to Kiln's, if the 2-thread run ends
 # on another loss, or if PyTorch agrees with Kiln to fewer than 12 significant digits.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -32,7 +32,7 @@ torch_out="$("$python" "$here/tensor_torch_bench.py")"
 echo "$torch_out"
 kiln2_out="$(KILN_THREADS=2 "$kiln" "$here/tensor_bench.lisp")"
 echo "$kiln2_out"
-grads_out="$(KILN_THREADS=1 "$kiln" "$here/c_step/check_grads.lisp")"
+grads_out="$(KILN_THREADS=1 "$kiln" "$here/tensor_bench.lisp" --checks)"
 echo "$grads_out"
 
 KILN_OUT="$kiln_out" KILN2_OUT="$kiln2_out" C_OUT="$c_out" TORCH_OUT="$torch_out" \

@@ -40,16 +40,16 @@
 
 ;; One SGD run. `grad` computes (loss gx gW gb gt gnn): graph-grad itself
 ;; (interpreted: it traces and optimises the graph on every call) or a kernel
-;; from graph-compile-grad. Identical loop either way. Returns the loss of the
-;; last step (computed before that step's update).
+;; from graph-compile-grad. Identical loop either way. Returns the last step's
+;; whole result (its loss is computed before that step's update).
 (define (train grad x t w0 b0 nn steps)
-  (let loop ((i 0) (w w0) (b b0) (last 0.0))
+  (let loop ((i 0) (w w0) (b b0) (last #f))
     (if (= i steps)
         last
         (let* ((r (grad x w b t nn))
                (gw (caddr r))
                (gb (cadddr r)))
-          (loop (+ i 1) (tensor-sub w (tensor-mul 0.01 gw)) (- b (* 0.01 gb)) (car r))))))
+          (loop (+ i 1) (tensor-sub w (tensor-mul 0.01 gw)) (- b (* 0.01 gb)) r)))))
 
 ;; Milliseconds of one call of thunk, and its value.
 (define (timed thunk)
@@ -77,14 +77,36 @@
          (interp (lambda (x w b t nn) (graph-grad loss x w b t nn)))
          (c (timed (lambda () (graph-compile-grad loss x w0 b0 t nn))))
          (kernel (cdr c))
-         (ri (median-of-3 (lambda () (train interp x t w0 b0 nn steps))))
-         (rc (median-of-3 (lambda () (train kernel x t w0 b0 nn steps)))))
+         (ri (median-of-3 (lambda () (car (train interp x t w0 b0 nn steps)))))
+         (rc (median-of-3 (lambda () (car (train kernel x t w0 b0 nn steps))))))
     (display (format "~ax~a->~a x~a: graph-grad ~a ms, compiled ~a ms, ratio ~ax, compile ~a ms, final loss ~s (graph-grad) ~s (compiled): ~a"
                      m k n steps (round3 (car ri)) (round3 (car rc)) (round1 (/ (car ri) (car rc)))
                      (round1 (car c)) (cdr ri) (cdr rc)
                      (if (eqv? (cdr ri) (cdr rc)) "identical" "DIFFERENT")))
     (newline)
     (eqv? (cdr ri) (cdr rc))))
+
+;; `--checks`: instead of timing, the fingerprints benchmarks/c_step/step.c must
+;; match bit for bit (run_tensor_bench.sh compares them): for the compiled path's
+;; last step, the loss, sum(gx) and sum(gt) (tensor-sum: serial, row-major, from
+;; 0.0, as step.c sums), gnn and gb. One line per size:
+;;   8x16->8 x1000: final loss L, checks sum(gx) A sum(gt) B gnn C gb D
+(define (checks m k n steps)
+  (let* ((x (matrix m k 0))
+         (t (matrix m n 5))
+         (w0 (matrix k n 3))
+         (b0 (val 1 0))
+         (nn (exact->inexact (* m n)))
+         (r (train (graph-compile-grad loss x w0 b0 t nn) x t w0 b0 nn steps)))
+    (display (format "~ax~a->~a x~a: final loss ~s, checks sum(gx) ~s sum(gt) ~s gnn ~s gb ~s"
+                     m k n steps (list-ref r 0) (tensor-sum (list-ref r 1))
+                     (tensor-sum (list-ref r 4)) (list-ref r 5) (list-ref r 3)))
+    (newline)))
+
+(when (member "--checks" (cdr (command-line)))
+  (checks 8 16 8 1000)
+  (checks 64 256 64 100)
+  (exit 0))
 
 ;; Which thread count the kernels' matmuls may use (run_tensor_bench.sh runs this
 ;; file with KILN_THREADS=1 and again with 2).
