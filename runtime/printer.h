@@ -1,8 +1,9 @@
 // printer.h — display and write (SPEC §3).
 //
 // Invariant: printing never allocates GC memory and never raises, so it is safe
-// inside error reporting; cyclic data is not detected (as in most Schemes'
-// display), so printing a cyclic list does not terminate.
+// inside error reporting, and it always terminates: a cycle is printed with
+// datum labels, as R7RS write does (`#0=(1 2 . #0#)`), by write and display
+// alike; acyclic data, shared or not, prints without labels.
 #pragma once
 #include <string>
 
