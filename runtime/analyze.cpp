@@ -138,11 +138,15 @@ static void inherit_loc(Value x, SrcLoc loc, int budget = 10000) {
   }
 }
 
-static Value expand_macro(Value macro, Value form) {
+// `sc`: the scope of the use of a macro defined at top level (its template's
+// free identifiers must keep their top-level meaning there); null otherwise.
+static Value expand_macro(Value macro, Value form, Scope *sc = nullptr) {
   Macro *m = as<Macro>(macro);
   Value result;
   if (is_syntax_rules(m->transformer)) {
-    result = expand_syntax_rules(m->transformer, form);
+    std::function<bool(Value)> shadowed;
+    if (sc) shadowed = [sc](Value s) { return lookup(s, sc).kind != Lookup::GLOBAL; };
+    result = expand_syntax_rules(m->transformer, form, shadowed);
   } else if (m->whole_form == TRUE_V) {
     result = apply_proc(m->transformer, 1, &form);
   } else {
@@ -162,14 +166,14 @@ static Value macro_step(Value x, Scope *sc) {
   if (!is_pair(x) || !is_symbol(car(x))) return NOVALUE;
   Lookup l = lookup(car(x), sc);
   if (l.kind == Lookup::MACRO) return expand_macro(l.macro, x);
-  if (l.kind == Lookup::GLOBAL && has_type(sym(car(x))->global, T_MACRO))
-    return expand_macro(sym(car(x))->global, x);
+  Value global = sym(unaliased(car(x)))->global;
+  if (l.kind == Lookup::GLOBAL && has_type(global, T_MACRO)) return expand_macro(global, x, sc);
   return NOVALUE;
 }
 
 static uint32_t special_of(Value x, Scope *sc) {
   if (!is_pair(x) || !is_symbol(car(x))) return SF_NONE;
-  Symbol *s = sym(car(x));
+  Symbol *s = sym(unaliased(car(x)));
   if (!s->special) return SF_NONE;
   if (lookup(car(x), sc).kind != Lookup::GLOBAL) return SF_NONE;
   if (has_type(s->global, T_MACRO)) return SF_NONE;
@@ -244,7 +248,7 @@ struct PrimCall : Node {
 };
 
 static bool is_form(Value x, const char *name) {
-  return is_pair(x) && car(x) == intern(name) && is_pair(cdr(x)) && cddr_(x) == NIL;
+  return is_pair(x) && unaliased(car(x)) == intern(name) && is_pair(cdr(x)) && cddr_(x) == NIL;
 }
 
 static bool qq_constant(Value x, int depth) {
@@ -298,14 +302,14 @@ static Node *analyze_ref(Value s, Scope *sc) {
     return new LocalRefN(l.depth, l.idx, s);
   }
   if (l.kind == Lookup::MACRO) throw_errorf("{}: macro used as a variable", symbol_name(s));
-  return new GlobalRef(s);
+  return new GlobalRef(unaliased(s));
 }
 
 static Node *analyze_set(Value name, Node *val, Scope *sc, Value form) {
   Lookup l = lookup(name, sc);
   if (l.kind == Lookup::LOCAL) return at(new LocalSet(l.depth, l.idx, val), form);
   if (l.kind == Lookup::MACRO) bad_syntax(form, "set!");
-  return at(new GlobalSet(name, val), form);
+  return at(new GlobalSet(unaliased(name), val), form);
 }
 
 // (define (f . args) body...) → name, value form; curried defines are not supported.
@@ -333,8 +337,8 @@ static void parse_define(Value form, Value *name, Value *value_form, Value *doc)
 
 static Node *analyze_named_value(Value value_form, Scope *sc, Value name) {
   if (value_form == NOVALUE) return new Const(UNSPEC);
-  if (is_pair(value_form) && car(value_form) == intern("lambda") && special_of(value_form, sc) == SF_LAMBDA &&
-      is_pair(cdr(value_form))) {
+  if (is_pair(value_form) && unaliased(car(value_form)) == intern("lambda") &&
+      special_of(value_form, sc) == SF_LAMBDA && is_pair(cdr(value_form))) {
     return at(new MakeClosure(analyze_lambda(cadr_(value_form), cddr_(value_form), sc, name, value_form)),
               value_form);
   }
@@ -353,7 +357,7 @@ static Value make_macro(Value name, Value transformer, bool whole_form = false) 
 
 // The transformer of define-syntax / let-syntax: (syntax-rules ...) or (er-macro? no)
 static Value eval_transformer(Value spec, Value form, Scope *sc) {
-  if (is_pair(spec) && car(spec) == intern("syntax-rules")) return make_syntax_rules(spec, form);
+  if (is_pair(spec) && unaliased(car(spec)) == intern("syntax-rules")) return make_syntax_rules(spec, form);
   // Any other expression must evaluate to a procedure taking the whole form.
   Node *n = analyze(spec, sc, false);
   Value f = n->eval(nullptr);
@@ -393,7 +397,7 @@ static Node *analyze_cond_clauses(Value clauses, Scope *sc, bool tail, Value for
   if (!is_pair(clauses) || !is_pair(car(clauses))) bad_syntax(form, "cond");
   Value clause = car(clauses);
   Value test = car(clause), body = cdr(clause);
-  if (test == intern("else") && lookup(test, sc).kind == Lookup::GLOBAL) {
+  if (unaliased(test) == intern("else") && lookup(test, sc).kind == Lookup::GLOBAL) {
     if (cdr(clauses) != NIL) syntax_error(form, "cond: else clause must be last");
     return analyze_seq(body, sc, tail, form);
   }
@@ -404,7 +408,7 @@ static Node *analyze_cond_clauses(Value clauses, Scope *sc, bool tail, Value for
     items[1] = analyze_cond_clauses(cdr(clauses), sc, tail, form, fallthrough);
     return new Or(items, 2);
   }
-  if (is_pair(body) && car(body) == intern("=>")) {
+  if (is_pair(body) && unaliased(car(body)) == intern("=>")) {
     if (!is_pair(cdr(body))) bad_syntax(form, "cond");
     // (let ((t test)) (if t (f t) rest)) — built as nodes with a fresh one-slot scope.
     Scope *ls = new Scope();
@@ -438,10 +442,10 @@ static Node *analyze_case(Value form, Scope *sc, bool tail) {
     Value clause = car(p);
     if (!is_pair(clause)) bad_syntax(form, "case");
     Value data = car(clause);
-    if (data == intern("else")) data = TRUE_V;
+    if (unaliased(data) == intern("else")) data = TRUE_V;
     else if (list_len(data) < 0) bad_syntax(form, "case");
     Value body = cdr(clause);
-    bool arrow = is_pair(body) && car(body) == intern("=>");
+    bool arrow = is_pair(body) && unaliased(car(body)) == intern("=>");
     clauses[i].data = data;
     clauses[i].arrow = arrow;
     clauses[i].body = arrow ? analyze(cadr_(body), sc, false) : analyze_seq(body, sc, tail, form);

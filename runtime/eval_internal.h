@@ -17,6 +17,7 @@
 #pragma once
 #include <gc/gc_allocator.h>
 
+#include <functional>
 #include <vector>
 
 #include "error.h"
@@ -79,6 +80,8 @@ void bind_args(Closure *c, Frame *f, int argc, const Value *argv);
 // Syntax-rules: a transformer object (T_OPAQUE) and its expansion.
 Value make_syntax_rules(Value spec, Value form);
 bool is_syntax_rules(Value v);
-Value expand_syntax_rules(Value rules, Value form);
+// `shadowed` (empty for a macro defined in a local scope) tells whether a name
+// is bound locally where the macro is used; see syntax_rules.cpp on hygiene.
+Value expand_syntax_rules(Value rules, Value form, const std::function<bool(Value)> &shadowed);
 
 }  // namespace kiln

@@ -71,6 +71,7 @@ static Symbol *new_symbol(std::string_view name, bool root) {
   s->doc = NOVALUE;
   s->special = 0;
   s->hash = uint32_t(std::hash<std::string_view>()(name));
+  s->alias_of = NOVALUE;
   return s;
 }
 

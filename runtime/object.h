@@ -102,12 +102,20 @@ struct Symbol {
   Value doc;         // documentation string of the global definition, or NOVALUE
   uint32_t special;  // special-form id (eval), 0 for none
   uint32_t hash;
+  // A syntax-rules alias (see syntax_rules.cpp): the top-level symbol this
+  // uninterned one stands for; NOVALUE for every other symbol.
+  Value alias_of;
 };
 inline bool is_symbol(Value v) { return has_type(v, T_SYMBOL); }
 inline Symbol *sym(Value v) { return as<Symbol>(v); }
 Value intern(std::string_view name);
 Value gensym(std::string_view prefix);
 inline std::string_view symbol_name(Value v) { return string_view_of(sym(v)->name); }
+// The symbol an alias stands for; any other value itself.
+inline Value unaliased(Value v) {
+  if (!is_symbol(v) || sym(v)->alias_of == NOVALUE) return v;
+  return sym(v)->alias_of;
+}
 // Calls f(Value sym) for every interned symbol (completion, apropos, did-you-mean).
 void for_each_symbol(const std::function<void(Value)> &f);
 

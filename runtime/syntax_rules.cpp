@@ -1,10 +1,18 @@
 // syntax_rules.cpp — syntax-rules macros: matching, ellipses and renaming.
 //
-// Hygiene is approximate: identifiers that a template introduces in binding
-// positions (lambda parameters, let/let*/letrec/do variables, named-let names)
-// are renamed to fresh uninterned symbols at every expansion, so they cannot
-// capture the user's variables; every other template identifier keeps its
-// name and refers to whatever it names where the macro is used.
+// Hygiene, both directions, approximately:
+// - identifiers that a template introduces in binding positions (lambda
+//   parameters, let/let*/letrec/do variables, named-let names) are renamed to
+//   fresh uninterned symbols at every expansion, so they cannot capture the
+//   user's variables;
+// - a macro defined at top level refers, through every other template
+//   identifier, to the top-level meaning of that name, even where the use site
+//   binds the name locally: such an identifier becomes an ALIAS, an uninterned
+//   symbol whose alias_of is the original, which no local scope contains, so
+//   the analyser resolves it (variable, special form, macro, `else`, `=>`) as
+//   the top-level name. Where the name is not shadowed at the use site the
+//   template keeps the plain symbol, so nothing changes there.
+// Macros defined in a local scope keep use-site meaning for free identifiers.
 #include "eval_internal.h"
 #include "printer.h"
 #include "srcloc.h"
@@ -52,7 +60,8 @@ int length_of(Value l) {
 
 class Expander {
  public:
-  Expander(SyntaxRules *r) : r_(r) {}
+  explicit Expander(SyntaxRules *r, const std::function<bool(Value)> *shadowed = nullptr)
+      : r_(r), shadowed_(shadowed) {}
 
   bool is_ellipsis(Value v) const { return v == r_->ellipsis; }
   bool is_literal(Value v) const {
@@ -170,6 +179,18 @@ class Expander {
     return fresh;
   }
 
+  // The alias of a free template identifier, one per name per expansion.
+  Value alias(Value s) {
+    for (Value p = aliases_; is_pair(p); p = cdr(p))
+      if (car(car(p)) == s) return cdr(car(p));
+    Value a = gensym(std::string(symbol_name(s)) + ".");
+    as<Symbol>(a)->name = as<Symbol>(s)->name;  // prints as the original
+    as<Symbol>(a)->special = as<Symbol>(s)->special;
+    as<Symbol>(a)->alias_of = s;
+    aliases_ = cons(cons(s, a), aliases_);
+    return a;
+  }
+
   Value expand(Value t, Value b, Value binders, bool quoted) {
     if (is_symbol(t)) {
       bool f;
@@ -183,6 +204,7 @@ class Expander {
       if (!quoted)
         for (Value p = binders; is_pair(p); p = cdr(p))
           if (car(p) == t) return rename(t);
+      if (!quoted && quasi_ == 0 && shadowed_ && *shadowed_ && (*shadowed_)(t)) return alias(t);
       return t;
     }
     if (is_pair(t)) {
@@ -190,6 +212,14 @@ class Expander {
       if (is_ellipsis(car(t)) && is_pair(cdr(t))) return expand_escaped(car(cdr(t)), b);
       if (car(t) == intern("quote") && !quoted) {
         return cons(car(t), expand(cdr(t), b, binders, true));
+      }
+      if (car(t) == intern("quasiquote") && !quoted) {
+        // Symbols in quasiquoted data stay the plain symbols (an alias would
+        // print the same but not be eq? to them).
+        quasi_++;
+        Value r = cons(car(t), expand(cdr(t), b, binders, quoted));
+        quasi_--;
+        return r;
       }
       if (is_pair(cdr(t)) && is_ellipsis(car(cdr(t)))) {
         Value sub = car(t);
@@ -262,7 +292,10 @@ class Expander {
 
  private:
   SyntaxRules *r_;
+  const std::function<bool(Value)> *shadowed_;
   Value renames_ = NIL;
+  Value aliases_ = NIL;
+  int quasi_ = 0;
 };
 
 const char *const kBinderForms[] = {"lambda", "let", "let*", "letrec", "letrec*", "do", "named-lambda"};
@@ -341,12 +374,12 @@ Value make_syntax_rules(Value spec, Value form) {
   return from_ptr(r);
 }
 
-Value expand_syntax_rules(Value rules_v, Value form) {
+Value expand_syntax_rules(Value rules_v, Value form, const std::function<bool(Value)> &shadowed) {
   SyntaxRules *r = as<SyntaxRules>(rules_v);
   for (Value p = r->rules; is_pair(p); p = cdr(p)) {
     Value rule = car(p);
     Value pat = car(rule), tmpl = car(cdr(rule)), binders = car(cdr(cdr(rule)));
-    Expander ex(r);
+    Expander ex(r, &shadowed);
     Value b = NIL;
     if (ex.match(cdr(pat), cdr(form), &b)) return ex.expand(tmpl, b, binders, false);
   }
