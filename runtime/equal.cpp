@@ -1,12 +1,15 @@
 #include "equal.h"
 
 #include <cstring>
+#include <unordered_map>
+#include <utility>
 
 #include "object.h"
 
 namespace kiln {
 
-bool eqv(Value a, Value b) {
+// Inlined into the equal? loops (a call per element costs them ~15%).
+static inline __attribute__((always_inline)) bool eqv_inline(Value a, Value b) {
   if (a == b) return true;
   // Doubles are immediate and NaNs are canonical, so equal bits were caught
   // above; what remains equal by value is a pair of integers (a boxed T_INT64
@@ -16,23 +19,72 @@ bool eqv(Value a, Value b) {
   return false;
 }
 
-static bool equal_vectors(Value a, Value b);
+bool eqv(Value a, Value b) { return eqv_inline(a, b); }
 
-bool equal(Value a, Value b) {
-  // Walk the cdr chain iteratively; only cars (and vector elements) recurse.
+// equal? must terminate on cyclic data (R7RS), comparing the infinite trees
+// the values unfold to: #0=(1 . #0#) and #1=(1 1 . #1#) are equal.
+//
+// The first attempt, equal_fast, is the plain recursive comparison (iterating
+// along cdr chains, recursing on cars and elements) with two cheap checks. Two
+// cdr chains that loop together come back to a pair (a, b) it has compared
+// before; Brent's algorithm notices, and as one whole turn of the loop
+// compared equal by then, the chains are equal. Any other cycle makes the
+// comparison nest ever deeper, so past kMaxFastDepth it gives up, and
+// equal_cyclic starts again: the same comparison, but it first records each
+// pair of containers it compares as equivalent (union-find) and takes pairs
+// already equivalent as equal, so it meets each object a bounded number of
+// times (Adams and Dybvig, "Efficient nondestructive equality checking for
+// trees and graphs", as in Chez Scheme). Deeply nested acyclic data also ends
+// up there, and recurses on nesting exactly as the first attempt would.
+constexpr int kMaxFastDepth = 1000;
+constexpr int kGiveUp = -1;
+
+static int equal_fast(Value a, Value b, int depth);
+
+// equal_fast for a car or an element, without a call for equal immediates.
+static inline int equal_fast_part(Value a, Value b, int depth) {
+  if (eqv_inline(a, b)) return true;
+  if (!is_ptr(a) || !is_ptr(b)) return false;
+  return equal_fast(a, b, depth);
+}
+
+static int equal_vectors_fast(Value a, Value b, int depth) {
+  Vector *va = as<Vector>(a), *vb = as<Vector>(b);
+  if (va->len != vb->len) return false;
+  for (int64_t i = 0; i < va->len; i++) {
+    int r = equal_fast_part(va->items[i], vb->items[i], depth);
+    if (r != 1) return r;
+  }
+  return true;
+}
+
+// 1 equal, 0 not equal, kGiveUp when nesting passed kMaxFastDepth.
+static int equal_fast(Value a, Value b, int depth) {
+  if (++depth > kMaxFastDepth) return kGiveUp;
+  Value mark_a = NOVALUE, mark_b = NOVALUE;  // Brent: a pair of chains that loop together
+  int64_t steps = 0, power = 1;              // comes back to the last mark
   for (;;) {
-    if (eqv(a, b)) return true;
+    if (eqv_inline(a, b)) return true;
     if (!is_ptr(a) || !is_ptr(b)) return false;
     uint8_t ta = type_of_ptr(a);
     if (ta != type_of_ptr(b)) return false;
     switch (ta) {
-    case T_PAIR:
-      if (!equal(car(a), car(b))) return false;
+    case T_PAIR: {
+      if (a == mark_a && b == mark_b) return true;  // every car around the loop compared equal
+      if (++steps == power) {
+        mark_a = a;
+        mark_b = b;
+        steps = 0;
+        power *= 2;
+      }
+      int r = equal_fast_part(car(a), car(b), depth);
+      if (r != 1) return r;
       a = cdr(a);
       b = cdr(b);
       continue;
+    }
     case T_STRING: return string_view_of(a) == string_view_of(b);
-    case T_VECTOR: return equal_vectors(a, b);
+    case T_VECTOR: return equal_vectors_fast(a, b, depth);
     default: {
       auto hook = g_type_hooks[ta].equal;
       return hook ? hook(a, b) : false;
@@ -41,12 +93,72 @@ bool equal(Value a, Value b) {
   }
 }
 
-static bool equal_vectors(Value a, Value b) {
-  Vector *va = as<Vector>(a), *vb = as<Vector>(b);
-  if (va->len != vb->len) return false;
-  for (int64_t i = 0; i < va->len; i++)
-    if (!equal(va->items[i], vb->items[i])) return false;
-  return true;
+// Union-find over container addresses (path halving, union by size). It holds
+// Values in malloc memory: safe because equal? never allocates GC memory (so
+// no collection runs during it) and a and b keep every object in it reachable.
+class Equivalences {
+ public:
+  // Makes a and b equivalent; false when they already were.
+  bool unite(Value a, Value b) {
+    Node *ra = find(a.bits), *rb = find(b.bits);
+    if (ra == rb) return false;
+    if (ra->size < rb->size) std::swap(ra, rb);
+    rb->parent = ra->self;
+    ra->size += rb->size;
+    return true;
+  }
+
+ private:
+  struct Node {
+    uint64_t self, parent, size;
+  };
+  Node *find(uint64_t x) {
+    Node *n = &nodes_.try_emplace(x, Node{x, x, 1}).first->second;
+    while (n->parent != n->self) {
+      Node *up = &nodes_.find(n->parent)->second;
+      n->parent = up->parent;  // path halving
+      n = &nodes_.find(up->parent)->second;
+    }
+    return n;
+  }
+  std::unordered_map<uint64_t, Node> nodes_;  // node pointers stay valid as it grows
+};
+
+static bool equal_cyclic(Value a, Value b, Equivalences &eqs) {
+  for (;;) {
+    if (eqv_inline(a, b)) return true;
+    if (!is_ptr(a) || !is_ptr(b)) return false;
+    uint8_t ta = type_of_ptr(a);
+    if (ta != type_of_ptr(b)) return false;
+    switch (ta) {
+    case T_PAIR:
+      if (!eqs.unite(a, b)) return true;  // compared already, or being compared
+      if (!equal_cyclic(car(a), car(b), eqs)) return false;
+      a = cdr(a);
+      b = cdr(b);
+      continue;
+    case T_STRING: return string_view_of(a) == string_view_of(b);
+    case T_VECTOR: {
+      Vector *va = as<Vector>(a), *vb = as<Vector>(b);
+      if (va->len != vb->len) return false;
+      if (!eqs.unite(a, b)) return true;
+      for (int64_t i = 0; i < va->len; i++)
+        if (!equal_cyclic(va->items[i], vb->items[i], eqs)) return false;
+      return true;
+    }
+    default: {
+      auto hook = g_type_hooks[ta].equal;
+      return hook ? hook(a, b) : false;
+    }
+    }
+  }
+}
+
+bool equal(Value a, Value b) {
+  int r = equal_fast(a, b, 0);
+  if (r != kGiveUp) return r == 1;
+  Equivalences eqs;
+  return equal_cyclic(a, b, eqs);
 }
 
 // A 64-bit finaliser (splitmix64): spreads nearby words over the whole range,

@@ -23,13 +23,17 @@ bool eqv(Value a, Value b);
 // equal?: eqv?, plus strings by bytes, pairs and vectors element by element
 // (iterating along cdrs, so long lists do not recurse in C++), and any other
 // heap type through g_type_hooks[type].equal when its owner registered one
-// (tensors: shape and bits). Cyclic structures are not detected.
+// (tensors: shape and bits). Terminates on cyclic structures, which are equal
+// when they unfold to the same infinite tree (R7RS): #0=(1 . #0#) equals
+// #1=(1 1 . #1#).
 bool equal(Value a, Value b);
 
 uint64_t eq_hash(Value v);
 uint64_t eqv_hash(Value v);
-// Looks at a bounded prefix of large lists and vectors, so hashing is O(1) for
-// them apart from strings, whose bytes are all hashed.
+// Looks at a bounded prefix (64 nodes) of lists and vectors, so hashing is O(1)
+// for them apart from strings, whose bytes are all hashed, and terminates on
+// cyclic ones. The prefix is of the unfolded tree, so values equal? as cyclic
+// structures hash alike too.
 uint64_t equal_hash(Value v);
 
 }  // namespace kiln
