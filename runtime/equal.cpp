@@ -29,7 +29,7 @@ bool eqv(Value a, Value b) { return eqv_inline(a, b); }
 // cdr chains that loop together come back to a pair (a, b) it has compared
 // before; Brent's algorithm notices, and as one whole turn of the loop
 // compared equal by then, the chains are equal. Any other cycle makes the
-// comparison nest ever deeper, so past kMaxFastDepth it gives up, and
+// comparison nest ever deeper, so past kMaxFastDepth (or a budget) it gives up, and
 // equal_cyclic starts again: the same comparison, but it first records each
 // pair of containers it compares as equivalent (union-find) and takes pairs
 // already equivalent as equal, so it meets each object a bounded number of
@@ -37,30 +37,36 @@ bool eqv(Value a, Value b) { return eqv_inline(a, b); }
 // trees and graphs", as in Chez Scheme). Deeply nested acyclic data also ends
 // up there, and recurses on nesting exactly as the first attempt would.
 constexpr int kMaxFastDepth = 1000;
+// Calls (containers met as cars or elements; cdr steps are free) before the
+// first attempt gives up too: sharing can make it exponential, as in
+// (let loop ((k 60) (x '(a))) (if (= k 0) x (loop (- k 1) (list x x)))),
+// which equal_cyclic compares in linear time.
+constexpr int64_t kFastBudget = 1 << 20;
 constexpr int kGiveUp = -1;
 
-static int equal_fast(Value a, Value b, int depth);
+static int equal_fast(Value a, Value b, int depth, int64_t &budget);
 
 // equal_fast for a car or an element, without a call for equal immediates.
-static inline int equal_fast_part(Value a, Value b, int depth) {
+static inline int equal_fast_part(Value a, Value b, int depth, int64_t &budget) {
   if (eqv_inline(a, b)) return true;
   if (!is_ptr(a) || !is_ptr(b)) return false;
-  return equal_fast(a, b, depth);
+  return equal_fast(a, b, depth, budget);
 }
 
-static int equal_vectors_fast(Value a, Value b, int depth) {
+static int equal_vectors_fast(Value a, Value b, int depth, int64_t &budget) {
   Vector *va = as<Vector>(a), *vb = as<Vector>(b);
   if (va->len != vb->len) return false;
   for (int64_t i = 0; i < va->len; i++) {
-    int r = equal_fast_part(va->items[i], vb->items[i], depth);
+    int r = equal_fast_part(va->items[i], vb->items[i], depth, budget);
     if (r != 1) return r;
   }
   return true;
 }
 
-// 1 equal, 0 not equal, kGiveUp when nesting passed kMaxFastDepth.
-static int equal_fast(Value a, Value b, int depth) {
-  if (++depth > kMaxFastDepth) return kGiveUp;
+// 1 equal, 0 not equal, kGiveUp when nesting passed kMaxFastDepth or the
+// calls passed the budget.
+static int equal_fast(Value a, Value b, int depth, int64_t &budget) {
+  if (++depth > kMaxFastDepth || --budget < 0) return kGiveUp;
   Value mark_a = NOVALUE, mark_b = NOVALUE;  // Brent: a pair of chains that loop together
   int64_t steps = 0, power = 1;              // comes back to the last mark
   for (;;) {
@@ -77,14 +83,14 @@ static int equal_fast(Value a, Value b, int depth) {
         steps = 0;
         power *= 2;
       }
-      int r = equal_fast_part(car(a), car(b), depth);
+      int r = equal_fast_part(car(a), car(b), depth, budget);
       if (r != 1) return r;
       a = cdr(a);
       b = cdr(b);
       continue;
     }
     case T_STRING: return string_view_of(a) == string_view_of(b);
-    case T_VECTOR: return equal_vectors_fast(a, b, depth);
+    case T_VECTOR: return equal_vectors_fast(a, b, depth, budget);
     default: {
       auto hook = g_type_hooks[ta].equal;
       return hook ? hook(a, b) : false;
@@ -155,7 +161,8 @@ static bool equal_cyclic(Value a, Value b, Equivalences &eqs) {
 }
 
 bool equal(Value a, Value b) {
-  int r = equal_fast(a, b, 0);
+  int64_t budget = kFastBudget;
+  int r = equal_fast(a, b, 0, budget);
   if (r != kGiveUp) return r == 1;
   Equivalences eqs;
   return equal_cyclic(a, b, eqs);
