@@ -108,3 +108,123 @@ TEST_CASE("equal? defers to a type's registered hook", "[equal]") {
   CHECK(equal_hash(a) == equal_hash(b));
   g_type_hooks[kTestType].equal = nullptr;
 }
+
+static Value last_pair(Value l) {
+  while (is_pair(cdr(l))) l = cdr(l);
+  return l;
+}
+// The list of xs whose last cdr points back to its first pair.
+static Value circular(std::initializer_list<int64_t> xs) {
+  Value l = nums(xs);
+  as<Pair>(last_pair(l))->cdr = l;
+  return l;
+}
+
+TEST_CASE("equal? terminates on circular lists and compares what they unfold to", "[equal][cycles]") {
+  gc_init();
+  Value l = circular({1, 2, 3});
+  CHECK(equal(l, l));
+  CHECK(equal(l, circular({1, 2, 3})));
+  CHECK_FALSE(equal(l, circular({1, 2, 4})));
+  CHECK(equal(circular({1}), circular({1, 1})));
+  CHECK(equal(circular({1, 2}), circular({1, 2, 1, 2, 1, 2})));
+  CHECK_FALSE(equal(circular({1, 2}), circular({2, 1})));
+  CHECK(equal(circular({1, 2}), cons(make_int(1), circular({2, 1}))));
+  CHECK_FALSE(equal(circular({1, 2}), nums({1, 2, 1, 2})));
+  CHECK_FALSE(equal(nums({1, 2, 1, 2}), circular({1, 2})));
+  // The loop entered at different points of the same cycle.
+  Value x = nums({0, 1, 2, 3});
+  as<Pair>(last_pair(x))->cdr = cdr(x);
+  Value y = nums({0, 1, 2, 3, 1});
+  as<Pair>(last_pair(y))->cdr = cdr(cdr(y));
+  CHECK(equal(x, y));
+}
+
+TEST_CASE("equal? terminates on cycles through cars and vectors", "[equal][cycles]") {
+  gc_init();
+  Value c1 = nums({0, 2}), c2 = nums({0, 2}), c3 = list2(nums({0, 2}), make_int(2)), c4 = nums({0, 3});
+  as<Pair>(c1)->car = c1;
+  as<Pair>(c2)->car = c2;
+  as<Pair>(car(c3))->car = c3;
+  as<Pair>(c4)->car = c4;
+  CHECK(equal(c1, c2));
+  CHECK(equal(c1, c3));  // both unfold to T = (T 2)
+  CHECK_FALSE(equal(c1, c4));
+  auto self_vector = [](int64_t n) {
+    Value v = make_vector(2, make_int(n));
+    as<Vector>(v)->items[0] = v;
+    return v;
+  };
+  CHECK(equal(self_vector(1), self_vector(1)));
+  CHECK_FALSE(equal(self_vector(1), self_vector(2)));
+  // A self-referencing vector nested in a list, deeper than the fast path's cap.
+  Value a = self_vector(5), b = self_vector(5);
+  for (int i = 0; i < 2000; i++) {
+    a = list2(a, make_int(i));
+    b = list2(b, make_int(i));
+  }
+  CHECK(equal(a, b));
+}
+
+TEST_CASE("equal? on large and deep acyclic data keeps its results", "[equal][cycles]") {
+  gc_init();
+  // A million small lists: beyond the first attempt's budget.
+  Value a = NIL, b = NIL;
+  for (int i = 0; i < 1000000; i++) {
+    a = cons(nums({i, 1}), a);
+    b = cons(nums({i, 1}), b);
+  }
+  CHECK(equal(a, b));
+  as<Pair>(car(last_pair(b)))->car = make_int(-1);
+  CHECK_FALSE(equal(a, b));
+  // Nesting well past the first attempt's depth cap.
+  Value d1 = intern("x"), d2 = intern("x");
+  for (int i = 0; i < 20000; i++) {
+    d1 = list2(d1, make_int(i));
+    d2 = list2(d2, make_int(i));
+  }
+  CHECK(equal(d1, d2));
+  CHECK_FALSE(equal(d1, list2(d2, make_int(0))));
+  // Sharing that would make a tree walk exponential: 2^60 paths.
+  Value s1 = nums({1}), s2 = nums({1});
+  for (int i = 0; i < 60; i++) {
+    s1 = list2(s1, s1);
+    s2 = list2(s2, s2);
+  }
+  CHECK(equal(s1, s2));
+  as<Pair>(car(car(s2)))->cdr = NIL;  // one shared sublist now differs
+  CHECK_FALSE(equal(s1, s2));
+}
+
+TEST_CASE("equal? and equal_hash on million-element circular lists", "[equal][cycles]") {
+  gc_init();
+  // (0 1 2 0 1 2 ...): 999999 elements looping back, and 3 elements looping back.
+  auto cycle_of = [](int n) {
+    Value l = NIL;
+    for (int i = n - 1; i >= 0; i--) l = cons(make_int(i % 3), l);
+    as<Pair>(last_pair(l))->cdr = l;
+    return l;
+  };
+  Value c = cycle_of(999999), d = cycle_of(3);
+  CHECK(equal(c, c));
+  CHECK(equal(c, d));
+  CHECK(equal(d, c));
+  CHECK(equal(c, cycle_of(999999)));
+  CHECK(equal_hash(c) == equal_hash(d));
+  CHECK_FALSE(equal(c, cycle_of(1000000)));  // 1000000 is not a multiple of 3
+  CHECK_FALSE(equal(c, cons(make_int(0), NIL)));
+}
+
+TEST_CASE("equal_hash terminates on cycles and agrees with equal? on them", "[equal][cycles]") {
+  gc_init();
+  CHECK(equal_hash(circular({1, 2})) == equal_hash(circular({1, 2, 1, 2})));
+  CHECK(equal_hash(circular({1, 2})) == equal_hash(cons(make_int(1), circular({2, 1}))));
+  Value c1 = nums({0, 2}), c3 = list2(nums({0, 2}), make_int(2));
+  as<Pair>(c1)->car = c1;
+  as<Pair>(car(c3))->car = c3;
+  REQUIRE(equal(c1, c3));
+  CHECK(equal_hash(c1) == equal_hash(c3));
+  Value v = make_vector(2, make_int(1));
+  as<Vector>(v)->items[1] = v;
+  (void)equal_hash(v);  // terminates
+}

@@ -141,3 +141,122 @@ TEST_CASE("printer: procedures, builtins, macros, records", "[printer]") {
                                "(make-ptpoint 1 \"two\")")) == "#<ptpoint 1 \"two\">");
   CHECK(display_string(eval_text("(make-ptpoint 1 \"two\")")) == "#<ptpoint 1 two>");
 }
+
+namespace {
+Value ints(std::initializer_list<int64_t> xs) {
+  Value r = NIL;
+  for (auto it = std::rbegin(xs); it != std::rend(xs); ++it) r = cons(make_int(*it), r);
+  return r;
+}
+Value last_pair(Value l) {
+  while (is_pair(cdr(l))) l = cdr(l);
+  return l;
+}
+// The list of xs whose last cdr points back to its first pair.
+Value circular(std::initializer_list<int64_t> xs) {
+  Value l = ints(xs);
+  as<Pair>(last_pair(l))->cdr = l;
+  return l;
+}
+}  // namespace
+
+TEST_CASE("printer: cycles get datum labels, in write and display", "[printer][cycles]") {
+  Value l = circular({1, 2, 3});
+  CHECK(write_string(l) == "#0=(1 2 3 . #0#)");
+  CHECK(display_string(l) == "#0=(1 2 3 . #0#)");
+  CHECK(write_string(circular({7})) == "#0=(7 . #0#)");
+  // The cdr comes back into the middle: the label goes on the pair it reaches.
+  Value m = ints({1, 2, 3, 4});
+  as<Pair>(last_pair(m))->cdr = cdr(m);
+  CHECK(write_string(m) == "(1 . #0=(2 3 4 . #0#))");
+  // Through a car.
+  Value c = ints({1, 2});
+  as<Pair>(c)->car = c;
+  CHECK(write_string(c) == "#0=(#0# 2)");
+  // Vectors, with write and display forms of what they hold.
+  Value v = make_vector(3, make_string("s"));
+  as<Vector>(v)->items[1] = v;
+  as<Vector>(v)->items[2] = make_char('c');
+  CHECK(write_string(v) == "#0=#(\"s\" #0# #\\c)");
+  CHECK(display_string(v) == "#0=#(s #0# c)");
+  // Labels count from 0 in the order they are first printed; a second
+  // reference to a labelled object is only its label.
+  Value a = circular({1}), b = circular({2, 3});
+  Value both = cons(b, cons(a, cons(b, cons(a, NIL))));
+  CHECK(write_string(both) == "(#0=(2 3 . #0#) #1=(1 . #1#) #0# #1#)");
+  // Every pair of a chain holding itself: labels opened along the chain.
+  Value chain = ints({1, 2, 3, 4});
+  as<Pair>(cdr(chain))->car = cdr(chain);
+  as<Pair>(cdr(cdr(chain)))->car = cdr(cdr(chain));
+  CHECK(write_string(chain) == "(1 . #0=(#0# . #1=(#1# 4)))");
+}
+
+TEST_CASE("printer: records, error objects and appended output with cycles", "[printer][cycles]") {
+  CHECK(write_string(eval_text("(define-record-type ptnode (make-ptnode v next) ptnode? (v ptnode-v)"
+                               "  (next ptnode-next set-ptnode-next!))"
+                               "(define ptn (make-ptnode 1 #f)) (set-ptnode-next! ptn ptn) ptn")) ==
+        "#0=#<ptnode 1 #0#>");
+  Value l = circular({1, 2});
+  Value e = make_error_obj(make_string("bad"), cons(l, cons(make_int(5), NIL)), intern("error"));
+  CHECK(write_string(e) == "#<error \"bad\" #0=(1 2 . #0#) 5>");
+  // A circular irritant list (set-cdr! on error-object-irritants) prints once.
+  Value irritants = ints({1, 2, 3});
+  as<Pair>(last_pair(irritants))->cdr = cdr(irritants);
+  CHECK(write_string(make_error_obj(make_string("m"), irritants, intern("error"))) ==
+        "#<error \"m\" 1 2 3 ...>");
+  // print_value appends: what was in the string before stays.
+  std::string out = "before ";
+  print_value(out, l, true);
+  CHECK(out == "before #0=(1 2 . #0#)");
+}
+
+TEST_CASE("printer: shared but acyclic structure prints in full, without labels", "[printer][cycles]") {
+  Value shared = ints({1, 2});
+  Value v = make_vector(1, shared);
+  CHECK(write_string(cons(shared, cons(shared, cons(v, NIL)))) == "((1 2) (1 2) #((1 2)))");
+  Value x = cons(intern("leaf"), NIL);
+  for (int i = 0; i < 3; i++) x = cons(x, cons(x, NIL));
+  CHECK(write_string(x) == "((((leaf) (leaf)) ((leaf) (leaf))) (((leaf) (leaf)) ((leaf) (leaf))))");
+  // Nesting deeper than the first attempt's cap (1000) with no cycle.
+  Value deep = intern("x");
+  std::string expected = "x";
+  for (int i = 0; i < 3000; i++) {
+    deep = cons(deep, NIL);
+    expected = "(" + expected + ")";
+  }
+  CHECK(write_string(deep) == expected);
+  // and a cycle through cars below that depth
+  Value inner = cons(NIL, NIL);
+  Value top = inner;
+  for (int i = 0; i < 3000; i++) top = cons(top, NIL);
+  as<Pair>(inner)->car = top;
+  std::string s = write_string(top);
+  CHECK(s.rfind("#0=(", 0) == 0);
+  CHECK(s.size() == 3 + 3001 * 2 + 3);  // #0=, 3001 pairs around one #0#
+}
+
+TEST_CASE("printer: a million-element list, plain and circular, prints without deep recursion",
+          "[printer][cycles]") {
+  Value l = NIL;
+  for (int i = 999999; i >= 0; i--) l = cons(make_int(i % 10), l);
+  std::string plain = write_string(l);
+  CHECK(plain.size() == 2 * 1000000 + 1);
+  CHECK(plain.substr(0, 8) == "(0 1 2 3");
+  CHECK(plain.substr(plain.size() - 5) == " 8 9)");
+  as<Pair>(last_pair(l))->cdr = l;
+  std::string circ = write_string(l);
+  CHECK(circ.substr(0, 8) == "#0=(0 1 ");
+  CHECK(circ.substr(circ.size() - 11) == " 8 9 . #0#)");
+  CHECK(circ.size() == plain.size() + 3 + 6);
+  // A million pairs each holding itself: a million labels along one chain.
+  Value chain = NIL;
+  for (int i = 0; i < 1000000; i++) {
+    chain = cons(NIL, chain);
+    as<Pair>(chain)->car = chain;
+  }
+  std::string labels = write_string(chain);
+  CHECK(labels.substr(0, 16) == "#0=(#0# . #1=(#1");
+  // ... . #999999=(#999999#)))...: every label's list closes at the end
+  REQUIRE(labels.size() > 1000008);
+  CHECK(labels.substr(labels.size() - 1000008) == "#999999#" + std::string(1000000, ')'));
+}
