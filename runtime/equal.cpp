@@ -3,6 +3,7 @@
 #include <cstring>
 #include <unordered_map>
 #include <utility>
+#include <vector>
 
 #include "object.h"
 
@@ -35,7 +36,7 @@ bool eqv(Value a, Value b) { return eqv_inline(a, b); }
 // already equivalent as equal, so it meets each object a bounded number of
 // times (Adams and Dybvig, "Efficient nondestructive equality checking for
 // trees and graphs", as in Chez Scheme). Deeply nested acyclic data also ends
-// up there, and recurses on nesting exactly as the first attempt would.
+// up there, in the same order as the first attempt would compare it.
 constexpr int kMaxFastDepth = 1000;
 // Calls (containers met as cars or elements; cdr steps are free) before the
 // first attempt gives up too: sharing can make it exponential, as in
@@ -45,6 +46,23 @@ constexpr int64_t kFastBudget = 1 << 20;
 constexpr int kGiveUp = -1;
 
 static int equal_fast(Value a, Value b, int depth, int64_t &budget);
+
+// What both walkers do for values they do not descend into: 1 or 0, or
+// kContainer when a and b are both pairs or both vectors (their type in *type).
+constexpr int kContainer = 2;
+static inline __attribute__((always_inline)) int compare_leaves(Value a, Value b, uint8_t *type) {
+  if (eqv_inline(a, b)) return true;
+  if (!is_ptr(a) || !is_ptr(b)) return false;
+  uint8_t ta = type_of_ptr(a);
+  if (ta != type_of_ptr(b)) return false;
+  if (ta == T_PAIR || ta == T_VECTOR) {
+    *type = ta;
+    return kContainer;
+  }
+  if (ta == T_STRING) return string_view_of(a) == string_view_of(b);
+  auto hook = g_type_hooks[ta].equal;
+  return hook ? hook(a, b) : false;
+}
 
 // equal_fast for a car or an element, without a call for equal immediates.
 static inline int equal_fast_part(Value a, Value b, int depth, int64_t &budget) {
@@ -70,37 +88,26 @@ static int equal_fast(Value a, Value b, int depth, int64_t &budget) {
   Value mark_a = NOVALUE, mark_b = NOVALUE;  // Brent: a pair of chains that loop together
   int64_t steps = 0, power = 1;              // comes back to the last mark
   for (;;) {
-    if (eqv_inline(a, b)) return true;
-    if (!is_ptr(a) || !is_ptr(b)) return false;
-    uint8_t ta = type_of_ptr(a);
-    if (ta != type_of_ptr(b)) return false;
-    switch (ta) {
-    case T_PAIR: {
-      if (a == mark_a && b == mark_b) return true;  // every car around the loop compared equal
-      if (++steps == power) {
-        mark_a = a;
-        mark_b = b;
-        steps = 0;
-        power *= 2;
-      }
-      int r = equal_fast_part(car(a), car(b), depth, budget);
-      if (r != 1) return r;
-      a = cdr(a);
-      b = cdr(b);
-      continue;
+    uint8_t ta;
+    int leaf = compare_leaves(a, b, &ta);
+    if (leaf != kContainer) return leaf;
+    if (ta == T_VECTOR) return equal_vectors_fast(a, b, depth, budget);
+    if (a == mark_a && b == mark_b) return true;  // every car around the loop compared equal
+    if (++steps == power) {
+      mark_a = a;
+      mark_b = b;
+      steps = 0;
+      power *= 2;
     }
-    case T_STRING: return string_view_of(a) == string_view_of(b);
-    case T_VECTOR: return equal_vectors_fast(a, b, depth, budget);
-    default: {
-      auto hook = g_type_hooks[ta].equal;
-      return hook ? hook(a, b) : false;
-    }
-    }
+    int r = equal_fast_part(car(a), car(b), depth, budget);
+    if (r != 1) return r;
+    a = cdr(a);
+    b = cdr(b);
   }
 }
 
-// Union-find over container addresses (path halving, union by size). It holds
-// Values in malloc memory: safe because equal? never allocates GC memory (so
+// Union-find over container addresses (path halving, union by size). It and
+// equal_cyclic's work list hold Values in malloc memory: safe because equal? never allocates GC memory (so
 // no collection runs during it) and a and b keep every object in it reachable.
 class Equivalences {
  public:
@@ -130,42 +137,40 @@ class Equivalences {
   std::unordered_map<uint64_t, Node> nodes_;  // node pointers stay valid as it grows
 };
 
-static bool equal_cyclic(Value a, Value b, Equivalences &eqs) {
-  for (;;) {
-    if (eqv_inline(a, b)) return true;
-    if (!is_ptr(a) || !is_ptr(b)) return false;
-    uint8_t ta = type_of_ptr(a);
-    if (ta != type_of_ptr(b)) return false;
-    switch (ta) {
-    case T_PAIR:
-      if (!eqs.unite(a, b)) return true;  // compared already, or being compared
-      if (!equal_cyclic(car(a), car(b), eqs)) return false;
-      a = cdr(a);
-      b = cdr(b);
-      continue;
-    case T_STRING: return string_view_of(a) == string_view_of(b);
-    case T_VECTOR: {
-      Vector *va = as<Vector>(a), *vb = as<Vector>(b);
-      if (va->len != vb->len) return false;
-      if (!eqs.unite(a, b)) return true;
-      for (int64_t i = 0; i < va->len; i++)
-        if (!equal_cyclic(va->items[i], vb->items[i], eqs)) return false;
-      return true;
-    }
-    default: {
-      auto hook = g_type_hooks[ta].equal;
-      return hook ? hook(a, b) : false;
-    }
+// Iterative, so nesting is bounded by memory rather than by the C stack:
+// car before cdr, elements in order, as equal_fast compares them.
+static bool equal_cyclic(Value a, Value b) {
+  Equivalences eqs;
+  std::vector<std::pair<Value, Value>> owed{{a, b}};  // comparisons still to make
+  while (!owed.empty()) {
+    auto [x, y] = owed.back();
+    owed.pop_back();
+    for (;;) {
+      uint8_t t;
+      int leaf = compare_leaves(x, y, &t);
+      if (leaf == 0) return false;
+      if (leaf == 1) break;
+      if (t == T_VECTOR) {
+        Vector *vx = as<Vector>(x), *vy = as<Vector>(y);
+        if (vx->len != vy->len) return false;
+        if (!eqs.unite(x, y)) break;
+        for (int64_t i = vx->len; i-- > 0;) owed.emplace_back(vx->items[i], vy->items[i]);
+        break;
+      }
+      if (!eqs.unite(x, y)) break;  // compared already, or being compared
+      owed.emplace_back(cdr(x), cdr(y));
+      x = car(x);
+      y = car(y);
     }
   }
+  return true;
 }
 
 bool equal(Value a, Value b) {
   int64_t budget = kFastBudget;
   int r = equal_fast(a, b, 0, budget);
   if (r != kGiveUp) return r == 1;
-  Equivalences eqs;
-  return equal_cyclic(a, b, eqs);
+  return equal_cyclic(a, b);
 }
 
 // A 64-bit finaliser (splitmix64): spreads nearby words over the whole range,

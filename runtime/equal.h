@@ -21,7 +21,7 @@ inline bool eq(Value a, Value b) { return a == b; }
 bool eqv(Value a, Value b);
 
 // equal?: eqv?, plus strings by bytes, pairs and vectors element by element
-// (iterating along cdrs, so long lists do not recurse in C++), and any other
+// (deep nesting and long lists take memory, not C stack), and any other
 // heap type through g_type_hooks[type].equal when its owner registered one
 // (tensors: shape and bits). Terminates on cyclic structures, which are equal
 // when they unfold to the same infinite tree (R7RS): #0=(1 . #0#) equals
