@@ -4,6 +4,7 @@
 
 #include <cctype>
 #include <cstdlib>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -175,8 +176,8 @@ static int64_t chain_length(Value p, bool &circular) {
 }
 
 // Nesting (through cars, elements and fields) beyond which the first attempt
-// stops and lets find_cycles decide. The printer recurses on nesting, as it
-// always has; this bounds how deep a cycle through cars takes it.
+// stops and lets find_cycles decide; this bounds how deep a cycle through
+// cars takes it before the printer looks for labels.
 constexpr int kMaxCheckedDepth = 1000;
 
 // Thrown inside print_value only, when the first attempt may have met a cycle.
@@ -360,38 +361,117 @@ static bool print_label(std::string &out, Labels *labels, Value v) {
   return false;
 }
 
-// At each container: in the first attempt, counts its depth; in the second,
-// prints its label. True when it is a label reference, nothing more to print.
-static bool enter_container(std::string &out, Labels *labels, Value v, int &depth) {
-  if (labels) return print_label(out, labels, v);
-  if (++depth > kMaxCheckedDepth) throw MaybeCyclic{};
+// A container whose elements are being printed. `write` is how they print
+// (an error's message and irritants are always written).
+struct OpenContainer {
+  enum Kind : uint8_t { kList, kItems, kIrritants } kind;
+  bool write;
+  bool space_first = false;      // kItems: a space before the first item too
+  const char *close = ")";       // kItems, kIrritants: printed after the last
+  Value rest = NIL;              // kList, kIrritants: the chain still to print
+  Value mark = NIL;              // kList: Brent's mark along the chain
+  int64_t steps = 0, power = 1;  // kList
+  size_t closes = 1;             // kList: parens opened along the chain
+  const Value *items = nullptr;  // kItems
+  int64_t next = 0, n = 0;       // kItems: next index, count; kIrritants: count left
+};
+
+// Prints the separator before an open container's next element and returns
+// true with the element in *v, or prints its end and returns false.
+// `labels` is null in the first attempt, which throws MaybeCyclic at a loop
+// along a cdr chain.
+static bool next_element(std::string &out, OpenContainer &c, Labels *labels, Value *v) {
+  switch (c.kind) {
+  case OpenContainer::kList: {
+    Value p = c.rest;
+    if (is_pair(p)) {
+      if (!labels) {
+        if (p == c.mark) throw MaybeCyclic{};
+        if (++c.steps == c.power) {
+          c.mark = p;
+          c.steps = 0;
+          c.power *= 2;
+        }
+        out += ' ';
+      } else if (labels->ids.count(p.bits)) {
+        // A cycle target inside the chain, `(1 . #0=(2 3 . #0#))`: opened
+        // here, closed at the end, so the chain stays one container.
+        out += " . ";
+        if (print_label(out, labels, p)) {
+          out.append(c.closes, ')');
+          return false;
+        }
+        out += '(';
+        c.closes++;
+      } else {
+        out += ' ';
+      }
+      *v = car(p);
+      c.rest = cdr(p);
+      return true;
+    }
+    if (p != NIL) {
+      out += " . ";
+      *v = p;
+      c.rest = NIL;
+      return true;
+    }
+    out.append(c.closes, ')');
+    return false;
+  }
+  case OpenContainer::kItems:
+    if (c.next < c.n) {
+      if (c.next > 0 || c.space_first) out += ' ';
+      *v = c.items[c.next++];
+      return true;
+    }
+    out += c.close;
+    return false;
+  case OpenContainer::kIrritants:
+    if (c.n > 0) {
+      out += ' ';
+      *v = car(c.rest);
+      c.rest = cdr(c.rest);
+      c.n--;
+      return true;
+    }
+    out += c.close;
+    return false;
+  }
   return false;
 }
 
-// `labels` is null in the first attempt, which throws MaybeCyclic at a loop
-// along a cdr chain or past kMaxCheckedDepth (`depth` counts the nesting);
-// the second attempt has labels (none when the value only nests deeply) and
-// checks nothing.
-static void print_rec(std::string &out, Value v, bool write, Labels *labels, int depth) {
+// Prints an atom, or opens a container and returns it, with its first
+// element in *first unless next_element gives that (*has_first false). At a container: in the first attempt
+// (no labels), counts its nesting, in the second, prints its label; a label reference prints whole.
+static std::optional<OpenContainer> print_start(std::string &out, Value v, bool write, Labels *labels,
+                                                size_t depth, Value *first, bool *has_first) {
+  if (is_container(v)) {
+    if (labels) {
+      if (print_label(out, labels, v)) return std::nullopt;
+    } else if (depth >= kMaxCheckedDepth) {
+      throw MaybeCyclic{};
+    }
+  }
   if (is_fixnum(v)) {
     fmt::format_to(std::back_inserter(out), "{}", fixnum_of(v));
-    return;
+    return std::nullopt;
   }
   if (is_double(v)) {
     format_double(out, double_of(v));
-    return;
+    return std::nullopt;
   }
   if (is_char(v)) {
     uint32_t c = char_of(v);
     if (!write) {
       out += char(c);
-      return;
+      return std::nullopt;
     }
     out += "#\\";
     if (const char *n = char_name(c)) out += n;
     else if (c < 0x20) fmt::format_to(std::back_inserter(out), "x{:x}", c);
     else out += char(c);
-    return;
+    return std::nullopt;
   }
   if (!is_ptr(v)) {
     if (v == TRUE_V) out += "#t";
@@ -401,14 +481,17 @@ static void print_rec(std::string &out, Value v, bool write, Labels *labels, int
     else if (v == UNSPEC) out += "#<unspecified>";
     else if (v == DEFAULT_V) out += "#<default>";
     else out += "#<undefined>";
-    return;
+    return std::nullopt;
   }
+  OpenContainer c{};
+  c.write = write;
+  *has_first = true;
   switch (hdr(v)->type) {
-  case T_INT64: fmt::format_to(std::back_inserter(out), "{}", as<Int64Box>(v)->n); return;
+  case T_INT64: fmt::format_to(std::back_inserter(out), "{}", as<Int64Box>(v)->n); return std::nullopt;
   case T_STRING:
     if (write) write_string_literal(out, string_view_of(v));
     else out += string_view_of(v);
-    return;
+    return std::nullopt;
   case T_SYMBOL: {
     std::string_view n = symbol_name(v);
     if (write && symbol_needs_bars(n)) {
@@ -418,103 +501,65 @@ static void print_rec(std::string &out, Value v, bool write, Labels *labels, int
     } else {
       out += n;
     }
-    return;
+    return std::nullopt;
   }
-  case T_PAIR: {
-    if (enter_container(out, labels, v, depth)) return;
+  case T_PAIR:
     out += '(';
-    size_t closes = 1;
-    print_rec(out, car(v), write, labels, depth);
-    Value p = cdr(v);
-    Value mark = v;  // Brent: a loop brings p back to the last mark
-    int64_t steps = 0, power = 1;
-    for (; is_pair(p); p = cdr(p)) {
-      if (!labels) {
-        if (p == mark) throw MaybeCyclic{};
-        if (++steps == power) {
-          mark = p;
-          steps = 0;
-          power *= 2;
-        }
-        out += ' ';
-      } else if (labels->ids.count(p.bits)) {
-        // A cycle target inside the chain, `(1 . #0=(2 3 . #0#))`: opened
-        // here, closed at the end, so a long chain does not recurse.
-        out += " . ";
-        if (print_label(out, labels, p)) {
-          p = NIL;
-          break;
-        }
-        out += '(';
-        closes++;
-      } else {
-        out += ' ';
-      }
-      print_rec(out, car(p), write, labels, depth);
-    }
-    if (p != NIL) {
-      out += " . ";
-      print_rec(out, p, write, labels, depth);
-    }
-    out.append(closes, ')');
-    return;
-  }
+    c.kind = OpenContainer::kList;
+    c.rest = cdr(v);
+    c.mark = v;  // Brent: a loop brings the chain back to the last mark
+    *first = car(v);
+    return c;
   case T_VECTOR: {
-    if (enter_container(out, labels, v, depth)) return;
     Vector *vec = as<Vector>(v);
     out += "#(";
-    for (int64_t i = 0; i < vec->len; i++) {
-      if (i) out += ' ';
-      print_rec(out, vec->items[i], write, labels, depth);
-    }
-    out += ')';
-    return;
+    c.kind = OpenContainer::kItems;
+    c.items = vec->items;
+    c.n = vec->len;
+    break;
   }
-  case T_CLOSURE: print_procedure_name(out, "procedure", closure_name(v)); return;
+  case T_CLOSURE: print_procedure_name(out, "procedure", closure_name(v)); return std::nullopt;
   case T_BUILTIN:
     out += "#<builtin ";
     out += as<Builtin>(v)->name;
     out += '>';
-    return;
-  case T_MACRO: print_procedure_name(out, "macro", as<Macro>(v)->name); return;
-  case T_HASHTABLE: fmt::format_to(std::back_inserter(out), "#<hash-table {}>", hashtable_count(v)); return;
+    return std::nullopt;
+  case T_MACRO: print_procedure_name(out, "macro", as<Macro>(v)->name); return std::nullopt;
+  case T_HASHTABLE:
+    fmt::format_to(std::back_inserter(out), "#<hash-table {}>", hashtable_count(v));
+    return std::nullopt;
   case T_ERROR: {
-    if (enter_container(out, labels, v, depth)) return;
     ErrorObj *e = as<ErrorObj>(v);
     out += "#<error ";
-    print_rec(out, e->message, true, labels, depth);
     bool circular;
-    int64_t n = chain_length(e->irritants, circular);
-    Value p = e->irritants;
-    for (int64_t i = 0; i < n; i++, p = cdr(p)) {
-      out += ' ';
-      print_rec(out, car(p), true, labels, depth);
-    }
-    if (circular) out += " ...";
-    out += '>';
-    return;
+    c.kind = OpenContainer::kIrritants;
+    c.write = true;
+    c.n = chain_length(e->irritants, circular);
+    c.rest = e->irritants;
+    c.close = circular ? " ...>" : ">";
+    *first = e->message;
+    return c;
   }
   case T_RECORD: {
-    if (enter_container(out, labels, v, depth)) return;
     Record *r = as<Record>(v);
     out += "#<";
     out += symbol_name(as<RecordType>(r->rtype)->name);
-    for (int64_t i = 0; i < r->n; i++) {
-      out += ' ';
-      print_rec(out, r->fields[i], write, labels, depth);
-    }
-    out += '>';
-    return;
+    c.kind = OpenContainer::kItems;
+    c.items = r->fields;
+    c.n = r->n;
+    c.space_first = true;
+    c.close = ">";
+    break;
   }
   case T_RECORD_TYPE:
     out += "#<record-type ";
     out += symbol_name(as<RecordType>(v)->name);
     out += '>';
-    return;
-  case T_PROMISE: out += "#<promise>"; return;
-  case T_PARAMETER: out += "#<parameter>"; return;
-  case T_CONTINUATION: out += "#<continuation>"; return;
-  case T_ENVIRONMENT: out += "#<environment>"; return;
+    return std::nullopt;
+  case T_PROMISE: out += "#<promise>"; return std::nullopt;
+  case T_PARAMETER: out += "#<parameter>"; return std::nullopt;
+  case T_CONTINUATION: out += "#<continuation>"; return std::nullopt;
+  case T_ENVIRONMENT: out += "#<environment>"; return std::nullopt;
   case T_PORT:
     out += "#<port";
     if (is_string(as<Port>(v)->name)) {
@@ -522,40 +567,71 @@ static void print_rec(std::string &out, Value v, bool write, Labels *labels, int
       out += string_view_of(as<Port>(v)->name);
     }
     out += '>';
-    return;
+    return std::nullopt;
   case T_VALUES: {
-    if (enter_container(out, labels, v, depth)) return;
     MultipleValues *mv = as<MultipleValues>(v);
-    for (int64_t i = 0; i < mv->n; i++) {
-      if (i) out += ' ';
-      print_rec(out, mv->items[i], write, labels, depth);
-    }
-    return;
+    c.kind = OpenContainer::kItems;
+    c.items = mv->items;
+    c.n = mv->n;
+    c.close = "";
+    break;
   }
   default: {
     const TypeHooks &h = g_type_hooks[hdr(v)->type];
     if (h.print) {
       h.print(out, v, write);
-      return;
+      return std::nullopt;
     }
     out += "#<";
     out += h.name ? h.name : "object";
     out += '>';
+    return std::nullopt;
   }
+  }
+  *has_first = false;  // kItems: next_element gives even the first, or closes
+  return c;
+}
+
+// Depth-first with an explicit stack of open containers, so nesting is
+// bounded by memory, not by the C stack. The stack holds Values in malloc
+// memory, safe for the reason SearchStates gives.
+static void print_iterative(std::string &out, Value root, bool write, Labels *labels) {
+  std::vector<OpenContainer> open;
+  Value v = root;
+  bool w = write;
+  for (;;) {
+    Value first;
+    bool has_first;
+    if (auto c = print_start(out, v, w, labels, open.size(), &first, &has_first)) {
+      open.push_back(*c);
+      if (has_first) {
+        v = first;
+        w = open.back().write;
+        continue;
+      }
+    }
+    for (;;) {
+      if (open.empty()) return;
+      if (next_element(out, open.back(), labels, &v)) {
+        w = open.back().write;
+        break;
+      }
+      open.pop_back();
+    }
   }
 }
 
 void print_value(std::string &out, Value v, bool write) {
   size_t start = out.size();
   try {
-    print_rec(out, v, write, nullptr, 0);
+    print_iterative(out, v, write, nullptr);
     return;
   } catch (MaybeCyclic &) {
     out.resize(start);
   }
   Labels labels;
   for (Value t : find_cycles(v)) labels.ids.emplace(t.bits, -1);
-  print_rec(out, v, write, &labels, 0);
+  print_iterative(out, v, write, &labels);
 }
 
 std::string write_string(Value v) {

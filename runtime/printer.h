@@ -3,7 +3,8 @@
 // Invariant: printing never allocates GC memory and never raises, so it is safe
 // inside error reporting, and it always terminates: a cycle is printed with
 // datum labels, as R7RS write does (`#0=(1 2 . #0#)`), by write and display
-// alike; acyclic data, shared or not, prints without labels.
+// alike; acyclic data, shared or not, prints without labels. Nesting depth
+// costs heap, not C stack, so a million nested lists print too.
 #pragma once
 #include <string>
 
