@@ -38,6 +38,10 @@
   (let ((d (tensor-sub (relu (tensor-add (matmul x w) b)) t)))
     (/ (tensor-sum (tensor-mul d d)) nn)))
 
+;; Calls f with one size's inputs: X (m x k), T (m x n), W0 (k x n), b0 and nn.
+(define (with-inputs m k n f)
+  (f (matrix m k 0) (matrix m n 5) (matrix k n 3) (val 1 0) (exact->inexact (* m n))))
+
 ;; One SGD run. `grad` computes (loss gx gW gb gt gnn): graph-grad itself
 ;; (interpreted: it traces and optimises the graph on every call) or a kernel
 ;; from graph-compile-grad. Identical loop either way. Returns the last step's
@@ -69,12 +73,10 @@
 (define (round1 x) (/ (round (* x 10.0)) 10.0))
 
 (define (bench m k n steps)
-  (let* ((x (matrix m k 0))
-         (t (matrix m n 5))
-         (w0 (matrix k n 3))
-         (b0 (val 1 0))
-         (nn (exact->inexact (* m n)))
-         (interp (lambda (x w b t nn) (graph-grad loss x w b t nn)))
+  (with-inputs m k n (lambda (x t w0 b0 nn) (bench-on x t w0 b0 nn m k n steps))))
+
+(define (bench-on x t w0 b0 nn m k n steps)
+  (let* ((interp (lambda (x w b t nn) (graph-grad loss x w b t nn)))
          (c (timed (lambda () (graph-compile-grad loss x w0 b0 t nn))))
          (kernel (cdr c))
          (ri (median-of-3 (lambda () (car (train interp x t w0 b0 nn steps)))))
@@ -92,12 +94,9 @@
 ;; 0.0, as step.c sums), gnn and gb. One line per size:
 ;;   8x16->8 x1000: final loss L, checks sum(gx) A sum(gt) B gnn C gb D
 (define (checks m k n steps)
-  (let* ((x (matrix m k 0))
-         (t (matrix m n 5))
-         (w0 (matrix k n 3))
-         (b0 (val 1 0))
-         (nn (exact->inexact (* m n)))
-         (r (train (graph-compile-grad loss x w0 b0 t nn) x t w0 b0 nn steps)))
+  (let ((r (with-inputs m k n
+             (lambda (x t w0 b0 nn)
+               (train (graph-compile-grad loss x w0 b0 t nn) x t w0 b0 nn steps)))))
     (display (format "~ax~a->~a x~a: final loss ~s, checks sum(gx) ~s sum(gt) ~s gnn ~s gb ~s"
                      m k n steps (list-ref r 0) (tensor-sum (list-ref r 1))
                      (tensor-sum (list-ref r 4)) (list-ref r 5) (list-ref r 3)))
