@@ -15,7 +15,7 @@ namespace kiln {
 
 TailState g_tail;
 volatile std::sig_atomic_t g_interrupt = 0;
-static uintptr_t g_stack_limit = 0;
+uintptr_t g_stack_limit = 0;
 
 Value closure_name(Value closure) { return as<Closure>(closure)->lam->name; }
 
@@ -26,7 +26,7 @@ static std::string proc_display_name(Closure *c) {
 
 void not_a_procedure(Value f) { throw_errorf("not a procedure: {}", write_string(f)); }
 
-static void stack_overflow() {
+void stack_overflow() {
   // Leave headroom so the handler machinery itself can run.
   uintptr_t saved = g_stack_limit;
   g_stack_limit = saved > (256u << 10) ? saved - (256u << 10) : 0;
@@ -38,8 +38,7 @@ static void stack_overflow() {
 }
 
 static inline void check_stack_and_interrupt() {
-  if (reinterpret_cast<uintptr_t>(__builtin_frame_address(0)) < g_stack_limit) [[unlikely]]
-    stack_overflow();
+  check_stack();
   if (g_interrupt) [[unlikely]] {
     g_interrupt = 0;
     throw InterruptThrow{};

@@ -30,6 +30,20 @@ constexpr int kLocalFrameMax = 12;  // slots of a stack frame made for a tail-ca
 
 template <class T> using GcVec = std::vector<T, gc_allocator<T>>;
 
+// The running thread's lowest safe stack address (see eval.h). Code that
+// recurses on the nesting of its input (evaluation, analysis, macro
+// expansion) calls check_stack() at each level, so nesting deeper than the
+// stack is a "stack overflow" error rather than a crash.
+extern uintptr_t g_stack_limit;
+[[noreturn]] void stack_overflow();
+inline bool stack_exhausted() {
+  return reinterpret_cast<uintptr_t>(__builtin_frame_address(0)) < g_stack_limit;
+}
+inline void check_stack() {
+  if (stack_exhausted()) [[unlikely]]
+    stack_overflow();
+}
+
 // Base of analysis objects: `new` puts them in scanned GC memory. (Not bdwgc's
 // gc_cpp, whose library also replaces the global operator new for everyone.)
 struct GcManaged {

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "error.h"
+#include "eval_internal.h"
 #include "srcloc.h"
 
 namespace kiln {
@@ -158,6 +159,7 @@ class Reader {
 
   // `in_vector`: the elements of #( ... ), where a dotted tail is not allowed.
   Value read_list(char closer, SrcLoc start, bool in_vector = false) {
+    if (stack_exhausted()) fail(start, "lists nested too deeply to read");
     open_.push_back(Open{closer, start.line, start.col});
     Value head = NIL, tail = NIL;
     for (;;) {

@@ -72,6 +72,7 @@ class Expander {
 
   // Pattern variables of `pat` (excluding the keyword position handled by caller).
   void pattern_vars(Value pat, Value *out) {
+    check_stack();
     if (is_symbol(pat)) {
       if (!is_ellipsis(pat) && !is_literal(pat) && pat != intern("_")) *out = cons(pat, *out);
     } else if (is_pair(pat)) {
@@ -84,6 +85,7 @@ class Expander {
   }
 
   bool match(Value pat, Value form, Value *b) {
+    check_stack();
     if (is_symbol(pat)) {
       if (is_literal(pat)) return form == pat;
       if (pat == intern("_")) return true;
@@ -156,6 +158,7 @@ class Expander {
 
   // Variables in `tmpl` bound to sequences in `b` (they drive an ellipsis).
   void seq_vars(Value tmpl, Value b, Value *out) {
+    check_stack();
     if (is_symbol(tmpl)) {
       bool f;
       Value v = lookup(b, tmpl, &f);
@@ -192,6 +195,7 @@ class Expander {
   }
 
   Value expand(Value t, Value b, Value binders, bool quoted) {
+    check_stack();
     if (is_symbol(t)) {
       bool f;
       Value v = lookup(b, t, &f);
@@ -309,6 +313,7 @@ void add_binder(Value s, Value patvars, Value *out) {
 
 // Identifiers the template binds itself (see the file comment).
 void collect_binders(Value t, Value patvars, Value *out) {
+  check_stack();
   if (!is_pair(t)) return;
   Value head = car(t);
   if (head == intern("quote")) return;
