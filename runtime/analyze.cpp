@@ -251,26 +251,20 @@ static bool is_form(Value x, const char *name) {
   return is_pair(x) && unaliased(car(x)) == intern(name) && is_pair(cdr(x)) && cddr_(x) == NIL;
 }
 
-static bool qq_constant(Value x, int depth) {
-  if (is_pair(x)) {
-    if (is_form(x, "unquote") || is_form(x, "unquote-splicing")) return false;
-    return qq_constant(car(x), depth) && qq_constant(cdr(x), depth);
-  }
-  if (is_vector(x)) {
-    Vector *v = as<Vector>(x);
-    for (int64_t i = 0; i < v->len; i++)
-      if (!qq_constant(v->items[i], depth)) return false;
-  }
-  return true;
-}
+static bool is_const(Node *n) { return dynamic_cast<Const *>(n) != nullptr; }
 
+// Bottom-up, so each part is looked at once: a part with no unquote at this
+// level becomes a Const of the source datum itself, as quote would. Iterates
+// along cdr chains; recursion is on nesting only, checked against the stack.
 static Node *analyze_qq(Value x, int depth, Scope *sc) {
-  if (qq_constant(x, depth)) return new Const(x);
+  check_stack();
   if (is_vector(x)) {
     Value lst = NIL;
     Vector *v = as<Vector>(x);
     for (int64_t i = v->len - 1; i >= 0; i--) lst = cons(v->items[i], lst);
-    return new PrimCall(qq_list_to_vector, analyze_qq(lst, depth, sc), nullptr);
+    Node *items = analyze_qq(lst, depth, sc);
+    if (is_const(items)) return new Const(x);
+    return new PrimCall(qq_list_to_vector, items, nullptr);
   }
   if (is_form(x, "unquote")) {
     if (depth == 1) return analyze(cadr_(x), sc, false);
@@ -278,18 +272,37 @@ static Node *analyze_qq(Value x, int depth, Scope *sc) {
                         new PrimCall(qq_cons, analyze_qq(cadr_(x), depth - 1, sc), new Const(NIL)));
   }
   if (is_form(x, "quasiquote")) {
+    Node *inner = analyze_qq(cadr_(x), depth + 1, sc);
+    if (is_const(inner)) return new Const(x);
     return new PrimCall(qq_cons, new Const(intern("quasiquote")),
-                        new PrimCall(qq_cons, analyze_qq(cadr_(x), depth + 1, sc), new Const(NIL)));
+                        new PrimCall(qq_cons, inner, new Const(NIL)));
   }
-  if (is_pair(x) && is_form(car(x), "unquote-splicing") && depth == 1)
-    return new PrimCall(qq_append, analyze(cadr_(car(x)), sc, false), analyze_qq(cdr(x), depth, sc));
-  if (is_pair(x) && is_form(car(x), "unquote-splicing")) {
-    Node *inner =
-        new PrimCall(qq_cons, new Const(intern("unquote-splicing")),
-                     new PrimCall(qq_cons, analyze_qq(cadr_(car(x)), depth - 1, sc), new Const(NIL)));
-    return new PrimCall(qq_cons, inner, analyze_qq(cdr(x), depth, sc));
+  if (!is_pair(x)) return new Const(x);
+  GcVec<Value> chain;  // the pairs of x's cdr chain, up to a tail that is a form itself
+  Value tail = x;
+  do {
+    chain.push_back(tail);
+    tail = cdr(tail);
+  } while (is_pair(tail) && !is_form(tail, "unquote") && !is_form(tail, "quasiquote"));
+  Node *rest = analyze_qq(tail, depth, sc);
+  for (size_t i = chain.size(); i-- > 0;) {
+    Value p = chain[i], head = car(p);
+    if (is_form(head, "unquote-splicing")) {
+      if (depth == 1) {
+        rest = new PrimCall(qq_append, analyze(cadr_(head), sc, false), rest);
+      } else {
+        Node *inner =
+            new PrimCall(qq_cons, new Const(intern("unquote-splicing")),
+                         new PrimCall(qq_cons, analyze_qq(cadr_(head), depth - 1, sc), new Const(NIL)));
+        rest = new PrimCall(qq_cons, inner, rest);
+      }
+      continue;
+    }
+    Node *first = analyze_qq(head, depth, sc);
+    if (is_const(first) && is_const(rest)) rest = new Const(p);
+    else rest = new PrimCall(qq_cons, first, rest);
   }
-  return new PrimCall(qq_cons, analyze_qq(car(x), depth, sc), analyze_qq(cdr(x), depth, sc));
+  return rest;
 }
 
 // ---- variable forms ----------------------------------------------------------
@@ -650,6 +663,7 @@ static Value include_forms(Value form) {
 }
 
 static Node *analyze(Value x, Scope *sc, bool tail) {
+  check_stack();
   if (is_symbol(x)) return analyze_ref(x, sc);
   if (!is_pair(x)) {
     if (x == NIL) syntax_error(x, "bad syntax: () is not an expression (use '())");
