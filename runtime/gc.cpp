@@ -1,5 +1,7 @@
 #include "gc.h"
 
+#include <link.h>
+
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -8,6 +10,36 @@ namespace kiln {
 
 uint64_t g_gc_stress_every = 0;
 uint64_t g_gc_stress_count = 0;
+int g_gc_unscanned_segments = 0;
+
+// Shared libraries whose writable data the collector skips. Kiln never leaves
+// a pointer to GC memory in them: they see GC memory only for the length of a
+// call, while a Kiln frame holds it. Scanning their data (about 200 KB: libc,
+// libstdc++, readline, libgccjit's own libraries) was half of every
+// collection's marking, ~90 of ~170 us (GC_PRINT_STATS=1, a cons loop, 4 MiB
+// heap). Anything not listed, Kiln's own executable and libgc included, is
+// still scanned.
+static const char *const kUnscannedLibraries[] = {
+    "/libc.so.",        "/libm.so.",     "/libstdc++.so.", "/libgcc_s.so.", "/libfmt.so.",
+    "/libreadline.so.", "/libtinfo.so.", "/libgccjit.so.", "/libisl.so.",   "/libmpfr.so.",
+    "/libmpc.so.",      "/libgmp.so.",   "/libz.so.",      "/libzstd.so.",  "/ld-linux"};
+
+static int exclude_library_data(struct dl_phdr_info *info, size_t, void *) {
+  const char *name = info->dlpi_name;
+  if (!name || !name[0]) return 0;  // the executable
+  bool listed = false;
+  for (const char *lib : kUnscannedLibraries)
+    if (std::strstr(name, lib)) listed = true;
+  if (!listed) return 0;
+  for (int i = 0; i < info->dlpi_phnum; i++) {
+    const ElfW(Phdr) &ph = info->dlpi_phdr[i];
+    if (ph.p_type != PT_LOAD || !(ph.p_flags & PF_W)) continue;
+    char *start = reinterpret_cast<char *>(info->dlpi_addr + ph.p_vaddr);
+    GC_exclude_static_roots(start, start + ph.p_memsz);
+    g_gc_unscanned_segments++;
+  }
+  return 0;
+}
 
 void gc_init() {
   static bool done = false;
@@ -20,6 +52,7 @@ void gc_init() {
   if (!std::getenv("GC_MARKERS")) GC_set_markers_count(1);
   GC_INIT();
   GC_allow_register_threads();
+  dl_iterate_phdr(exclude_library_data, nullptr);
   // Start with a 16 MiB heap: the collector runs after about heap/3 bytes of new
   // allocation, and on its small default heap a training loop (a few KB of
   // result tensors a step) collected every few dozen steps, each collection

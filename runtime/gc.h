@@ -13,6 +13,9 @@
 namespace kiln {
 
 void gc_init();
+// Writable segments of shared libraries gc_init told the collector to skip
+// (see kUnscannedLibraries in gc.cpp).
+extern int g_gc_unscanned_segments;
 
 // KILN_GC_STRESS=N forces a full collection every N allocations (0 = off).
 extern uint64_t g_gc_stress_every;

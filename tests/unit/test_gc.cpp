@@ -120,3 +120,33 @@ TEST_CASE("gc: a closure from eval_string survives and still runs", "[gc]") {
   collect_with_churn();
   CHECK(write_string(eval_string("gc-test-global", "gc-test")) == "(1 2 #(\"three\" 4.5))");
 }
+
+namespace {
+// Reachable only from this executable's static data.
+Value g_only_in_static_data = NIL;
+bool g_static_object_finalized = false;
+int g_garbage_finalized = 0;
+
+void note_finalized(void *, void *flag) { *static_cast<bool *>(flag) = true; }
+
+__attribute__((noinline)) void make_finalizable_garbage(int n) {
+  for (int i = 0; i < n; i++) {
+    Value v = cons(make_int(i), NIL);
+    GC_register_finalizer(
+        as<void>(v), [](void *, void *) { g_garbage_finalized++; }, nullptr, nullptr, nullptr);
+  }
+}
+}  // namespace
+
+TEST_CASE("gc: the executable's data is scanned, the listed libraries' data is not", "[gc]") {
+  CHECK(g_gc_unscanned_segments > 0);  // libc's, at least
+  g_only_in_static_data = cons(make_int(7), NIL);
+  GC_register_finalizer(as<void>(g_only_in_static_data), note_finalized, &g_static_object_finalized, nullptr,
+                        nullptr);
+  make_finalizable_garbage(1000);  // the control: these must go
+  collect_with_churn();
+  GC_invoke_finalizers();
+  CHECK(g_garbage_finalized > 0);
+  CHECK_FALSE(g_static_object_finalized);
+  CHECK(int_of(car(g_only_in_static_data)) == 7);
+}
