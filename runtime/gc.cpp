@@ -53,14 +53,17 @@ void gc_init() {
   GC_INIT();
   GC_allow_register_threads();
   dl_iterate_phdr(exclude_library_data, nullptr);
-  // Start with a 16 MiB heap: the collector runs after about heap/3 bytes of new
-  // allocation, and on its small default heap a training loop (a few KB of
-  // result tensors a step) collected every few dozen steps, each collection
-  // costing thread wake-ups worth many steps. Measured with
-  // benchmarks/tensor_bench.lisp: 8x16->8 x1000 compiled 4.3 ms -> 1.8 ms;
-  // 16 MiB also beat 48 MiB for 256x64 elementwise loops (results stay in cache).
-  if (!std::getenv("GC_INITIAL_HEAP_SIZE") && GC_get_heap_size() < (16u << 20))
-    GC_expand_hp((16u << 20) - GC_get_heap_size());
+  // Start with an 8 MiB heap: the collector runs after about heap/3 bytes of
+  // new allocation, and on its small default heap a training loop (a few KB of
+  // result tensors a step) collected every few dozen steps (8x16->8 x1000
+  // compiled: 4.3 ms; 16 MiB: 1.8 ms). Once collections cost ~90 us (the
+  // unscanned library data above), 8 MiB beat 16 MiB: 1.15-1.27 ms against
+  // 1.7-2.3 ms, four interleaved runs of benchmarks/tensor_bench.lisp each, its
+  // newer tensors still in cache; 64x256->64 compiled was unchanged (16.7-17.3
+  // ms against 16.2-17.4) and 4 MiB or less collected too often.
+  constexpr size_t kStartingHeap = 8u << 20;
+  if (!std::getenv("GC_INITIAL_HEAP_SIZE") && GC_get_heap_size() < kStartingHeap)
+    GC_expand_hp(kStartingHeap - GC_get_heap_size());
   // Tensor data are large pointer-free blocks allocated "ignore off page"; the
   // collector's advice about repeated large allocations does not apply to them,
   // so that one warning is dropped. Every other warning still reaches stderr.
