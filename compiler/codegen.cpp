@@ -99,6 +99,9 @@ struct Ref {
   int64_t ld = 0;
 };
 
+// Rows of a rank-2 transpose's output written together (Emitter::transpose2).
+constexpr int64_t kTransposeBand = 8;
+
 struct Emitter {
   gcc_jit_context *c;
   gcc_jit_function *fn = nullptr;
@@ -407,17 +410,34 @@ struct Emitter {
     loop(0, n, 1, [&](RV i) { assign(acc, dop(GCC_JIT_BINARY_OP_PLUS, rv(acc), load(x, i))); });
     return rv(acc);
   }
-  // Two independent serial sums in one loop: each is still its own chain from
-  // 0.0 in row-major order, but the two chains' additions overlap, so the pair
-  // takes the latency of one (a serial sum is bound by the add's latency).
-  std::pair<RV, RV> sum_all_pair(const Ref &x, const Ref &y, int64_t n) {
-    LV ax = local_init(t_double, "acc", lit(0.0));
-    LV ay = local_init(t_double, "acc", lit(0.0));
-    loop(0, n, 1, [&](RV i) {
-      assign(ax, dop(GCC_JIT_BINARY_OP_PLUS, rv(ax), load(x, i)));
-      assign(ay, dop(GCC_JIT_BINARY_OP_PLUS, rv(ay), load(y, i)));
-    });
-    return {rv(ax), rv(ay)};
+  // Independent serial sums of xs (each n long) in one loop: each is still its
+  // own chain from 0.0 in row-major order, but the chains' additions overlap,
+  // so together they take the latency of one (a serial sum is bound by the
+  // add's latency). With a host, host(each) emits a loop that calls each()
+  // `host_iterations` times in order; every call adds the next elements to the
+  // chains, and a plain loop adds what is left.
+  std::vector<RV> serial_sums(const std::vector<Ref> &xs, int64_t n, int64_t host_iterations,
+                              const std::function<void(const std::function<void()> &)> &host) {
+    std::vector<LV> accs;
+    for (size_t q = 0; q < xs.size(); q++) accs.push_back(local_init(t_double, "acc", lit(0.0)));
+    auto add_at = [&](RV i) {
+      for (size_t q = 0; q < xs.size(); q++)
+        assign(accs[q], dop(GCC_JIT_BINARY_OP_PLUS, rv(accs[q]), load(xs[q], i)));
+    };
+    int64_t done = 0;
+    if (host) {
+      int64_t per = n / host_iterations;
+      LV next = local_init(t_long, "f", ix(0));
+      host([&] {
+        for (int64_t k = 0; k < per; k++) add_at(iaddk(rv(next), k));
+        assign(next, iaddk(rv(next), per));
+      });
+      done = per * host_iterations;
+    }
+    loop(done, n, 1, add_at);
+    std::vector<RV> totals;
+    for (LV acc : accs) totals.push_back(rv(acc));
+    return totals;
   }
 
   // The first maximal element, or the first NaN (k_argmax), over x[base + p*step]
@@ -531,20 +551,22 @@ struct Emitter {
   // out (rows x cols) = x^T, in bands of 8 output rows: each input read is a run
   // of 8 neighbours in one cache line and 8 output lines fill together. The
   // plain loop read a column of x per output row, one cache line per element,
-  // at a stride that maps every line to the same few L1 sets.
-  void transpose2(const Ref &x, int64_t rows, int64_t cols, RV out) {
-    const int64_t band = 8;
-    auto rows_band = [&](RV r0, int64_t h) {
+  // at a stride that maps every line to the same few L1 sets. `each`, if given,
+  // is emitted once per column of every full band (see serial_sums).
+  void transpose2(const Ref &x, int64_t rows, int64_t cols, RV out,
+                  const std::function<void()> *each = nullptr) {
+    auto rows_band = [&](RV r0, int64_t h, const std::function<void()> *extra) {
       loop(0, cols, 1, [&](RV col) {
         for (int64_t r = 0; r < h; r++) {
           RV row = iaddk(r0, r);
           st(out, iadd(imul(row, cols), col), load(x, iadd(imul(col, rows), row)));
         }
+        if (extra) (*extra)();
       });
     };
-    int64_t full = rows / band * band;
-    loop(0, full, band, [&](RV r0) { rows_band(r0, band); });
-    if (full < rows) rows_band(ix(full), rows - full);
+    int64_t full = rows / kTransposeBand * kTransposeBand;
+    loop(0, full, kTransposeBand, [&](RV r0) { rows_band(r0, kTransposeBand, each); });
+    if (full < rows) rows_band(ix(full), rows - full, nullptr);
   }
 
   void copy(const Ref &x, RV out, int64_t n) {
@@ -682,8 +704,39 @@ static bool is_serial_sum(const Graph &g, int32_t i) {
   return n.op == Op::Sum || n.op == Op::Mean || (n.op == Op::SumTo && n.size() == 1);
 }
 
-std::vector<int32_t> kernel_emission_order(const Graph &g) {
-  std::vector<int32_t> order;
+// Rank-2 transposes used only as the LEFT operand of matmuls: those matmuls
+// read the transpose's input in place, so it is never materialised.
+static std::vector<bool> left_operand_transposes(const Graph &g) {
+  std::vector<int> uses(size_t(g.size()), 0), left_uses(size_t(g.size()), 0);
+  for (int32_t i = 0; i < g.size(); i++) {
+    const GraphNode &n = g[i];
+    for (int q = 0; q < op_arity(n.op); q++) uses[size_t(n.in[q])]++;
+    if (n.op == Op::Matmul && n.in[0] != n.in[1]) left_uses[size_t(n.in[0])]++;
+  }
+  for (const GraphOutput &o : g.outputs) uses[size_t(o.node)]++;
+  std::vector<bool> left(size_t(g.size()), false);
+  for (int32_t i = 0; i < g.size(); i++) {
+    const GraphNode &n = g[i];
+    left[size_t(i)] = n.op == Op::Transpose && n.shape.rank == 2 && uses[size_t(i)] > 0 &&
+                      uses[size_t(i)] == left_uses[size_t(i)];
+  }
+  return left;
+}
+
+// transpose2 bands (kTransposeBand rows each); a sum can ride only in full
+// bands, one call per copied column.
+static int64_t transpose_band_iterations(const GraphNode &t) {
+  return t.shape.dim[0] / kTransposeBand * t.shape.dim[1];
+}
+static bool can_host_sums(const Graph &g, int32_t t, const std::vector<bool> &left_only, int64_t sum_len) {
+  const GraphNode &n = g[t];
+  if (n.op != Op::Transpose || n.shape.rank != 2 || n.perm[0] != 1 || left_only[size_t(t)]) return false;
+  int64_t iters = transpose_band_iterations(n);
+  return iters > 0 && sum_len / iters >= 1;
+}
+
+std::vector<EmitStep> kernel_emission_order(const Graph &g) {
+  std::vector<int32_t> order;  // -(first + 1) then the second marks a pair
   for (int32_t i = 0; i < g.size(); i++) order.push_back(i);
   std::vector<bool> paired(size_t(g.size()), false);
   for (size_t pr = 0; pr < order.size(); pr++) {
@@ -720,7 +773,43 @@ std::vector<int32_t> kernel_emission_order(const Graph &g) {
     paired[size_t(r)] = paired[size_t(r2)] = true;
     pr = pair_at + 1;
   }
-  return order;
+
+  std::vector<EmitStep> steps;
+  for (size_t p = 0; p < order.size(); p++) {
+    if (order[p] < 0) {
+      steps.push_back(EmitStep{-order[p] - 1, order[p + 1]});
+      p++;
+    } else {
+      steps.push_back(EmitStep{order[p]});
+    }
+  }
+  // Hosts: the first later transpose that can carry the sum and whose input is
+  // computed before it (so moving it up breaks no dependency).
+  std::vector<bool> left_only = left_operand_transposes(g);
+  std::vector<size_t> step_of(size_t(g.size()), 0);
+  for (size_t p = 0; p < steps.size(); p++) {
+    step_of[size_t(steps[p].node)] = p;
+    if (steps[p].paired >= 0) step_of[size_t(steps[p].paired)] = p;
+  }
+  for (size_t p = 0; p < steps.size(); p++) {
+    int32_t sum = steps[p].node;
+    if (!is_serial_sum(g, sum)) continue;
+    int64_t len = g[g[sum].in[0]].size();
+    for (size_t q = p + 1; q < steps.size(); q++) {
+      int32_t t = steps[q].node;
+      if (steps[q].paired >= 0 || !can_host_sums(g, t, left_only, len)) continue;
+      int32_t input = g[t].in[0];
+      if (g[input].op != Op::Param && g[input].op != Op::Const && step_of[size_t(input)] >= p) continue;
+      steps[p].host = t;
+      steps.erase(steps.begin() + std::ptrdiff_t(q));
+      for (size_t r = 0; r < steps.size(); r++) {
+        step_of[size_t(steps[r].node)] = r;
+        if (steps[r].paired >= 0) step_of[size_t(steps[r].paired)] = r;
+      }
+      break;
+    }
+  }
+  return steps;
 }
 
 void emit_kernel(gcc_jit_context *ctx, const Graph &g, const KernelLayout &L) {
@@ -758,29 +847,21 @@ void emit_kernel(gcc_jit_context *ctx, const Graph &g, const KernelLayout &L) {
     }
   }
 
-  // A rank-2 transpose whose only uses are as the LEFT operand of matmuls is not
-  // materialised: those matmuls read its input in place (a[i][kk] = x[kk][i];
-  // the broadcast operand is loaded one element at a time anyway).
-  std::vector<bool> read_in_place(size_t(g.size()), false);
-  {
-    std::vector<int> uses(size_t(g.size()), 0), left_uses(size_t(g.size()), 0);
-    for (int32_t i = 0; i < g.size(); i++) {
-      const GraphNode &n = g[i];
-      for (int q = 0; q < op_arity(n.op); q++) uses[size_t(n.in[q])]++;
-      if (n.op == Op::Matmul && n.in[0] != n.in[1]) left_uses[size_t(n.in[0])]++;
+  // Left-operand transposes are not materialised: their matmuls read the input
+  // in place (a[i][kk] = x[kk][i]; the broadcast operand is loaded one element
+  // at a time anyway).
+  std::vector<bool> read_in_place = left_operand_transposes(g);
+  for (int32_t i = 0; i < g.size(); i++) {
+    const GraphNode &n = g[i];
+    if (!read_in_place[size_t(i)]) continue;
+    if (!refs[size_t(n.in[0])].base) {
+      read_in_place[size_t(i)] = false;
+      continue;
     }
-    for (const GraphOutput &o : g.outputs) uses[size_t(o.node)]++;
-    for (int32_t i = 0; i < g.size(); i++) {
-      const GraphNode &n = g[i];
-      if (n.op == Op::Transpose && n.shape.rank == 2 && uses[size_t(i)] > 0 &&
-          uses[size_t(i)] == left_uses[size_t(i)] && refs[size_t(n.in[0])].base) {
-        read_in_place[size_t(i)] = true;
-        Ref &r = refs[size_t(i)];
-        r = refs[size_t(n.in[0])];
-        r.transposed = true;
-        r.ld = n.shape.dim[0];  // the input is k x m: rows of length m
-      }
-    }
+    Ref &r = refs[size_t(i)];
+    r = refs[size_t(n.in[0])];
+    r.transposed = true;
+    r.ld = n.shape.dim[0];  // the input is k x m: rows of length m
   }
 
   auto store_sum = [&](int32_t i, RV acc) {
@@ -788,18 +869,29 @@ void emit_kernel(gcc_jit_context *ctx, const Graph &g, const KernelLayout &L) {
     RV v = n.op == Op::Mean ? E.dop(GCC_JIT_BINARY_OP_DIVIDE, acc, E.lit(double(g[n.in[0]].size()))) : acc;
     E.st(refs[size_t(i)].base, E.ix(0), v);
   };
-  std::vector<int32_t> order = kernel_emission_order(g);
-
-  for (size_t p = 0; p < order.size(); p++) {
-    int32_t i = order[p];
-    if (i < 0) {  // a pair: -(first + 1), then the second
-      int32_t a = -i - 1, b = order[++p];
-      gcc_jit_block_add_comment(
-          E.cur, nullptr, fmt::format("{} {} and {} {}", a, op_name(g[a].op), b, op_name(g[b].op)).c_str());
-      auto [sa, sb] =
-          E.sum_all_pair(refs[size_t(g[a].in[0])], refs[size_t(g[b].in[0])], g[g[a].in[0]].size());
-      store_sum(a, sa);
-      store_sum(b, sb);
+  for (const EmitStep &step : kernel_emission_order(g)) {
+    int32_t i = step.node;
+    if (step.paired >= 0 || step.host >= 0) {
+      std::vector<int32_t> sums{i};
+      if (step.paired >= 0) sums.push_back(step.paired);
+      std::string note;
+      for (int32_t s : sums) note += fmt::format("{}{} {}", note.empty() ? "" : " and ", s, op_name(g[s].op));
+      if (step.host >= 0) note += fmt::format(" riding in {} {}", step.host, op_name(g[step.host].op));
+      gcc_jit_block_add_comment(E.cur, nullptr, note.c_str());
+      std::vector<Ref> xs;
+      for (int32_t s : sums) xs.push_back(refs[size_t(g[s].in[0])]);
+      int64_t len = g[g[i].in[0]].size();
+      std::vector<RV> totals;
+      if (step.host >= 0) {
+        const GraphNode &t = g[step.host];
+        totals = E.serial_sums(xs, len, transpose_band_iterations(t), [&](const std::function<void()> &each) {
+          E.transpose2(refs[size_t(t.in[0])], t.shape.dim[0], t.shape.dim[1], refs[size_t(step.host)].base,
+                       &each);
+        });
+      } else {
+        totals = E.serial_sums(xs, len, 0, nullptr);
+      }
+      for (size_t q = 0; q < sums.size(); q++) store_sum(sums[q], totals[q]);
       continue;
     }
     const GraphNode &n = g[i];

@@ -49,12 +49,24 @@ struct KernelLayout {
 // Decides where each node's value lives (see the header comment).
 KernelLayout plan_kernel(const Graph &g);
 
+// One step of emit_kernel: node `node`; for a serial sum (Sum, Mean, or SumTo
+// onto one element), possibly a second independent serial sum of the same
+// length `paired` computed in the same loop, their add chains overlapping, and
+// possibly a rank-2 transpose `host` whose loop carries the sums: each of its
+// iterations also adds the next elements to the chains, so the copies fill the
+// time the chains wait on the add's latency. Summation order is unchanged.
+struct EmitStep {
+  int32_t node;
+  int32_t paired = -1;
+  int32_t host = -1;
+};
+
 // The order emit_kernel computes nodes in: index order, except that a serial
-// sum (Sum, Mean, or SumTo onto one element) moves down to the first later one
-// of the same length that does not depend on it, and the two run as one loop,
-// their add chains overlapping. A pair is the entry -(first + 1) followed by the
-// second; the nodes between that depend on the first follow the pair.
-std::vector<int32_t> kernel_emission_order(const Graph &g);
+// sum moves down to the first later one of the same length that does not depend
+// on it, to pair with it (the nodes between that depend on the first follow the
+// pair), and a later materialised rank-2 transpose whose input is already
+// computed moves up to host the sum or pair. Every node appears in one step.
+std::vector<EmitStep> kernel_emission_order(const Graph &g);
 
 // Emits kKernelFunction into `ctx` (a context from jit_new_context()).
 void emit_kernel(gcc_jit_context *ctx, const Graph &g, const KernelLayout &layout);

@@ -336,18 +336,21 @@ TEST_CASE("jit: independent serial sums share one loop, same bits", "[jit]") {
   int32_t mean = g->reduce_all(Op::Mean, y);  // another serial sum: too late to pair, stays alone
   for (int32_t o : {loss, scaled, bias_grad, mean, unrelated}) g->outputs.push_back(GraphOutput{o, false});
 
-  std::vector<int32_t> order = kernel_emission_order(*g);
+  std::vector<EmitStep> steps = kernel_emission_order(*g);
   auto pos = [&](int32_t node) {
-    return std::distance(order.begin(), std::find(order.begin(), order.end(), node));
+    return std::distance(steps.begin(), std::find_if(steps.begin(), steps.end(), [&](const EmitStep &e) {
+                           return e.node == node || e.paired == node || e.host == node;
+                         }));
   };
-  auto pair_at = pos(-loss - 1);
-  REQUIRE(pair_at < std::ptrdiff_t(order.size()) - 1);
-  CHECK(order[size_t(pair_at) + 1] == bias_grad);
-  CHECK(pos(loss) == std::ptrdiff_t(order.size()));  // only as the pair
+  auto pair_at = pos(loss);
+  REQUIRE(pair_at < std::ptrdiff_t(steps.size()));
+  CHECK(steps[size_t(pair_at)].node == loss);
+  CHECK(steps[size_t(pair_at)].paired == bias_grad);
+  CHECK(steps[size_t(pair_at)].host == -1);  // no transpose in this graph
   CHECK(pos(unrelated) < pair_at);
   CHECK(pos(scaled) > pair_at);
   CHECK(pos(mean) > pair_at);
-  CHECK(order.size() == size_t(g->size()));  // every node once; the pair entry stands for `loss`
+  CHECK(steps.size() == size_t(g->size()) - 1);  // every node once; the pair is one step
 
   Value *args = gc_values(2);
   args[0] = filled_tensor(s, 0);
@@ -364,4 +367,54 @@ TEST_CASE("jit: independent serial sums share one loop, same bits", "[jit]") {
     CHECK(same_bits(car(l), want[i]));
   }
   CHECK(i == 5);
+}
+
+TEST_CASE("jit: serial sums ride in a transpose's loop, same bits", "[jit]") {
+  CacheOff off;
+  // rows x cols transposes (odd and even; tails of bands and of sums) with a
+  // serial sum of `len` elements that does not depend on them.
+  struct Case {
+    int64_t rows, cols, len;
+    bool pair;
+  };
+  for (Case c :
+       {Case{64, 256, 4096, true}, Case{13, 7, 100, false}, Case{8, 3, 29, true}, Case{17, 5, 10, true}}) {
+    Shape ts = Shape::of({c.cols, c.rows}), ss = Shape::of({c.len});
+    auto g = std::make_unique<Graph>();
+    int32_t w = g->param(0, ArgSpec{ts, false});
+    int32_t v = g->param(1, ArgSpec{ss, false});
+    int32_t sq = g->binary("test", Op::Mul, v, v);
+    int32_t total = g->reduce_all(Op::Sum, sq);
+    int32_t other = c.pair ? g->reduce_all(Op::Mean, g->binary("test", Op::Sub, v, sq)) : -1;
+    static const int swap[2] = {1, 0};
+    int32_t wt = g->transpose(w, swap);                     // materialised: an output, not a left operand
+    int32_t after = g->binary("test", Op::Mul, wt, total);  // uses both
+    for (int32_t o : {total, wt, after}) g->outputs.push_back(GraphOutput{o, false});
+    if (other >= 0) g->outputs.push_back(GraphOutput{other, false});
+
+    std::vector<EmitStep> steps = kernel_emission_order(*g);
+    auto hosted =
+        std::find_if(steps.begin(), steps.end(), [&](const EmitStep &e) { return e.node == total; });
+    REQUIRE(hosted != steps.end());
+    bool can_ride = c.rows / 8 * c.cols > 0 && c.len / (c.rows / 8 * c.cols) >= 1;
+    INFO(c.rows << "x" << c.cols << " sum of " << c.len);
+    CHECK(hosted->host == (can_ride ? wt : -1));
+    CHECK(hosted->paired == other);
+
+    Value *args = gc_values(2);
+    args[0] = filled_tensor(ts, 1);
+    args[1] = filled_tensor(ss, 2);
+    size_t outs = g->outputs.size();
+    Value *want = gc_values(int(outs));
+    graph_eval(*g, args, want);
+    ArgSpec specs[2] = {ArgSpec{ts, false}, ArgSpec{ss, false}};
+    Value k = make_kernel("ride", std::move(g), specs, true);
+    REQUIRE(last_kernel_build().compiled);
+    size_t i = 0;
+    for (Value l = call_kernel(k, {args[0], args[1]}); is_pair(l); l = cdr(l), i++) {
+      INFO("output " << i);
+      CHECK(same_bits(car(l), want[i]));
+    }
+    CHECK(i == outs);
+  }
 }
