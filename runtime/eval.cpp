@@ -79,11 +79,35 @@ static inline Frame *heap_frame(int size) {
   return static_cast<Frame *>(gc_alloc(sizeof(Frame) + sizeof(Value) * size_t(size)));
 }
 
+// The frame run_closure keeps for tail-called leaf lambdas. It starts zeroed:
+// the collector scans it like any stack word, and words left there by older
+// calls would otherwise keep what they pointed to alive (a 16 000-element list
+// pinned this way made each collection of a 64x256 graph-grad training loop
+// mark 900 KB instead of 140 KB, and the loop 20% slower). Zeroed with explicit
+// 16-byte stores: `= {}` compiled to `rep stos`, 10-25% of a call.
+struct alignas(16) LocalFrame {
+  Frame *parent;
+  Value slots[kLocalFrameMax + 1];  // + 1: a whole number of 16-byte stores
+};
+static_assert(sizeof(LocalFrame) % 16 == 0);
+
+static inline void zero_local_frame(LocalFrame &f) {
+  typedef long long Words2 __attribute__((vector_size(16)));
+  auto *p = reinterpret_cast<Words2 *>(&f);
+  const Words2 zero = {0, 0};
+  static_assert(sizeof(LocalFrame) == 7 * 16);
+  p[0] = zero;
+  p[1] = zero;
+  p[2] = zero;
+  p[3] = zero;
+  p[4] = zero;
+  p[5] = zero;
+  p[6] = zero;
+}
+
 Value run_closure(Closure *c, Frame *f) {
-  struct {
-    Frame *parent;
-    Value slots[kLocalFrameMax];
-  } local;
+  LocalFrame local;
+  zero_local_frame(local);
   Node *entry_site = g_site;  // the call, in our caller's body, that entered this frame
   for (;;) {
     check_stack_and_interrupt();
