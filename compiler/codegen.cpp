@@ -735,6 +735,21 @@ static bool can_host_sums(const Graph &g, int32_t t, const std::vector<bool> &le
   return iters > 0 && sum_len / iters >= 1;
 }
 
+// An element-wise node over n >= 2 elements whose operands have n elements in
+// the same layout, or one: a candidate for a fused loop.
+static bool is_flat_elementwise(const Graph &g, int32_t i) {
+  const GraphNode &n = g[i];
+  if (!op_is_binary(n.op) && !op_is_unary(n.op) && n.op != Op::Select && n.op != Op::BroadcastTo)
+    return false;
+  int64_t size = n.size();
+  if (size < 2) return false;
+  for (int q = 0; q < op_arity(n.op); q++) {
+    int64_t s = g[n.in[q]].size();
+    if (s != size && s != 1) return false;
+  }
+  return true;
+}
+
 std::vector<EmitStep> kernel_emission_order(const Graph &g) {
   std::vector<int32_t> order;  // -(first + 1) then the second marks a pair
   for (int32_t i = 0; i < g.size(); i++) order.push_back(i);
@@ -809,6 +824,13 @@ std::vector<EmitStep> kernel_emission_order(const Graph &g) {
       break;
     }
   }
+  // Runs of element-wise steps over the same elements.
+  auto plain_flat = [&](size_t q) {
+    return steps[q].paired < 0 && steps[q].host < 0 && is_flat_elementwise(g, steps[q].node);
+  };
+  for (size_t p = 0; p + 1 < steps.size(); p++)
+    steps[p].fuse_next =
+        plain_flat(p) && plain_flat(p + 1) && g[steps[p].node].size() == g[steps[p + 1].node].size();
   return steps;
 }
 
@@ -869,8 +891,62 @@ void emit_kernel(gcc_jit_context *ctx, const Graph &g, const KernelLayout &L) {
     RV v = n.op == Op::Mean ? E.dop(GCC_JIT_BINARY_OP_DIVIDE, acc, E.lit(double(g[n.in[0]].size()))) : acc;
     E.st(refs[size_t(i)].base, E.ix(0), v);
   };
-  for (const EmitStep &step : kernel_emission_order(g)) {
+  // Which nodes each node's value is read by, for fused loops (below).
+  std::vector<std::vector<int32_t>> readers(size_t(g.size()));
+  for (int32_t i = 0; i < g.size(); i++)
+    for (int q = 0; q < op_arity(g[i].op); q++) readers[size_t(g[i].in[q])].push_back(i);
+  std::vector<bool> is_output(size_t(g.size()), false);
+  for (const GraphOutput &o : g.outputs) is_output[size_t(o.node)] = true;
+
+  std::vector<EmitStep> steps = kernel_emission_order(g);
+  for (size_t p = 0; p < steps.size(); p++) {
+    const EmitStep &step = steps[p];
     int32_t i = step.node;
+    if (step.fuse_next) {
+      // One loop for the run: each element goes through the same IEEE
+      // operations as in separate loops, but a value is stored only if a node
+      // outside the run, or an output, reads it.
+      int64_t size = g[i].size();
+      std::vector<int32_t> run{i};
+      while (steps[p].fuse_next) run.push_back(steps[++p].node);
+      std::vector<bool> in_run(size_t(g.size()), false);
+      for (int32_t r : run) in_run[size_t(r)] = true;
+      std::string note = "fused:";
+      for (int32_t r : run) note += fmt::format(" {} {}", r, op_name(g[r].op));
+      gcc_jit_block_add_comment(E.cur, nullptr, note.c_str());
+      std::map<int32_t, RV> scalars;  // one-element operands, read once before the loop
+      for (int32_t r : run)
+        for (int q = 0; q < op_arity(g[r].op); q++) {
+          int32_t a = g[r].in[q];
+          if (!in_run[size_t(a)] && g[a].size() == 1 && !scalars.count(a))
+            scalars[a] = E.once(E.load(refs[size_t(a)], E.ix(0)));
+        }
+      E.loop(0, size, 1, [&](RV t) {
+        std::map<int32_t, RV> value;
+        for (int32_t r : run) {
+          const GraphNode &n = g[r];
+          auto operand = [&](int q) {
+            int32_t a = n.in[q];
+            if (in_run[size_t(a)]) return value[a];
+            if (g[a].size() == 1) return scalars[a];
+            return E.load(refs[size_t(a)], t);
+          };
+          RV v;
+          if (op_is_binary(n.op)) v = E.scalar_binary(op_binary(n.op), operand(0), operand(1));
+          else if (op_is_unary(n.op)) v = E.scalar_unary(op_unary(n.op), operand(0));
+          else if (n.op == Op::Select)
+            v = E.select(E.cmp(GCC_JIT_COMPARISON_NE, operand(0), E.lit(0.0)), operand(1), operand(2));
+          else
+            v = E.dop(GCC_JIT_BINARY_OP_MULT, operand(0), E.lit(1.0));  // BroadcastTo: k_binary(Mul, x, 1.0)
+          v = E.once(v);
+          value[r] = v;
+          bool stored = is_output[size_t(r)];
+          for (int32_t reader : readers[size_t(r)]) stored = stored || !in_run[size_t(reader)];
+          if (stored) E.st(refs[size_t(r)].base, t, v);
+        }
+      });
+      continue;
+    }
     if (step.paired >= 0 || step.host >= 0) {
       std::vector<int32_t> sums{i};
       if (step.paired >= 0) sums.push_back(step.paired);

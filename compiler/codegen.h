@@ -59,13 +59,17 @@ struct EmitStep {
   int32_t node;
   int32_t paired = -1;
   int32_t host = -1;
+  // Element-wise steps over the same n elements (operands of n elements or
+  // one) run as one loop with the steps after them while this is set.
+  bool fuse_next = false;
 };
 
 // The order emit_kernel computes nodes in: index order, except that a serial
 // sum moves down to the first later one of the same length that does not depend
 // on it, to pair with it (the nodes between that depend on the first follow the
 // pair), and a later materialised rank-2 transpose whose input is already
-// computed moves up to host the sum or pair. Every node appears in one step.
+// computed moves up to host the sum or pair. Consecutive element-wise steps of
+// one size are marked to run as one loop. Every node appears in one step.
 std::vector<EmitStep> kernel_emission_order(const Graph &g);
 
 // Emits kKernelFunction into `ctx` (a context from jit_new_context()).

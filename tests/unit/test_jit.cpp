@@ -418,3 +418,56 @@ TEST_CASE("jit: serial sums ride in a transpose's loop, same bits", "[jit]") {
     CHECK(i == outs);
   }
 }
+
+TEST_CASE("jit: consecutive element-wise ops run as one loop, same bits", "[jit]") {
+  CacheOff off;
+  for (Shape s : {Shape::of({5, 7}), Shape::of({64, 64}), Shape::of({3}), Shape::of({2, 3, 5})}) {
+    auto g = std::make_unique<Graph>();
+    int32_t x = g->param(0, ArgSpec{s, false});
+    int32_t y = g->param(1, ArgSpec{s, false});
+    int32_t k = g->param(2, ArgSpec{Shape{}, true});  // a number operand
+    int32_t a = g->binary("test", Op::Add, x, k);     // run 1 starts
+    int32_t r = g->unary(Op::Relu, a);
+    int32_t d = g->binary("test", Op::Sub, r, y);   // read after the run too
+    int32_t sq = g->binary("test", Op::Mul, d, d);  // read by the sum
+    int32_t total = g->reduce_all(Op::Sum, sq);     // breaks the run
+    int32_t b = g->broadcast_to(total, s);          // run 2 starts
+    int32_t m = g->binary("test", Op::Mul, b, d);
+    int32_t e = g->unary(Op::Exp, g->unary(Op::Neg, m));
+    int32_t mask = g->unary(Op::ReluGrad, a);
+    int32_t sel = g->select("test", mask, e, g->constant(0.0));  // an output inside the run
+    int32_t cmp = g->binary("test", Op::GreaterEqual, sel, x);
+    int32_t mx = g->binary("test", Op::Maximum, cmp, g->unary(Op::Sqrt, y));
+    for (int32_t o : {total, sel, mx, d}) g->outputs.push_back(GraphOutput{o, false});
+
+    std::vector<EmitStep> steps = kernel_emission_order(*g);
+    auto at = [&](int32_t node) {
+      return std::find_if(steps.begin(), steps.end(), [&](const EmitStep &st) { return st.node == node; });
+    };
+    INFO("shape of " << s.size() << " elements");
+    REQUIRE(at(a) != steps.end());
+    CHECK(at(a)->fuse_next);
+    CHECK(at(d)->fuse_next);
+    CHECK_FALSE(at(sq)->fuse_next);  // the sum follows
+    CHECK(at(b)->fuse_next);
+    CHECK_FALSE(at(mx)->fuse_next);  // the last node
+
+    Value *args = gc_values(3);
+    args[0] = filled_tensor(s, 0);
+    args[1] = filled_tensor(s, 4);
+    args[2] = make_double(0.25);
+    tensor_of(args[0])->data[1] = -0.0;
+    if (s.size() > 2) tensor_of(args[1])->data[2] = std::nan("");
+    Value *want = gc_values(4);
+    graph_eval(*g, args, want);
+    ArgSpec specs[3] = {ArgSpec{s, false}, ArgSpec{s, false}, ArgSpec{Shape{}, true}};
+    Value kernel = make_kernel("fused", std::move(g), specs, true);
+    REQUIRE(last_kernel_build().compiled);
+    size_t i = 0;
+    for (Value l = call_kernel(kernel, {args[0], args[1], args[2]}); is_pair(l); l = cdr(l), i++) {
+      INFO("output " << i);
+      CHECK(same_bits(car(l), want[i]));
+    }
+    CHECK(i == 4);
+  }
+}
