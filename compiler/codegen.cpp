@@ -824,6 +824,31 @@ std::vector<EmitStep> kernel_emission_order(const Graph &g) {
       break;
     }
   }
+  // Steps with no loop (parameters, constants, and element-wise ops on one
+  // element) move up to just after their operands, so they do not split runs.
+  {
+    std::vector<EmitStep> moved;
+    std::vector<size_t> at(size_t(g.size()), 0);  // moved position + 1 of each node's step; 0: none yet
+    auto record = [&](size_t from) {
+      for (size_t q = from; q < moved.size(); q++)
+        for (int32_t nd : {moved[q].node, moved[q].paired, moved[q].host})
+          if (nd >= 0) at[size_t(nd)] = q + 1;
+    };
+    for (const EmitStep &st : steps) {
+      const GraphNode &n = g[st.node];
+      bool no_loop = st.paired < 0 && st.host < 0 &&
+                     (n.op == Op::Param || n.op == Op::Const ||
+                      (n.size() == 1 && (op_is_binary(n.op) || op_is_unary(n.op))));
+      size_t pos = moved.size();
+      if (no_loop) {
+        pos = 0;
+        for (int q = 0; q < op_arity(n.op); q++) pos = std::max(pos, at[size_t(n.in[q])]);
+      }
+      moved.insert(moved.begin() + std::ptrdiff_t(pos), st);
+      record(pos);
+    }
+    steps = std::move(moved);
+  }
   // Runs of element-wise steps over the same elements.
   auto plain_flat = [&](size_t q) {
     return steps[q].paired < 0 && steps[q].host < 0 && is_flat_elementwise(g, steps[q].node);

@@ -68,8 +68,10 @@ struct EmitStep {
 // sum moves down to the first later one of the same length that does not depend
 // on it, to pair with it (the nodes between that depend on the first follow the
 // pair), and a later materialised rank-2 transpose whose input is already
-// computed moves up to host the sum or pair. Consecutive element-wise steps of
-// one size are marked to run as one loop. Every node appears in one step.
+// computed moves up to host the sum or pair. Steps without a loop (parameters,
+// constants, element-wise ops on one element) then move up to just after their
+// operands, and consecutive element-wise steps of one size are marked to run as
+// one loop. Every node appears in one step.
 std::vector<EmitStep> kernel_emission_order(const Graph &g);
 
 // Emits kKernelFunction into `ctx` (a context from jit_new_context()).

@@ -23,7 +23,7 @@ namespace kiln {
 // Bump when the generated function's signature, the layout contract OR the
 // code any lowering generates changes: cached entries of other versions are then
 // never used (the version is part of the key). Kiln's version is in the key too.
-constexpr int kKernelAbi = 8;
+constexpr int kKernelAbi = 9;
 
 // "" when the cache is disabled.
 std::string kernel_cache_dir();

@@ -429,10 +429,11 @@ TEST_CASE("jit: consecutive element-wise ops run as one loop, same bits", "[jit]
     int32_t a = g->binary("test", Op::Add, x, k);     // run 1 starts
     int32_t r = g->unary(Op::Relu, a);
     int32_t d = g->binary("test", Op::Sub, r, y);   // read after the run too
+    int32_t k2 = g->binary("test", Op::Mul, k, k);  // one element: moves up, does not split the run
     int32_t sq = g->binary("test", Op::Mul, d, d);  // read by the sum
     int32_t total = g->reduce_all(Op::Sum, sq);     // breaks the run
     int32_t b = g->broadcast_to(total, s);          // run 2 starts
-    int32_t m = g->binary("test", Op::Mul, b, d);
+    int32_t m = g->binary("test", Op::Mul, g->binary("test", Op::Mul, b, d), k2);
     int32_t e = g->unary(Op::Exp, g->unary(Op::Neg, m));
     int32_t mask = g->unary(Op::ReluGrad, a);
     int32_t sel = g->select("test", mask, e, g->constant(0.0));  // an output inside the run
@@ -448,6 +449,7 @@ TEST_CASE("jit: consecutive element-wise ops run as one loop, same bits", "[jit]
     REQUIRE(at(a) != steps.end());
     CHECK(at(a)->fuse_next);
     CHECK(at(d)->fuse_next);
+    CHECK(at(k2) < at(a));
     CHECK_FALSE(at(sq)->fuse_next);  // the sum follows
     CHECK(at(b)->fuse_next);
     CHECK_FALSE(at(mx)->fuse_next);  // the last node
