@@ -1,7 +1,11 @@
 #include "error.h"
 
+#include <cstdio>
+#include <cstdlib>
+
 #include "eval.h"
 #include "eval_internal.h"
+#include "gc.h"
 #include "handlers.h"
 #include "object.h"
 #include "printer.h"
@@ -25,6 +29,30 @@ static std::string short_write(Value v) {
   e.loc = loc.known() ? loc : current_site_loc();
   e.pending = e.loc;
   throw e;
+}
+
+// The error raised when even the out-of-memory error cannot be allocated:
+// made at start-up (init_out_of_memory_error), a root in this file's data.
+static Value g_out_of_memory = NOVALUE;
+
+void init_out_of_memory_error() {
+  g_out_of_memory = make_error_obj(make_string("out of memory"), NIL, intern("error"));
+}
+
+void gc_out_of_memory(size_t bytes) {
+  static bool raising = false;
+  if (raising || g_out_of_memory == NOVALUE) {
+    if (g_out_of_memory == NOVALUE) {
+      std::fprintf(stderr, "kiln: out of memory while starting\n");
+      std::exit(70);
+    }
+    throw_raised(g_out_of_memory, {});
+  }
+  raising = true;
+  struct Reset {
+    ~Reset() { raising = false; }
+  } reset;
+  throw_errorf("out of memory: cannot allocate {} bytes", bytes);
 }
 
 // R7RS: the current handler runs in the dynamic context of the raise, with the

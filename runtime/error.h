@@ -59,6 +59,10 @@ extern Value g_escape_values;  // GC root: values passed to an escape continuati
 
 // Raise any Lisp value (R7RS raise). Consults with-exception-handler handlers.
 [[noreturn]] void raise_value(Value obj);
+// Makes the error raised when memory runs out even for an error object
+// (init_runtime, right after gc_init). gc.h's allocators raise the usual
+// "out of memory: cannot allocate N bytes" otherwise.
+void init_out_of_memory_error();
 // R7RS raise-continuable: returns the handler's value.
 Value raise_continuable(Value obj);
 

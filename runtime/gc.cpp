@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <initializer_list>
 
 namespace kiln {
 
@@ -66,9 +67,13 @@ void gc_init() {
     GC_expand_hp(kStartingHeap - GC_get_heap_size());
   // Tensor data are large pointer-free blocks allocated "ignore off page"; the
   // collector's advice about repeated large allocations does not apply to them,
-  // so that one warning is dropped. Every other warning still reaches stderr.
+  // so that warning is dropped, and so are its notes on a refused allocation,
+  // which Kiln reports as an "out of memory" error. Every other warning still
+  // reaches stderr.
   GC_set_warn_proc([](char *msg, GC_word arg) {
-    if (std::strstr(msg, "Repeated allocation of very large block")) return;
+    for (const char *dropped :
+         {"Repeated allocation of very large block", "Failed to expand heap", "Out of Memory"})
+      if (std::strstr(msg, dropped)) return;
     std::fprintf(stderr, msg, static_cast<unsigned long>(arg));
   });
   if (const char *s = std::getenv("KILN_GC_STRESS")) {

@@ -22,16 +22,31 @@ extern uint64_t g_gc_stress_every;
 extern uint64_t g_gc_stress_count;
 void gc_stress_tick();
 
+// Raises "out of memory: cannot allocate N bytes" (error.cpp) when the
+// collector refuses an allocation, as it does for (make-vector 100000000000).
+[[noreturn]] void gc_out_of_memory(size_t bytes);
+
 inline void *gc_alloc(size_t n) {
   if (g_gc_stress_every) gc_stress_tick();
-  return GC_MALLOC(n);
+  void *p = GC_MALLOC(n);
+  if (!p) [[unlikely]]
+    gc_out_of_memory(n);
+  return p;
 }
 // Pointer-free memory (string bytes, tensor data). Not zeroed.
 inline void *gc_alloc_atomic(size_t n) {
   if (g_gc_stress_every) gc_stress_tick();
-  return GC_MALLOC_ATOMIC(n);
+  void *p = GC_MALLOC_ATOMIC(n);
+  if (!p) [[unlikely]]
+    gc_out_of_memory(n);
+  return p;
 }
 // Never collected and always scanned: roots such as symbols.
-inline void *gc_alloc_root(size_t n) { return GC_MALLOC_UNCOLLECTABLE(n); }
+inline void *gc_alloc_root(size_t n) {
+  void *p = GC_MALLOC_UNCOLLECTABLE(n);
+  if (!p) [[unlikely]]
+    gc_out_of_memory(n);
+  return p;
+}
 
 }  // namespace kiln
