@@ -133,7 +133,7 @@ static void print_procedure_name(std::string &out, const char *kind, Value name)
 // that print endless, either along a cdr chain, which the check catches, or
 // through ever deeper cars and elements, which the depth cap catches; so an
 // attempt that ends had no cycle. One that hits either limit is abandoned (its
-// output is cut off again) and find_cycles, an exact, iterative depth-first
+// output is cut off again) and find_labelled, an exact, iterative depth-first
 // search, picks the objects to label for the second attempt.
 
 static bool is_container(Value v) {
@@ -176,7 +176,7 @@ static int64_t chain_length(Value p, bool &circular) {
 }
 
 // Nesting (through cars, elements and fields) beyond which the first attempt
-// stops and lets find_cycles decide; this bounds how deep a cycle through
+// stops and lets find_labelled decide; this bounds how deep a cycle through
 // cars takes it before the printer looks for labels.
 constexpr int kMaxCheckedDepth = 1000;
 
@@ -186,7 +186,7 @@ struct MaybeCyclic {};
 // Object address -> depth-first search state, open addressing with linear
 // probing, the state in the address's 3 always-zero low bits.
 //
-// This table and find_cycles' stack hold Values in malloc memory, which the
+// This table and find_labelled' stack hold Values in malloc memory, which the
 // collector does not scan. That is safe only because the value being printed
 // keeps every object in them reachable for the whole call, and printing never
 // allocates GC memory, so no collection even runs meanwhile.
@@ -238,11 +238,10 @@ class SearchStates {
 };
 
 // The objects that need labels: those the search meets again while they are
-// still on its stack. The stack holds one frame per container being searched;
-// a pair's frame walks its whole cdr chain (keeping every pair of the chain on
-// the stack until the chain ends), so a long list costs one frame, not one per
-// pair, and nothing here recurses in C++.
-static std::vector<Value> find_cycles(Value root) {
+// still on its stack (a cycle), or with `shared`, met again at all. The stack holds one frame per container
+// being searched; a pair's frame walks its whole cdr chain (keeping every pair of the chain on the stack
+// until the chain ends), so a long list costs one frame, not one per pair, and nothing here recurses in C++.
+static std::vector<Value> find_labelled(Value root, bool shared) {
   using S = SearchStates;
   S states;
   std::vector<Value> targets;
@@ -263,7 +262,13 @@ static std::vector<Value> find_cycles(Value root) {
       }
       return;
     }
-    if (s & S::kDone) return;
+    if (s & S::kDone) {
+      if (shared && !(s & S::kCyclic)) {
+        states.set(x, s | S::kCyclic);
+        targets.push_back(x);
+      }
+      return;
+    }
     states.set(x, S::kOnStack);
     Frame f{x, x, 0, 0};
     if (type_of_ptr(x) == T_ERROR) {
@@ -630,8 +635,14 @@ void print_value(std::string &out, Value v, bool write) {
     out.resize(start);
   }
   Labels labels;
-  for (Value t : find_cycles(v)) labels.ids.emplace(t.bits, -1);
+  for (Value t : find_labelled(v, false)) labels.ids.emplace(t.bits, -1);
   print_iterative(out, v, write, &labels);
+}
+
+void print_value_shared(std::string &out, Value v) {
+  Labels labels;
+  for (Value t : find_labelled(v, true)) labels.ids.emplace(t.bits, -1);
+  print_iterative(out, v, true, &labels);
 }
 
 std::string write_string(Value v) {

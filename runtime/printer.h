@@ -13,6 +13,10 @@
 namespace kiln {
 
 void print_value(std::string &out, Value v, bool write);
+// write-shared: like write, but every object met more than once (shared or
+// cyclic) gets a datum label: (let ((l (list 1))) (list l l)) prints
+// (#0=(1) #0#).
+void print_value_shared(std::string &out, Value v);
 std::string write_string(Value v);
 std::string display_string(Value v);
 // The float rule of SPEC §3: shortest round-trip digits, always marked as a float.

@@ -68,7 +68,15 @@ Value print_to(const char *who, int argc, Value *argv, bool write) {
 }
 Value b_display(int argc, Value *argv) { return print_to("display", argc, argv, false); }
 Value b_write(int argc, Value *argv) { return print_to("write", argc, argv, true); }
-Value b_write_shared(int argc, Value *argv) { return print_to("write-shared", argc, argv, true); }
+Value b_write_shared(int argc, Value *argv) {
+  Port *p = out_port("write-shared", argc, argv, 1);
+  std::string s;
+  print_value_shared(s, argv[0]);
+  port_write(p, s);
+  return UNSPEC;
+}
+// R7RS's write-simple uses no labels at all, so it never ends on a cycle; here
+// it labels cycles as write does, so it always ends.
 Value b_write_simple(int argc, Value *argv) { return print_to("write-simple", argc, argv, true); }
 
 Value b_newline(int argc, Value *argv) {
@@ -373,8 +381,9 @@ BuiltinRegistrar reg([] {
   init_ports();  // binds current-input-port, current-output-port, current-error-port
   defbuiltin("display", 1, 2, b_display, "(display X [PORT]) strings and chars raw");
   defbuiltin("write", 1, 2, b_write, "(write X [PORT]) readable form");
-  defbuiltin("write-shared", 1, 2, b_write_shared, "(write-shared X [PORT]) same as write");
-  defbuiltin("write-simple", 1, 2, b_write_simple, "(write-simple X [PORT]) same as write");
+  defbuiltin("write-shared", 1, 2, b_write_shared,
+             "(write-shared X [PORT]) write, labelling shared structure too");
+  defbuiltin("write-simple", 1, 2, b_write_simple, "(write-simple X [PORT]) write (cycles still get labels)");
   defbuiltin("newline", 0, 1, b_newline, "(newline [PORT])");
   defbuiltin("write-char", 1, 2, b_write_char, "(write-char C [PORT])");
   defbuiltin("write-string", 1, 4, b_write_string, "(write-string S [PORT [START [END]]])");
