@@ -141,6 +141,7 @@ static void inherit_loc(Value x, SrcLoc loc, int budget = 10000) {
 // `sc`: the scope of the use of a macro defined at top level (its template's
 // free identifiers must keep their top-level meaning there); null otherwise.
 static Value expand_macro(Value macro, Value form, Scope *sc = nullptr) {
+  check_interrupt();  // (define-syntax m (syntax-rules () ((_) (m)))) expands forever
   Macro *m = as<Macro>(macro);
   Value result;
   if (is_syntax_rules(m->transformer)) {

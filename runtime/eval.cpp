@@ -37,12 +37,17 @@ void stack_overflow() {
   throw_error("stack overflow");
 }
 
-static inline void check_stack_and_interrupt() {
-  check_stack();
+static inline void check_interrupt_inline() {
   if (g_interrupt) [[unlikely]] {
     g_interrupt = 0;
     throw InterruptThrow{};
   }
+}
+void check_interrupt() { check_interrupt_inline(); }
+
+static inline void check_stack_and_interrupt() {
+  check_stack();
+  check_interrupt_inline();
 }
 
 // Picks the case-lambda variant accepting argc arguments, or raises the arity error.
