@@ -109,9 +109,18 @@ static Node *analyze(Value x, Scope *sc, bool tail);
 static Value include_forms(Value form);
 static Node *analyze_body(Value forms, Scope *sc, bool tail, Value whole);
 
+// The length of a proper list; -1 for an improper or circular one (code built
+// by a program and passed to eval can be circular: that is bad syntax, not a
+// loop forever).
 static int list_len(Value v) {
   int n = 0;
-  for (; is_pair(v); v = cdr(v)) n++;
+  Value slow = v;
+  for (; is_pair(v); v = cdr(v)) {
+    if (++n % 2 == 0) {
+      slow = cdr(slow);
+      if (slow == cdr(v)) return -1;
+    }
+  }
   return v == NIL ? n : -1;
 }
 
@@ -257,6 +266,14 @@ static bool is_const(Node *n) { return dynamic_cast<Const *>(n) != nullptr; }
 // Bottom-up, so each part is looked at once: a part with no unquote at this
 // level becomes a Const of the source datum itself, as quote would. Iterates
 // along cdr chains; recursion is on nesting only, checked against the stack.
+// Whether x's cdr chain ends (in () or another atom) rather than looping.
+static bool ends(Value x) {
+  Value slow = x;
+  for (int64_t n = 1; is_pair(x); x = cdr(x), n++)
+    if (n % 2 == 0 && (slow = cdr(slow)) == cdr(x)) return false;
+  return true;
+}
+
 static Node *analyze_qq(Value x, int depth, Scope *sc) {
   check_stack();
   if (is_vector(x)) {
@@ -279,6 +296,7 @@ static Node *analyze_qq(Value x, int depth, Scope *sc) {
                         new PrimCall(qq_cons, inner, new Const(NIL)));
   }
   if (!is_pair(x)) return new Const(x);
+  if (list_len(x) < 0 && !ends(x)) bad_syntax(x, "quasiquote");  // a circular cdr chain
   GcVec<Value> chain;  // the pairs of x's cdr chain, up to a tail that is a form itself
   Value tail = x;
   do {
@@ -407,6 +425,7 @@ static Node *analyze_seq(Value forms, Scope *sc, bool tail, Value form) {
 }
 
 static Node *analyze_cond_clauses(Value clauses, Scope *sc, bool tail, Value form, Node *fallthrough) {
+  check_stack();
   if (clauses == NIL) return fallthrough ? fallthrough : new Const(UNSPEC);
   if (!is_pair(clauses) || !is_pair(car(clauses))) bad_syntax(form, "cond");
   Value clause = car(clauses);
@@ -576,6 +595,7 @@ static void flatten_body(Value forms, Scope *sc, GcVec<Value> &out) {
       x = e;
     }
     if (head_is(x, SF_BEGIN, sc)) {
+      if (list_len(cdr(x)) < 0) bad_syntax(x, "begin");
       flatten_body(cdr(x), sc, out);
     } else if (head_is(x, SF_INCLUDE, sc)) {
       flatten_body(cdr(include_forms(x)), sc, out);
@@ -711,7 +731,9 @@ static Node *analyze(Value x, Scope *sc, bool tail) {
     case SF_LETSTAR: return analyze_let_star(x, sc, tail);
     case SF_LETREC:
     case SF_LETREC_STAR: return analyze_let(x, sc, tail, true);
-    case SF_COND: return analyze_cond_clauses(cdr(x), sc, tail, x, nullptr);
+    case SF_COND:
+      if (list_len(cdr(x)) < 0) bad_syntax(x, "cond");
+      return analyze_cond_clauses(cdr(x), sc, tail, x, nullptr);
     case SF_CASE: return analyze_case(x, sc, tail);
     case SF_AND:
     case SF_OR: {
@@ -836,6 +858,7 @@ Value eval_toplevel(Value form) {
     form = e;
   }
   if (special_of(form, nullptr) == SF_BEGIN) {
+    if (list_len(cdr(form)) < 0) bad_syntax(form, "begin");
     Value r = UNSPEC;
     for (Value p = cdr(form); is_pair(p); p = cdr(p)) r = eval_toplevel(car(p));
     return r;

@@ -202,11 +202,31 @@ static Value bi_reverse(int, Value *a) {
 }
 
 // Follows k cdrs from l; WHO's range error when the list is shorter.
+// For a circular list: the pairs before its loop (mu) and in it (lambda).
+static void loop_shape(Value l, int64_t &mu, int64_t &lambda) {
+  Value slow = l, fast = l;
+  do {
+    slow = cdr(slow);
+    fast = cdr(cdr(fast));
+  } while (slow != fast);
+  mu = 0;
+  for (slow = l; slow != fast; slow = cdr(slow), fast = cdr(fast)) mu++;
+  lambda = 1;
+  for (fast = cdr(slow); fast != slow; fast = cdr(fast)) lambda++;
+}
+
 static Value drop_n(const char *who, Value l, Value kv, int kpos) {
   int64_t k = arg_int(who, kpos, kv);
   if (k < 0) {
     if (is_circular(l)) throw_errorf("{}: index {} out of range for a circular list", who, k);
     range_error(who, k, "list", count_pairs(l));
+  }
+  // Around a loop, k steps land where k mod its length does: (list-tail c
+  // 100000000000) answers at once instead of walking for minutes.
+  if (k > (int64_t(1) << 20) && is_circular(l)) {
+    int64_t mu, lambda;
+    loop_shape(l, mu, lambda);
+    if (k > mu) k = mu + (k - mu) % lambda;
   }
   Value x = l;
   for (int64_t i = 0; i < k; i++) {
