@@ -266,14 +266,6 @@ static bool is_const(Node *n) { return dynamic_cast<Const *>(n) != nullptr; }
 // Bottom-up, so each part is looked at once: a part with no unquote at this
 // level becomes a Const of the source datum itself, as quote would. Iterates
 // along cdr chains; recursion is on nesting only, checked against the stack.
-// Whether x's cdr chain ends (in () or another atom) rather than looping.
-static bool ends(Value x) {
-  Value slow = x;
-  for (int64_t n = 1; is_pair(x); x = cdr(x), n++)
-    if (n % 2 == 0 && (slow = cdr(slow)) == cdr(x)) return false;
-  return true;
-}
-
 static Node *analyze_qq(Value x, int depth, Scope *sc) {
   check_stack();
   if (is_vector(x)) {
@@ -296,7 +288,7 @@ static Node *analyze_qq(Value x, int depth, Scope *sc) {
                         new PrimCall(qq_cons, inner, new Const(NIL)));
   }
   if (!is_pair(x)) return new Const(x);
-  if (list_len(x) < 0 && !ends(x)) bad_syntax(x, "quasiquote");  // a circular cdr chain
+  if (is_circular(x)) bad_syntax(x, "quasiquote");
   GcVec<Value> chain;  // the pairs of x's cdr chain, up to a tail that is a form itself
   Value tail = x;
   do {

@@ -152,4 +152,16 @@ const char *type_name(Value v) {
   }
 }
 
+void loop_shape(Value v, int64_t *mu, int64_t *lambda) {
+  Value slow = v, fast = v;
+  do {
+    slow = cdr(slow);
+    fast = cdr(cdr(fast));
+  } while (slow != fast);
+  *mu = 0;
+  for (slow = v; slow != fast; slow = cdr(slow), fast = cdr(fast)) ++*mu;
+  *lambda = 1;
+  for (fast = cdr(slow); fast != slow; fast = cdr(fast)) ++*lambda;
+}
+
 }  // namespace kiln

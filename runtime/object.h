@@ -66,6 +66,21 @@ struct Pair {
 inline bool is_pair(Value v) { return has_type(v, T_PAIR); }
 inline Value car(Value v) { return as<Pair>(v)->car; }
 inline Value cdr(Value v) { return as<Pair>(v)->cdr; }
+
+// True if following cdrs from v never reaches a non-pair (Floyd).
+inline bool is_circular(Value v) {
+  Value slow = v, fast = v;
+  for (;;) {
+    if (!is_pair(fast)) return false;
+    fast = cdr(fast);
+    if (!is_pair(fast)) return false;
+    fast = cdr(fast);
+    slow = cdr(slow);
+    if (fast == slow) return true;
+  }
+}
+// For a circular v: the pairs before its loop (*mu) and in the loop (*lambda).
+void loop_shape(Value v, int64_t *mu, int64_t *lambda);
 Value cons(Value a, Value d);
 
 // ---- integers beyond the fixnum range ------------------------------------

@@ -149,30 +149,19 @@ static bool is_container(Value v) {
 }
 
 // The number of distinct pairs along the cdr chain from p; `circular` says
-// whether the chain comes back to one of them (Floyd, then the loop's start
-// and length). Error objects' irritant lists are walked this way: the list is
-// reachable from Lisp (error-object-irritants), so set-cdr! can make it loop.
+// whether the chain comes back to one of them. Error objects' irritant lists
+// are walked this way: the list is reachable from Lisp
+// (error-object-irritants), so set-cdr! can make it loop.
 static int64_t chain_length(Value p, bool &circular) {
-  circular = false;
-  Value slow = p, fast = p;
-  while (is_pair(fast) && is_pair(cdr(fast))) {
-    slow = cdr(slow);
-    fast = cdr(cdr(fast));
-    if (slow == fast) {
-      circular = true;
-      break;
-    }
+  circular = is_circular(p);
+  if (circular) {
+    int64_t mu, lambda;
+    loop_shape(p, &mu, &lambda);
+    return mu + lambda;
   }
-  if (!circular) {
-    int64_t n = 0;
-    for (; is_pair(p); p = cdr(p)) n++;
-    return n;
-  }
-  int64_t mu = 0;  // pairs before the loop
-  for (slow = p; slow != fast; slow = cdr(slow), fast = cdr(fast)) mu++;
-  int64_t lambda = 1;  // pairs in the loop
-  for (fast = cdr(slow); fast != slow; fast = cdr(fast)) lambda++;
-  return mu + lambda;
+  int64_t n = 0;
+  for (; is_pair(p); p = cdr(p)) n++;
+  return n;
 }
 
 // Nesting (through cars, elements and fields) beyond which the first attempt

@@ -11,21 +11,8 @@
 
 namespace kiln {
 
-// True if following cdrs from v never reaches a non-pair.
-inline bool is_circular(Value v) {
-  Value slow = v, fast = v;
-  for (;;) {
-    if (!is_pair(fast)) return false;
-    fast = cdr(fast);
-    if (!is_pair(fast)) return false;
-    fast = cdr(fast);
-    slow = cdr(slow);
-    if (fast == slow) return true;
-  }
-}
-
-// type_error for a list-like argument. The printer does not detect cycles, so
-// a circular list is described instead of written.
+// type_error for a list-like argument. A circular list is described rather
+// than written: "got a circular list" says what is wrong with it.
 [[noreturn]] inline void list_arg_error(const char *who, int pos, const char *expected, Value v) {
   if (is_circular(v)) throw_errorf("{}: argument {} must be {}, got a circular list", who, pos, expected);
   type_error(who, pos, expected, v);

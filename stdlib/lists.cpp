@@ -202,19 +202,6 @@ static Value bi_reverse(int, Value *a) {
 }
 
 // Follows k cdrs from l; WHO's range error when the list is shorter.
-// For a circular list: the pairs before its loop (mu) and in it (lambda).
-static void loop_shape(Value l, int64_t &mu, int64_t &lambda) {
-  Value slow = l, fast = l;
-  do {
-    slow = cdr(slow);
-    fast = cdr(cdr(fast));
-  } while (slow != fast);
-  mu = 0;
-  for (slow = l; slow != fast; slow = cdr(slow), fast = cdr(fast)) mu++;
-  lambda = 1;
-  for (fast = cdr(slow); fast != slow; fast = cdr(fast)) lambda++;
-}
-
 static Value drop_n(const char *who, Value l, Value kv, int kpos) {
   int64_t k = arg_int(who, kpos, kv);
   if (k < 0) {
@@ -225,7 +212,7 @@ static Value drop_n(const char *who, Value l, Value kv, int kpos) {
   // 100000000000) answers at once instead of walking for minutes.
   if (k > (int64_t(1) << 20) && is_circular(l)) {
     int64_t mu, lambda;
-    loop_shape(l, mu, lambda);
+    loop_shape(l, &mu, &lambda);
     if (k > mu) k = mu + (k - mu) % lambda;
   }
   Value x = l;
