@@ -859,6 +859,50 @@ std::vector<EmitStep> kernel_emission_order(const Graph &g) {
   return steps;
 }
 
+// One loop for a run of element-wise nodes over the same elements (steps
+// marked fuse_next): each element goes through the same IEEE operations as in
+// separate loops, but a value is stored only if a node outside the run, or an
+// output, reads it.
+static void emit_fused_run(Emitter &E, const Graph &g, const std::vector<Ref> &refs,
+                           const std::vector<int32_t> &run, const std::vector<bool> &is_output,
+                           const std::vector<std::vector<int32_t>> &readers) {
+  std::vector<bool> in_run(size_t(g.size()), false);
+  for (int32_t r : run) in_run[size_t(r)] = true;
+  std::string note = "fused:";
+  for (int32_t r : run) note += fmt::format(" {} {}", r, op_name(g[r].op));
+  gcc_jit_block_add_comment(E.cur, nullptr, note.c_str());
+  std::map<int32_t, RV> scalars;  // one-element operands, read once before the loop
+  for (int32_t r : run)
+    for (int q = 0; q < op_arity(g[r].op); q++) {
+      int32_t a = g[r].in[q];
+      if (!in_run[size_t(a)] && g[a].size() == 1 && !scalars.count(a))
+        scalars[a] = E.once(E.load(refs[size_t(a)], E.ix(0)));
+    }
+  E.loop(0, g[run[0]].size(), 1, [&](RV t) {
+    std::map<int32_t, RV> value;
+    for (int32_t r : run) {
+      const GraphNode &n = g[r];
+      auto operand = [&](int q) {
+        int32_t a = n.in[q];
+        if (in_run[size_t(a)]) return value[a];
+        if (g[a].size() == 1) return scalars[a];
+        return E.load(refs[size_t(a)], t);
+      };
+      RV v;
+      if (op_is_binary(n.op)) v = E.scalar_binary(op_binary(n.op), operand(0), operand(1));
+      else if (op_is_unary(n.op)) v = E.scalar_unary(op_unary(n.op), operand(0));
+      else if (n.op == Op::Select)
+        v = E.select(E.cmp(GCC_JIT_COMPARISON_NE, operand(0), E.lit(0.0)), operand(1), operand(2));
+      else v = E.dop(GCC_JIT_BINARY_OP_MULT, operand(0), E.lit(1.0));  // BroadcastTo: k_binary(Mul, x, 1.0)
+      v = E.once(v);
+      value[r] = v;
+      bool stored = is_output[size_t(r)];
+      for (int32_t reader : readers[size_t(r)]) stored = stored || !in_run[size_t(reader)];
+      if (stored) E.st(refs[size_t(r)].base, t, v);
+    }
+  });
+}
+
 void emit_kernel(gcc_jit_context *ctx, const Graph &g, const KernelLayout &L) {
   Emitter E(ctx);
   gcc_jit_param *params[4] = {gcc_jit_context_new_param(ctx, nullptr, E.t_dpp, "args"),
@@ -928,48 +972,9 @@ void emit_kernel(gcc_jit_context *ctx, const Graph &g, const KernelLayout &L) {
     const EmitStep &step = steps[p];
     int32_t i = step.node;
     if (step.fuse_next) {
-      // One loop for the run: each element goes through the same IEEE
-      // operations as in separate loops, but a value is stored only if a node
-      // outside the run, or an output, reads it.
-      int64_t size = g[i].size();
       std::vector<int32_t> run{i};
       while (steps[p].fuse_next) run.push_back(steps[++p].node);
-      std::vector<bool> in_run(size_t(g.size()), false);
-      for (int32_t r : run) in_run[size_t(r)] = true;
-      std::string note = "fused:";
-      for (int32_t r : run) note += fmt::format(" {} {}", r, op_name(g[r].op));
-      gcc_jit_block_add_comment(E.cur, nullptr, note.c_str());
-      std::map<int32_t, RV> scalars;  // one-element operands, read once before the loop
-      for (int32_t r : run)
-        for (int q = 0; q < op_arity(g[r].op); q++) {
-          int32_t a = g[r].in[q];
-          if (!in_run[size_t(a)] && g[a].size() == 1 && !scalars.count(a))
-            scalars[a] = E.once(E.load(refs[size_t(a)], E.ix(0)));
-        }
-      E.loop(0, size, 1, [&](RV t) {
-        std::map<int32_t, RV> value;
-        for (int32_t r : run) {
-          const GraphNode &n = g[r];
-          auto operand = [&](int q) {
-            int32_t a = n.in[q];
-            if (in_run[size_t(a)]) return value[a];
-            if (g[a].size() == 1) return scalars[a];
-            return E.load(refs[size_t(a)], t);
-          };
-          RV v;
-          if (op_is_binary(n.op)) v = E.scalar_binary(op_binary(n.op), operand(0), operand(1));
-          else if (op_is_unary(n.op)) v = E.scalar_unary(op_unary(n.op), operand(0));
-          else if (n.op == Op::Select)
-            v = E.select(E.cmp(GCC_JIT_COMPARISON_NE, operand(0), E.lit(0.0)), operand(1), operand(2));
-          else
-            v = E.dop(GCC_JIT_BINARY_OP_MULT, operand(0), E.lit(1.0));  // BroadcastTo: k_binary(Mul, x, 1.0)
-          v = E.once(v);
-          value[r] = v;
-          bool stored = is_output[size_t(r)];
-          for (int32_t reader : readers[size_t(r)]) stored = stored || !in_run[size_t(reader)];
-          if (stored) E.st(refs[size_t(r)].base, t, v);
-        }
-      });
+      emit_fused_run(E, g, refs, run, is_output, readers);
       continue;
     }
     if (step.paired >= 0 || step.host >= 0) {
