@@ -407,7 +407,8 @@ Value expand_define_record_type(Value form);  // records.cpp
 
 static Node *analyze_seq(Value forms, Scope *sc, bool tail, Value form) {
   int n = list_len(forms);
-  if (n < 0) bad_syntax(form, "begin");
+  // Named after the form whose body it is: (when #t . 1) is when's bad syntax.
+  if (n < 0) bad_syntax(form, is_pair(form) && is_symbol(car(form)) ? symbol_name(car(form)) : "begin");
   if (n == 0) return new Const(UNSPEC);
   if (n == 1) return analyze(car(forms), sc, tail);
   Node **items = node_array<Node>(n);
