@@ -62,6 +62,23 @@ Value call_kernel(Value k, std::initializer_list<Value> args) {
   return g_type_hooks[T_KERNEL].apply(k, argc, argv);
 }
 
+// Compiles g (argument specs `specs`) and checks that one call on args[0..argc)
+// returns what graph_eval returns, output by output, bit for bit.
+void check_kernel_matches_interpreter(const char *name, std::unique_ptr<Graph> g, const ArgSpec *specs,
+                                      Value *args, int argc) {
+  size_t outs = g->outputs.size();
+  Value *want = gc_values(outs);
+  graph_eval(*g, args, want);
+  Value k = make_kernel(name, std::move(g), specs, true);
+  REQUIRE(last_kernel_build().compiled);
+  size_t i = 0;
+  for (Value l = g_type_hooks[T_KERNEL].apply(k, argc, args); is_pair(l); l = cdr(l), i++) {
+    INFO("output " << i);
+    CHECK(same_bits(car(l), want[i]));
+  }
+  CHECK(i == outs);
+}
+
 std::string caught_message(const std::function<void()> &f) {
   try {
     f();
@@ -356,17 +373,9 @@ TEST_CASE("jit: independent serial sums share one loop, same bits", "[jit]") {
   args[0] = filled_tensor(s, 0);
   args[1] = filled_tensor(s, 3);
   tensor_of(args[0])->data[4] = -0.0;
-  Value *want = gc_values(5);
-  graph_eval(*g, args, want);
   ArgSpec specs[2] = {ArgSpec{s, false}, ArgSpec{s, false}};
-  Value k = make_kernel("pairs", std::move(g), specs, true);
-  REQUIRE(last_kernel_build().compiled);
-  size_t i = 0;
-  for (Value l = call_kernel(k, {args[0], args[1]}); is_pair(l); l = cdr(l), i++) {
-    INFO("output " << i);
-    CHECK(same_bits(car(l), want[i]));
-  }
-  CHECK(i == 5);
+  REQUIRE(g->outputs.size() == 5);
+  check_kernel_matches_interpreter("pairs", std::move(g), specs, args, 2);
 }
 
 TEST_CASE("jit: serial sums ride in a transpose's loop, same bits", "[jit]") {
@@ -404,18 +413,8 @@ TEST_CASE("jit: serial sums ride in a transpose's loop, same bits", "[jit]") {
     Value *args = gc_values(2);
     args[0] = filled_tensor(ts, 1);
     args[1] = filled_tensor(ss, 2);
-    size_t outs = g->outputs.size();
-    Value *want = gc_values(int(outs));
-    graph_eval(*g, args, want);
     ArgSpec specs[2] = {ArgSpec{ts, false}, ArgSpec{ss, false}};
-    Value k = make_kernel("ride", std::move(g), specs, true);
-    REQUIRE(last_kernel_build().compiled);
-    size_t i = 0;
-    for (Value l = call_kernel(k, {args[0], args[1]}); is_pair(l); l = cdr(l), i++) {
-      INFO("output " << i);
-      CHECK(same_bits(car(l), want[i]));
-    }
-    CHECK(i == outs);
+    check_kernel_matches_interpreter("ride", std::move(g), specs, args, 2);
   }
 }
 
@@ -460,16 +459,8 @@ TEST_CASE("jit: consecutive element-wise ops run as one loop, same bits", "[jit]
     args[2] = make_double(0.25);
     tensor_of(args[0])->data[1] = -0.0;
     if (s.size() > 2) tensor_of(args[1])->data[2] = std::nan("");
-    Value *want = gc_values(4);
-    graph_eval(*g, args, want);
     ArgSpec specs[3] = {ArgSpec{s, false}, ArgSpec{s, false}, ArgSpec{Shape{}, true}};
-    Value kernel = make_kernel("fused", std::move(g), specs, true);
-    REQUIRE(last_kernel_build().compiled);
-    size_t i = 0;
-    for (Value l = call_kernel(kernel, {args[0], args[1], args[2]}); is_pair(l); l = cdr(l), i++) {
-      INFO("output " << i);
-      CHECK(same_bits(car(l), want[i]));
-    }
-    CHECK(i == 4);
+    REQUIRE(g->outputs.size() == 4);
+    check_kernel_matches_interpreter("fused", std::move(g), specs, args, 3);
   }
 }
