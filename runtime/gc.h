@@ -26,27 +26,23 @@ void gc_stress_tick();
 // collector refuses an allocation, as it does for (make-vector 100000000000).
 [[noreturn]] void gc_out_of_memory(size_t bytes);
 
-inline void *gc_alloc(size_t n) {
-  if (g_gc_stress_every) gc_stress_tick();
-  void *p = GC_MALLOC(n);
+// The collector's answer, or the out-of-memory error when it had none.
+inline void *gc_checked(void *p, size_t n) {
   if (!p) [[unlikely]]
     gc_out_of_memory(n);
   return p;
+}
+
+inline void *gc_alloc(size_t n) {
+  if (g_gc_stress_every) gc_stress_tick();
+  return gc_checked(GC_MALLOC(n), n);
 }
 // Pointer-free memory (string bytes, tensor data). Not zeroed.
 inline void *gc_alloc_atomic(size_t n) {
   if (g_gc_stress_every) gc_stress_tick();
-  void *p = GC_MALLOC_ATOMIC(n);
-  if (!p) [[unlikely]]
-    gc_out_of_memory(n);
-  return p;
+  return gc_checked(GC_MALLOC_ATOMIC(n), n);
 }
 // Never collected and always scanned: roots such as symbols.
-inline void *gc_alloc_root(size_t n) {
-  void *p = GC_MALLOC_UNCOLLECTABLE(n);
-  if (!p) [[unlikely]]
-    gc_out_of_memory(n);
-  return p;
-}
+inline void *gc_alloc_root(size_t n) { return gc_checked(GC_MALLOC_UNCOLLECTABLE(n), n); }
 
 }  // namespace kiln

@@ -28,8 +28,7 @@ Tensor *alloc_tensor(const Shape &s) {
     // Header and data in ONE pointer-free block: `data` and `base` point into
     // the block itself, so nothing in it needs scanning, and a small tensor
     // costs one allocation instead of two (allocation is most of a small op).
-    void *block = gc_alloc_atomic(sizeof(Tensor) + bytes);
-    if (!block) throw_errorf("out of memory allocating a {} tensor", shape_string(s));
+    void *block = gc_alloc_atomic(sizeof(Tensor) + bytes);  // raises when refused
     Tensor *t = static_cast<Tensor *>(block);
     t->h = ObjHeader{T_TENSOR, 0, 0, 0};
     t->size = size;
