@@ -263,6 +263,12 @@ static bool is_form(Value x, const char *name) {
 
 static bool is_const(Node *n) { return dynamic_cast<Const *>(n) != nullptr; }
 
+// (NAME inner), rebuilt at run time: a nested quasiquote, unquote or
+// unquote-splicing form kept as data.
+static Node *qq_form(const char *name, Node *inner) {
+  return new PrimCall(qq_cons, new Const(intern(name)), new PrimCall(qq_cons, inner, new Const(NIL)));
+}
+
 // Bottom-up, so each part is looked at once: a part with no unquote at this
 // level becomes a Const of the source datum itself, as quote would. Iterates
 // along cdr chains; recursion is on nesting only, checked against the stack.
@@ -278,14 +284,12 @@ static Node *analyze_qq(Value x, int depth, Scope *sc) {
   }
   if (is_form(x, "unquote")) {
     if (depth == 1) return analyze(cadr_(x), sc, false);
-    return new PrimCall(qq_cons, new Const(intern("unquote")),
-                        new PrimCall(qq_cons, analyze_qq(cadr_(x), depth - 1, sc), new Const(NIL)));
+    return qq_form("unquote", analyze_qq(cadr_(x), depth - 1, sc));
   }
   if (is_form(x, "quasiquote")) {
     Node *inner = analyze_qq(cadr_(x), depth + 1, sc);
     if (is_const(inner)) return new Const(x);
-    return new PrimCall(qq_cons, new Const(intern("quasiquote")),
-                        new PrimCall(qq_cons, inner, new Const(NIL)));
+    return qq_form("quasiquote", inner);
   }
   if (!is_pair(x)) return new Const(x);
   if (is_circular(x)) bad_syntax(x, "quasiquote");
@@ -299,14 +303,10 @@ static Node *analyze_qq(Value x, int depth, Scope *sc) {
   for (size_t i = chain.size(); i-- > 0;) {
     Value p = chain[i], head = car(p);
     if (is_form(head, "unquote-splicing")) {
-      if (depth == 1) {
-        rest = new PrimCall(qq_append, analyze(cadr_(head), sc, false), rest);
-      } else {
-        Node *inner =
-            new PrimCall(qq_cons, new Const(intern("unquote-splicing")),
-                         new PrimCall(qq_cons, analyze_qq(cadr_(head), depth - 1, sc), new Const(NIL)));
-        rest = new PrimCall(qq_cons, inner, rest);
-      }
+      if (depth == 1) rest = new PrimCall(qq_append, analyze(cadr_(head), sc, false), rest);
+      else
+        rest =
+            new PrimCall(qq_cons, qq_form("unquote-splicing", analyze_qq(cadr_(head), depth - 1, sc)), rest);
       continue;
     }
     Node *first = analyze_qq(head, depth, sc);
