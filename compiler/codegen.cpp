@@ -750,6 +750,13 @@ static bool is_flat_elementwise(const Graph &g, int32_t i) {
   return true;
 }
 
+// Records, for every node of steps[from..], the position of its step.
+static void index_steps(const std::vector<EmitStep> &steps, size_t from, std::vector<size_t> &pos) {
+  for (size_t q = from; q < steps.size(); q++)
+    for (int32_t nd : {steps[q].node, steps[q].paired, steps[q].host})
+      if (nd >= 0) pos[size_t(nd)] = q;
+}
+
 std::vector<EmitStep> kernel_emission_order(const Graph &g) {
   std::vector<int32_t> order;  // -(first + 1) then the second marks a pair
   for (int32_t i = 0; i < g.size(); i++) order.push_back(i);
@@ -802,10 +809,7 @@ std::vector<EmitStep> kernel_emission_order(const Graph &g) {
   // computed before it (so moving it up breaks no dependency).
   std::vector<bool> left_only = left_operand_transposes(g);
   std::vector<size_t> step_of(size_t(g.size()), 0);
-  for (size_t p = 0; p < steps.size(); p++) {
-    step_of[size_t(steps[p].node)] = p;
-    if (steps[p].paired >= 0) step_of[size_t(steps[p].paired)] = p;
-  }
+  index_steps(steps, 0, step_of);
   for (size_t p = 0; p < steps.size(); p++) {
     int32_t sum = steps[p].node;
     if (!is_serial_sum(g, sum)) continue;
@@ -817,10 +821,7 @@ std::vector<EmitStep> kernel_emission_order(const Graph &g) {
       if (g[input].op != Op::Param && g[input].op != Op::Const && step_of[size_t(input)] >= p) continue;
       steps[p].host = t;
       steps.erase(steps.begin() + std::ptrdiff_t(q));
-      for (size_t r = 0; r < steps.size(); r++) {
-        step_of[size_t(steps[r].node)] = r;
-        if (steps[r].paired >= 0) step_of[size_t(steps[r].paired)] = r;
-      }
+      index_steps(steps, p, step_of);
       break;
     }
   }
@@ -828,12 +829,7 @@ std::vector<EmitStep> kernel_emission_order(const Graph &g) {
   // element) move up to just after their operands, so they do not split runs.
   {
     std::vector<EmitStep> moved;
-    std::vector<size_t> at(size_t(g.size()), 0);  // moved position + 1 of each node's step; 0: none yet
-    auto record = [&](size_t from) {
-      for (size_t q = from; q < moved.size(); q++)
-        for (int32_t nd : {moved[q].node, moved[q].paired, moved[q].host})
-          if (nd >= 0) at[size_t(nd)] = q + 1;
-    };
+    std::vector<size_t> at(size_t(g.size()), 0);  // each placed node's position in `moved`
     for (const EmitStep &st : steps) {
       const GraphNode &n = g[st.node];
       bool no_loop = st.paired < 0 && st.host < 0 &&
@@ -842,10 +838,10 @@ std::vector<EmitStep> kernel_emission_order(const Graph &g) {
       size_t pos = moved.size();
       if (no_loop) {
         pos = 0;
-        for (int q = 0; q < op_arity(n.op); q++) pos = std::max(pos, at[size_t(n.in[q])]);
+        for (int q = 0; q < op_arity(n.op); q++) pos = std::max(pos, at[size_t(n.in[q])] + 1);
       }
       moved.insert(moved.begin() + std::ptrdiff_t(pos), st);
-      record(pos);
+      index_steps(moved, pos, at);
     }
     steps = std::move(moved);
   }
