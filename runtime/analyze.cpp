@@ -2,6 +2,7 @@
 #include <string>
 
 #include "eval.h"
+#include "fused_elementwise.h"
 #include "nodes.h"
 #include "reader.h"
 #include "srcloc.h"
@@ -657,8 +658,8 @@ static Node *analyze_call(Value x, Scope *sc, bool tail) {
   Node **args = node_array<Node>(n);
   int i = 0;
   for (Value p = cdr(x); is_pair(p); p = cdr(p)) args[i++] = analyze(car(p), sc, false);
-  if (tail) return at(new TailCall(fn, args, n), x);
-  return at(new Call(fn, args, n), x);
+  Node *call = tail ? static_cast<Node *>(at(new TailCall(fn, args, n), x)) : at(new Call(fn, args, n), x);
+  return fuse_elementwise_call(fn, args, n, call);
 }
 
 static Value include_forms(Value form) {

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "../runtime/eval.h"
+#include "../runtime/fused_elementwise.h"
 #include "../runtime/number.h"
 #include "../runtime/printer.h"
 #include "../runtime/tensor.h"
@@ -565,6 +566,22 @@ BuiltinRegistrar reg([] {
   defbuiltin("tensor-sigmoid", 1, 1, b_tensor_sigmoid, "(tensor-sigmoid T): elementwise 1/(1+e^-x).");
   defbuiltin("relu", 1, 1, b_relu, "(relu T): elementwise max(x, 0).");
   defbuiltin("tensor-abs", 1, 1, b_tensor_abs, "(tensor-abs T): elementwise |x|.");
+  for (auto [name, op] : {std::pair{"tensor-add", BinaryOp::Add},
+                          {"tensor-sub", BinaryOp::Sub},
+                          {"tensor-mul", BinaryOp::Mul},
+                          {"tensor-div", BinaryOp::Div},
+                          {"tensor-pow", BinaryOp::Pow},
+                          {"tensor-maximum", BinaryOp::Maximum}})
+    register_fusable_binary(name, op);
+  for (auto [name, op] : {std::pair{"tensor-neg", UnaryOp::Neg},
+                          {"tensor-exp", UnaryOp::Exp},
+                          {"tensor-log", UnaryOp::Log},
+                          {"tensor-sqrt", UnaryOp::Sqrt},
+                          {"tensor-tanh", UnaryOp::Tanh},
+                          {"tensor-sigmoid", UnaryOp::Sigmoid},
+                          {"relu", UnaryOp::Relu},
+                          {"tensor-abs", UnaryOp::Abs}})
+    register_fusable_unary(name, op);
   defbuiltin("tensor-map", 2, 2, b_tensor_map, "(tensor-map F T): a tensor of (F x) for every element x.");
 
   defbuiltin("tensor-sum", 1, 3, b_tensor_sum,
