@@ -147,21 +147,20 @@ void k_unary(UnaryOp op, const double *x, int64_t n, double *out) { simd().unary
 
 void k_select(const double *cond, const Shape &cs, const double *a, const Shape &as, const double *b,
               const Shape &bs, double *out, const Shape &os) {
+  const SimdKernels &K = simd();
+  int64_t n = os.size(), nc = cs.size(), na = as.size(), nb = bs.size();
+  if ((nc == n || nc == 1) && (na == n || na == 1) && (nb == n || nb == 1))
+    return K.select_inner(cond, nc == n, a, na == n, b, nb == n, out, n);
   int64_t strides[3][kMaxRank] = {};
   broadcast_strides(cs, os, strides[0]);
   broadcast_strides(as, os, strides[1]);
   broadcast_strides(bs, os, strides[2]);
-  if (os.rank == 0) {
-    out[0] = cond[0] != 0.0 ? a[0] : b[0];
-    return;
-  }
   int last = os.rank - 1;
   int64_t len = os.dim[last];
   double *dst = out;
   for_each_row<3>(os, strides, [&](const int64_t *off) {
-    for (int64_t t = 0; t < len; t++)
-      dst[t] = cond[off[0] + t * strides[0][last]] != 0.0 ? a[off[1] + t * strides[1][last]]
-                                                          : b[off[2] + t * strides[2][last]];
+    K.select_inner(cond + off[0], strides[0][last], a + off[1], strides[1][last], b + off[2],
+                   strides[2][last], dst, len);
     dst += len;
   });
 }
@@ -249,16 +248,7 @@ void k_transpose(const double *x, const Shape &s, const int *perm, double *out) 
     return;
   }
   if (r == 2 && perm[0] == 1) {
-    // In bands of 8 output rows: each read is a run of 8 neighbours in one cache
-    // line and 8 output lines fill together. Reading a whole input column per
-    // output row missed L1 on every element (15% of a 64x256 graph-grad step).
-    int64_t rows = s.dim[1], cols = s.dim[0];
-    int64_t r0 = 0;
-    for (; r0 + 8 <= rows; r0 += 8)
-      for (int64_t c = 0; c < cols; c++)
-        for (int64_t q = 0; q < 8; q++) out[(r0 + q) * cols + c] = x[c * rows + r0 + q];
-    for (int64_t c = 0; c < cols; c++)
-      for (int64_t q = r0; q < rows; q++) out[q * cols + c] = x[c * rows + q];
+    simd().transpose2(x, s.dim[0], s.dim[1], out);
     return;
   }
   Shape os;

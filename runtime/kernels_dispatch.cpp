@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <utility>
 
 namespace kiln {
 
@@ -34,8 +35,11 @@ namespace simd_default {
 #undef KILN_VEC_DOUBLES
 }  // namespace simd_default
 
-#define KILN_SIMD_TABLE(ns, label) \
-  SimdKernels { label, ns::matmul_rows, ns::binary_inner, ns::unary, ns::sum_axis, ns::max_axis }
+#define KILN_SIMD_TABLE(ns, label)                                                                     \
+  SimdKernels {                                                                                        \
+    label, ns::matmul_rows, ns::binary_inner, ns::select_inner, ns::unary, ns::sum_axis, ns::max_axis, \
+        ns::transpose2                                                                                 \
+  }
 
 static const SimdKernels kAvx512 = KILN_SIMD_TABLE(simd_avx512, "avx512f");
 static const SimdKernels kAvx2 = KILN_SIMD_TABLE(simd_avx2, "avx2");

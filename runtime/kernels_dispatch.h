@@ -17,9 +17,13 @@ struct SimdKernels {
                       int64_t n);
   void (*binary_inner)(BinaryOp op, const double *a, int64_t sa, const double *b, int64_t sb, double *out,
                        int64_t n);
+  void (*select_inner)(const double *c, int64_t sc, const double *a, int64_t sa, const double *b, int64_t sb,
+                       double *out, int64_t n);
   void (*unary)(UnaryOp op, const double *x, int64_t n, double *out);
   void (*sum_axis)(const double *x, int64_t outer, int64_t len, int64_t inner, double *out);
   void (*max_axis)(const double *x, int64_t outer, int64_t len, int64_t inner, double *out);
+  // out (cols x rows) = x (rows x cols) transposed.
+  void (*transpose2)(const double *x, int64_t rows, int64_t cols, double *out);
 };
 
 // The table in use: the widest path the CPU supports unless a test forced one.

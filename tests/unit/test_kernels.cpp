@@ -106,9 +106,10 @@ TEST_CASE("shape strings and broadcasting", "[kernels]") {
 TEST_CASE("matmul matches the naive k-ascending loop on every path and thread count", "[kernels]") {
   KernelSettingsGuard guard;
   std::mt19937_64 rng(12345);
-  const int64_t sizes[][3] = {{1, 1, 1},    {1, 7, 1},     {7, 1, 7},      {4, 4, 4},      {5, 3, 9},
-                              {8, 16, 8},   {67, 5, 3},    {3, 67, 25},    {67, 67, 67},   {9, 300, 49},
-                              {1, 513, 70}, {67, 300, 70}, {130, 64, 257}, {33, 257, 193}, {70, 600, 410}};
+  const int64_t sizes[][3] = {{1, 1, 1},     {1, 7, 1},     {7, 1, 7},      {4, 4, 4},      {5, 3, 9},
+                              {8, 16, 8},    {67, 5, 3},    {3, 67, 25},    {67, 67, 67},   {9, 300, 49},
+                              {1, 513, 70},  {67, 300, 70}, {130, 64, 257}, {33, 257, 193}, {70, 600, 410},
+                              {20, 40, 530}, {67, 9, 1024}};
   auto paths = cpu_paths();
   REQUIRE(!paths.empty());
   for (auto &sz : sizes) {
@@ -316,19 +317,24 @@ TEST_CASE("transpose permutes axes", "[kernels]") {
   }
 }
 
-TEST_CASE("rank-2 transpose in bands of 8 rows, full and partial", "[kernels]") {
+TEST_CASE("rank-2 transpose: register blocks and edges on every path", "[kernels]") {
+  KernelSettingsGuard guard;
   std::mt19937_64 rng(9);
-  const int64_t dims[][2] = {{1, 1}, {3, 17}, {8, 8}, {9, 16}, {17, 9}, {64, 256}, {256, 64}, {5, 40}};
-  for (auto &d : dims) {
-    Shape s = Shape::of({d[0], d[1]});
-    auto x = random_vec(rng, s.size());
-    std::vector<double> got(x.size()), want(x.size());
-    for (int64_t i = 0; i < d[1]; i++)
-      for (int64_t j = 0; j < d[0]; j++) want[size_t(i * d[0] + j)] = x[size_t(j * d[1] + i)];
-    int perm[2] = {1, 0};
-    k_transpose(x.data(), s, perm, got.data());
-    INFO(shape_string(s));
-    CHECK(same_bits(got, want));
+  const int64_t dims[][2] = {{1, 1}, {3, 17},   {8, 8},    {9, 16}, {17, 9},
+                             {7, 3}, {64, 256}, {256, 64}, {5, 40}, {33, 65}};
+  for (const char *path : cpu_paths()) {
+    REQUIRE(force_kernel_cpu_path(path));
+    for (auto &d : dims) {
+      Shape s = Shape::of({d[0], d[1]});
+      auto x = random_vec(rng, s.size());
+      std::vector<double> got(x.size()), want(x.size());
+      for (int64_t i = 0; i < d[1]; i++)
+        for (int64_t j = 0; j < d[0]; j++) want[size_t(i * d[0] + j)] = x[size_t(j * d[1] + i)];
+      int perm[2] = {1, 0};
+      k_transpose(x.data(), s, perm, got.data());
+      INFO(shape_string(s) << " path=" << path);
+      CHECK(same_bits(got, want));
+    }
   }
 }
 
@@ -354,6 +360,32 @@ TEST_CASE("select picks elementwise under broadcasting", "[kernels]") {
   k_select(cond, Shape::of({3}), a, Shape{}, b, Shape::of({2, 3}), out, Shape::of({2, 3}));
   double want[6] = {10, 2, 10, 10, 5, 10};
   for (int i = 0; i < 6; i++) CHECK(out[i] == want[i]);
+}
+
+TEST_CASE("select: whole, scalar and broadcast operands on every path", "[kernels]") {
+  KernelSettingsGuard guard;
+  std::mt19937_64 rng(11);
+  const Shape os = Shape::of({5, 19});
+  const Shape shapes[] = {os, Shape{}, Shape::of({1, 19}), Shape::of({5, 1})};
+  for (const char *path : cpu_paths()) {
+    REQUIRE(force_kernel_cpu_path(path));
+    for (const Shape &cs : shapes)
+      for (const Shape &as : shapes)
+        for (const Shape &bs : shapes) {
+          auto c = random_vec(rng, cs.size()), a = random_vec(rng, as.size()), b = random_vec(rng, bs.size());
+          for (size_t i = 0; i < c.size(); i += 2) c[i] = 0.0;
+          std::vector<double> got(size_t(os.size()), -1.0), want(size_t(os.size()));
+          int64_t idx[kMaxRank] = {};
+          for (int64_t i = 0; i < os.size(); i++) {
+            want[size_t(i)] = c[size_t(offset_of(cs, os, idx))] != 0.0 ? a[size_t(offset_of(as, os, idx))]
+                                                                       : b[size_t(offset_of(bs, os, idx))];
+            next_index(os, idx);
+          }
+          k_select(c.data(), cs, a.data(), as, b.data(), bs, got.data(), os);
+          INFO(shape_string(cs) << " " << shape_string(as) << " " << shape_string(bs) << " path=" << path);
+          CHECK(same_bits(got, want));
+        }
+  }
 }
 
 // ---- PyTorch float64 reference values -------------------------------------------
