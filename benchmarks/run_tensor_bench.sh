@@ -11,7 +11,7 @@
 #
 #   benchmarks/run_tensor_bench.sh [KILN_BINARY]     (default: build/kiln)
 #
-# The 1-thread Kiln side and the C side run RUNS times (default 3) as separate
+# The 1-thread Kiln side and the C side run RUNS times (default 5) as separate
 # processes, alternating; for each case the table takes the median process (by
 # compiled time for Kiln, by time for C), all of its figures from that one run. A
 # shared machine slows single processes now and then (one 64x256 compiled run took
@@ -30,7 +30,7 @@ python="${PYTHON:-/usr/bin/python3}"
 jit_check="$("$kiln" --jit-check 2>&1 || true)"
 level="$(sed -n 's/.*CPU level \([^ ]*\).*/\1/p' <<<"$jit_check" | head -1)"
 
-runs="${RUNS:-3}"
+runs="${RUNS:-5}"
 kiln_out=""
 c_out=""
 for _ in $(seq 1 "$runs"); do
