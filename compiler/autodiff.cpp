@@ -132,6 +132,14 @@ struct Builder {
       return;
     }
     case Op::Reshape: give(a, g.reshape(gr, shape(a), g[gr].is_number)); return;
+    case Op::Slice: give(a, g.pad(gr, n.axis, n.offset, shape(a))); return;
+    case Op::Pad: give(a, g.slice(gr, n.axis, n.offset, shape(a).dim[n.axis])); return;
+    case Op::Concat: {
+      int64_t la = shape(a).dim[n.axis];
+      if (needs[size_t(a)]) give(a, g.slice(gr, n.axis, 0, la));
+      if (needs[size_t(b)]) give(b, g.slice(gr, n.axis, la, shape(b).dim[n.axis]));
+      return;
+    }
     }
   }
 };

@@ -59,8 +59,10 @@ std::string graph_canonical_text(const Graph &g) {
                    n.is_number ? "num" : "ten");
     for (int q = 0; q < op_arity(n.op); q++) fmt::format_to(std::back_inserter(t), " {}", n.in[q]);
     if (n.op == Op::Param) fmt::format_to(std::back_inserter(t), " p{}", n.param_index);
-    if (n.op == Op::SumAxis || n.op == Op::MeanAxis || n.op == Op::MaxAxis || n.op == Op::MaxMask)
+    if (n.op == Op::SumAxis || n.op == Op::MeanAxis || n.op == Op::MaxAxis || n.op == Op::MaxMask ||
+        n.op == Op::Slice || n.op == Op::Pad || n.op == Op::Concat)
       fmt::format_to(std::back_inserter(t), " axis {}{}", int(n.axis), n.keepdims ? " keep" : "");
+    if (n.op == Op::Slice || n.op == Op::Pad) fmt::format_to(std::back_inserter(t), " at {}", n.offset);
     if (n.op == Op::Transpose) {
       t += " perm";
       for (int d = 0; d < n.shape.rank; d++) fmt::format_to(std::back_inserter(t), " {}", int(n.perm[d]));
@@ -573,6 +575,17 @@ struct Emitter {
     loop(0, n, 1, [&](RV i) { st(out, i, load(x, i)); });
   }
 
+  // k_copy_along: for every outer index, entries [src_at, src_at + count) of
+  // x's line (src_len long) go to [dst_at, ...) of out's (dst_len long).
+  void copy_along(const Ref &x, int64_t src_len, int64_t src_at, RV out, int64_t dst_len, int64_t dst_at,
+                  int64_t count, int64_t outer, int64_t inner) {
+    loop(0, outer, 1, [&](RV o) {
+      RV src0 = iaddk(imul(o, src_len * inner), src_at * inner);
+      RV dst0 = iaddk(imul(o, dst_len * inner), dst_at * inner);
+      loop(0, count * inner, 1, [&](RV t) { st(out, iadd(dst0, t), load(x, iadd(src0, t))); });
+    });
+  }
+
   // c = a * b: R x V register tiles of vectors over (i, j), k ascending inside
   // each tile, every accumulator starting from 0.0 (kernels_simd.inc micro).
   // Rows [row0, row0 + m) of c = a * b (row0 may be a run-time value).
@@ -1032,6 +1045,25 @@ void emit_kernel(gcc_jit_context *ctx, const Graph &g, const KernelLayout &L) {
       case Op::Transpose: E.transpose(in(0), ish(0), n.perm, out, n.shape); break;
       case Op::Reshape: E.copy(in(0), out, n.size()); break;
       case Op::MaxMask: E.max_mask(in(0), ish(0), n.axis, out); break;
+      case Op::Slice:
+      case Op::Pad: {
+        int64_t outer, inner, len_in = ish(0).dim[n.axis], len_out = n.shape.dim[n.axis];
+        axis_extents(n.shape, n.axis, outer, inner);
+        if (n.op == Op::Slice) {
+          E.copy_along(in(0), len_in, n.offset, out, len_out, 0, len_out, outer, inner);
+        } else {
+          E.copy(Ref{nullptr, 0.0}, out, n.size());
+          E.copy_along(in(0), len_in, 0, out, len_out, n.offset, len_in, outer, inner);
+        }
+        break;
+      }
+      case Op::Concat: {
+        int64_t outer, inner, la = ish(0).dim[n.axis], lb = ish(1).dim[n.axis];
+        axis_extents(n.shape, n.axis, outer, inner);
+        E.copy_along(in(0), la, 0, out, la + lb, 0, la, outer, inner);
+        E.copy_along(in(1), lb, 0, out, la + lb, la, lb, outer, inner);
+        break;
+      }
       default: break;
       }
     }

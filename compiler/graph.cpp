@@ -16,19 +16,19 @@ namespace kiln {
 
 const char *op_name(Op op) {
   static const char *const names[kOpCount] = {
-      "param",   "const",        "add",    "sub",        "mul",      "div",           "pow",
-      "maximum", "minimum",      "less",   "less-equal", "greater",  "greater-equal", "equal",
-      "neg",     "exp",          "log",    "sqrt",       "tanh",     "sigmoid",       "relu",
-      "abs",     "sin",          "cos",    "tan",        "square",   "reciprocal",    "relu-grad",
-      "select",  "sum",          "mean",   "max",        "sum-axis", "mean-axis",     "max-axis",
-      "sum-to",  "broadcast-to", "matmul", "transpose",  "reshape",  "max-mask",
+      "param",    "const",     "add",        "sub",       "mul",           "div",    "pow",       "maximum",
+      "minimum",  "less",      "less-equal", "greater",   "greater-equal", "equal",  "neg",       "exp",
+      "log",      "sqrt",      "tanh",       "sigmoid",   "relu",          "abs",    "sin",       "cos",
+      "tan",      "square",    "reciprocal", "relu-grad", "select",        "sum",    "mean",      "max",
+      "sum-axis", "mean-axis", "max-axis",   "sum-to",    "broadcast-to",  "matmul", "transpose", "reshape",
+      "max-mask", "slice",     "pad",        "concat",
   };
   return names[int(op)];
 }
 
 int op_arity(Op op) {
   if (op == Op::Param || op == Op::Const) return 0;
-  if (op_is_binary(op) || op == Op::Matmul) return 2;
+  if (op_is_binary(op) || op == Op::Matmul || op == Op::Concat) return 2;
   if (op == Op::Select) return 3;
   return 1;
 }
@@ -53,7 +53,9 @@ uint64_t node_hash(const GraphNode &n) {
     std::memcpy(&bits, &n.scalar, 8);
     h = mix(h, bits ^ reinterpret_cast<uint64_t>(n.const_data));
   }
-  if (n.op == Op::SumTo || n.op == Op::BroadcastTo || n.op == Op::Reshape) {
+  h = mix(h, uint64_t(n.offset));
+  if (n.op == Op::SumTo || n.op == Op::BroadcastTo || n.op == Op::Reshape || n.op == Op::Slice ||
+      n.op == Op::Pad) {
     h = mix(h, uint64_t(n.shape.rank));
     for (int i = 0; i < n.shape.rank; i++) h = mix(h, uint64_t(n.shape.dim[i]));
   }
@@ -64,7 +66,8 @@ uint64_t node_hash(const GraphNode &n) {
 
 bool node_same(const GraphNode &a, const GraphNode &b) {
   if (a.op != b.op || a.is_number != b.is_number || a.keepdims != b.keepdims || a.axis != b.axis ||
-      a.param_index != b.param_index || a.const_data != b.const_data || !(a.shape == b.shape))
+      a.param_index != b.param_index || a.const_data != b.const_data || a.offset != b.offset ||
+      !(a.shape == b.shape))
     return false;
   for (int i = 0; i < 3; i++)
     if (a.in[i] != b.in[i]) return false;
@@ -289,6 +292,41 @@ int32_t Graph::reshape(int32_t x, const Shape &s, bool is_number) {
   n.in[0] = x;
   n.shape = s;
   n.is_number = is_number;
+  return intern(n);
+}
+
+int32_t Graph::slice(int32_t x, int axis, int64_t start, int64_t len) {
+  const Shape &s = nodes[size_t(x)].shape;
+  if (start == 0 && len == s.dim[axis]) return x;
+  GraphNode n;
+  n.op = Op::Slice;
+  n.in[0] = x;
+  n.axis = int8_t(axis);
+  n.offset = start;
+  n.shape = s;
+  n.shape.dim[axis] = len;
+  return intern(n);
+}
+
+int32_t Graph::pad(int32_t x, int axis, int64_t start, const Shape &target) {
+  if (nodes[size_t(x)].shape == target) return x;
+  GraphNode n;
+  n.op = Op::Pad;
+  n.in[0] = x;
+  n.axis = int8_t(axis);
+  n.offset = start;
+  n.shape = target;
+  return intern(n);
+}
+
+int32_t Graph::concat(int32_t a, int32_t b, int axis) {
+  GraphNode n;
+  n.op = Op::Concat;
+  n.in[0] = a;
+  n.in[1] = b;
+  n.axis = int8_t(axis);
+  n.shape = nodes[size_t(a)].shape;
+  n.shape.dim[axis] += nodes[size_t(b)].shape.dim[axis];
   return intern(n);
 }
 

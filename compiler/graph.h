@@ -48,6 +48,12 @@ namespace kiln {
 // MaxMask       x               x                     1.0 at the first maximal element
 //   (axis = -1: whole tensor, k_argmax; else per     (or first NaN), 0.0 elsewhere; no
 //    line along `axis`, first maximal/NaN index)      arithmetic, only comparisons
+// Slice         x               `shape` (x's, smaller  k_copy_along: entries [offset,
+//                               along `axis`)          offset + len) of x along `axis`
+// Pad           x               `shape` (x's, larger   0.0, and x copied to entries
+//                               along `axis`)          [offset, ...) (Slice's gradient)
+// Concat        a b             a's, with a.dim+b.dim  k_copy_along twice: a, then b
+//                               along `axis`           (n tensors: a chain of Concats)
 enum class Op : uint8_t {
   Param,
   Const,
@@ -92,8 +98,11 @@ enum class Op : uint8_t {
   Transpose,
   Reshape,
   MaxMask,
+  Slice,
+  Pad,
+  Concat,
 };
-constexpr int kOpCount = int(Op::MaxMask) + 1;
+constexpr int kOpCount = int(Op::Concat) + 1;
 
 inline bool op_is_binary(Op op) { return op >= Op::Add && op <= Op::Equal; }
 inline bool op_is_unary(Op op) { return op >= Op::Neg && op <= Op::ReluGrad; }
@@ -114,7 +123,8 @@ struct GraphNode {
   // reads it, but it is part of a node's identity.
   bool is_number = false;
   bool keepdims = false;  // SumAxis/MeanAxis/MaxAxis
-  int8_t axis = -1;       // SumAxis/MeanAxis/MaxAxis/MaxMask (MaxMask: -1 = whole tensor)
+  int8_t axis = -1;       // SumAxis/MeanAxis/MaxAxis/MaxMask (-1: whole tensor)/Slice/Pad/Concat
+  int64_t offset = 0;     // Slice/Pad: where along `axis` the smaller tensor's entries start
   int32_t in[3] = {-1, -1, -1};
   int32_t param_index = -1;    // Param: argument position
   int8_t perm[kMaxRank] = {};  // Transpose: out.dim[i] = in.dim[perm[i]]
@@ -168,6 +178,9 @@ class Graph {
   int32_t transpose(int32_t x, const int *perm);
   int32_t reshape(int32_t x, const Shape &s, bool is_number = false);  // identity when same
   int32_t max_mask(int32_t x, int axis);
+  int32_t slice(int32_t x, int axis, int64_t start, int64_t len);  // identity for the whole axis
+  int32_t pad(int32_t x, int axis, int64_t start, const Shape &target);
+  int32_t concat(int32_t a, int32_t b, int axis);
 
   // Records a fully formed node (operands and shape already set), hash-consed:
   // for passes that rebuild a graph.

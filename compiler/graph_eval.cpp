@@ -50,6 +50,27 @@ void eval_node(const Graph &g, const GraphNode &n, const double *const *in, doub
     return;
   }
   case Op::Reshape: std::memcpy(out, in[0], size_t(n.size()) * sizeof(double)); return;
+  case Op::Slice:
+  case Op::Pad: {
+    // The smaller of input and output is the one whole along the axis.
+    const Shape &x = shape_of(0);
+    int64_t outer, inner, len_in = x.dim[n.axis], len_out = n.shape.dim[n.axis];
+    axis_extents(n.shape, n.axis, outer, inner);
+    if (n.op == Op::Slice) {
+      k_copy_along(in[0], len_in, n.offset, out, len_out, 0, len_out, outer, inner);
+    } else {
+      std::memset(out, 0, size_t(n.size()) * sizeof(double));  // all-zero bits: 0.0
+      k_copy_along(in[0], len_in, 0, out, len_out, n.offset, len_in, outer, inner);
+    }
+    return;
+  }
+  case Op::Concat: {
+    int64_t outer, inner, la = shape_of(0).dim[n.axis], lb = shape_of(1).dim[n.axis];
+    axis_extents(n.shape, n.axis, outer, inner);
+    k_copy_along(in[0], la, 0, out, la + lb, 0, la, outer, inner);
+    k_copy_along(in[1], lb, 0, out, la + lb, la, lb, outer, inner);
+    return;
+  }
   case Op::MaxMask: {
     const Shape &s = n.shape;
     const double *x = in[0];

@@ -70,7 +70,18 @@ int32_t node_of(const char *who, int pos, Value v) {
 
 // ---- the operations a traced procedure may use ------------------------------------
 
-enum class Kind : uint8_t { Fold, Unary, Compare, Reduce, Matmul, Transpose, Reshape, ShapeQuery };
+enum class Kind : uint8_t {
+  Fold,
+  Unary,
+  Compare,
+  Reduce,
+  Matmul,
+  Transpose,
+  Reshape,
+  Slice,
+  Concat,
+  ShapeQuery
+};
 
 struct OpInfo {
   Kind kind;
@@ -123,6 +134,8 @@ const std::unordered_map<std::string_view, OpInfo> &op_table() {
     t["matmul"] = {Kind::Matmul, Op::Matmul};
     t["transpose"] = {Kind::Transpose, Op::Transpose};
     t["reshape"] = {Kind::Reshape, Op::Reshape};
+    t["tensor-slice"] = {Kind::Slice, Op::Slice};
+    t["concat"] = {Kind::Concat, Op::Concat};
     t["tensor-shape"] = {Kind::ShapeQuery, Op::Param, 0};
     t["tensor-rank"] = {Kind::ShapeQuery, Op::Param, 1};
     t["tensor-size"] = {Kind::ShapeQuery, Op::Param, 2};
@@ -136,17 +149,6 @@ const Shape &shape_of_operand(Value v) {
   if (is_symbolic(v)) return as<SymbolicValue>(v)->shape;
   if (is_tensor(v)) return tensor_of(v)->shape;
   return scalar;
-}
-
-int arg_axis_of(const char *who, Value v, const Shape &s) {
-  int64_t a = arg_int(who, 2, v);
-  int64_t r = a < 0 ? a + s.rank : a;
-  if (r < 0 || r >= s.rank) {
-    std::string d =
-        s.rank == 0 ? "a scalar tensor" : fmt::format("a rank-{} tensor ({})", s.rank, shape_string(s));
-    throw_errorf("{}: axis {} out of range for {}", who, a, d);
-  }
-  return int(r);
 }
 
 Value symbolic_matmul(const char *who, Value x, Value y) {
@@ -214,11 +216,44 @@ Value symbolic_reshape(const char *who, Value *argv) {
   return make_symbolic(g.reshape(x, s, false));
 }
 
+Value symbolic_slice(const char *who, Value *argv) {
+  Graph &g = active_graph(who);
+  int32_t x = node_of(who, 1, argv[0]);
+  if (is_number(argv[0]) || g[x].is_number) type_error(who, 1, "a tensor", argv[0]);
+  int axis;
+  int64_t start;
+  Shape os = slice_shape(g[x].shape, argv[1], argv[2], argv[3], axis, start);
+  return make_symbolic(g.slice(x, axis, start, os.dim[axis]));
+}
+
+// n tensors become a chain of n - 1 Concat nodes (each copies; no arithmetic).
+Value symbolic_concat(const char *who, int argc, Value *argv) {
+  Graph &g = active_graph(who);
+  Value list = argv[0];
+  int64_t count = list_length(list);
+  if (count <= 0) type_error(who, 1, "a non-empty list of tensors", list);
+  std::vector<int32_t> parts;
+  std::vector<Shape> shapes;
+  for (Value p = list; p != NIL; p = cdr(p)) {
+    Value v = car(p);
+    if (!is_symbolic(v) && !is_tensor(v)) type_error(who, 1, "a non-empty list of tensors", list);
+    int32_t nd = node_of(who, 1, v);
+    if (g[nd].is_number) type_error(who, 1, "a non-empty list of tensors", list);
+    parts.push_back(nd);
+    shapes.push_back(g[nd].shape);
+  }
+  int axis;
+  concat_shape(shapes.data(), count, argc == 2 ? argv[1] : NOVALUE, axis);
+  int32_t acc = parts[0];
+  for (size_t k = 1; k < parts.size(); k++) acc = g.concat(acc, parts[k], axis);
+  return make_symbolic(acc);
+}
+
 Value symbolic_reduce(const char *who, Op whole, int argc, Value *argv) {
   Graph &g = active_graph(who);
   int32_t x = node_of(who, 1, argv[0]);
   if (argc == 1) return make_symbolic(g.reduce_all(whole, x));
-  int axis = arg_axis_of(who, argv[1], g[x].shape);
+  int axis = tensor_axis(who, 2, argv[1], g[x].shape);
   bool keepdims = argc == 3 && truthy(argv[2]);
   Op op = whole == Op::Sum ? Op::SumAxis : whole == Op::Mean ? Op::MeanAxis : Op::MaxAxis;
   return make_symbolic(g.reduce_axis(op, x, axis, keepdims));
@@ -267,6 +302,8 @@ Value symbolic_op(const char *op, int argc, Value *argv) {
   case Kind::Matmul: return symbolic_matmul(op, argv[0], argv[1]);
   case Kind::Transpose: return symbolic_transpose(op, argc, argv);
   case Kind::Reshape: return symbolic_reshape(op, argv);
+  case Kind::Slice: return symbolic_slice(op, argv);
+  case Kind::Concat: return symbolic_concat(op, argc, argv);
   case Kind::ShapeQuery: {
     const Shape &s = shape_of_operand(argv[0]);
     if (info.extra == 0) return shape_list(s);
@@ -300,7 +337,7 @@ Value select_hook(Value test, Value then_value, Value else_value) {
 // with a symbolic argument to symbolic_op (under the builtin's own name) and
 // every other call straight to the original function.
 
-const char *const kTensorBuiltins[] = {
+constexpr const char *kTensorBuiltins[] = {
     "tensor-add", "tensor-sub",   "tensor-mul",   "tensor-div",  "tensor-pow",   "tensor-maximum",
     "tensor-neg", "tensor-exp",   "tensor-log",   "tensor-sqrt", "tensor-tanh",  "tensor-sigmoid",
     "relu",       "tensor-abs",   "tensor-sum",   "tensor-mean", "tensor-max",   "matmul",
@@ -311,9 +348,25 @@ const char *const kTensorBuiltins[] = {
 constexpr int kWrapped = int(sizeof(kTensorBuiltins) / sizeof(kTensorBuiltins[0]));
 BuiltinFn g_original[kWrapped];
 
+constexpr int kConcat = [] {
+  for (int i = 0; i < kWrapped; i++)
+    if (std::string_view(kTensorBuiltins[i]) == "concat") return i;
+  return -1;
+}();
+
+// concat's symbolic values are elements of its list argument.
+bool has_symbolic_element(Value list) {
+  if (list_length(list) < 0) return false;  // improper or circular: concat's own error
+  for (Value p = list; p != NIL; p = cdr(p))
+    if (is_symbolic(car(p))) return true;
+  return false;
+}
+
 template <int I> Value wrapped(int argc, Value *argv) {
   for (int i = 0; i < argc; i++)
     if (is_symbolic(argv[i])) return symbolic_op(kTensorBuiltins[I], argc, argv);
+  if constexpr (I == kConcat)
+    if (argc > 0 && has_symbolic_element(argv[0])) return symbolic_op(kTensorBuiltins[I], argc, argv);
   return g_original[I](argc, argv);
 }
 

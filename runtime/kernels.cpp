@@ -8,6 +8,7 @@
 #include <atomic>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 
 #include "kernels_dispatch.h"
 #include "threadpool.h"
@@ -271,6 +272,19 @@ void k_transpose(const double *x, const Shape &s, const int *perm, double *out) 
     for (int64_t t = 0; t < len; t++) dst[t] = src[t * step];
     dst += len;
   });
+}
+
+void k_copy_along(const double *src, int64_t src_len, int64_t src_at, double *dst, int64_t dst_len,
+                  int64_t dst_at, int64_t count, int64_t outer, int64_t inner) {
+  size_t bytes = size_t(count * inner) * sizeof(double);
+  for (int64_t o = 0; o < outer; o++)
+    std::memcpy(dst + (o * dst_len + dst_at) * inner, src + (o * src_len + src_at) * inner, bytes);
+}
+
+void axis_extents(const Shape &s, int axis, int64_t &outer, int64_t &inner) {
+  outer = inner = 1;
+  for (int i = 0; i < axis; i++) outer *= s.dim[i];
+  for (int i = axis + 1; i < s.rank; i++) inner *= s.dim[i];
 }
 
 // ---- matmul ---------------------------------------------------------------------

@@ -136,6 +136,16 @@ void k_matmul_reference(const double *a, const double *b, double *c, int64_t m, 
 // out = x with its axes permuted: out.dim[i] = s.dim[perm[i]].
 void k_transpose(const double *x, const Shape &s, const int *perm, double *out);
 
+// Data movement along one axis, for slicing, padding and concatenation: with
+// each tensor viewed as [outer][len][inner] around the axis, entries
+// [src_at, src_at + count) of every line of src (len src_len) are copied to
+// entries [dst_at, dst_at + count) of the same line of dst (len dst_len).
+void k_copy_along(const double *src, int64_t src_len, int64_t src_at, double *dst, int64_t dst_len,
+                  int64_t dst_at, int64_t count, int64_t outer, int64_t inner);
+// The outer and inner extents of shape s around `axis` (products of the
+// dimensions before and after it).
+void axis_extents(const Shape &s, int axis, int64_t &outer, int64_t &inner);
+
 // Threads for k_matmul. Default: KILN_THREADS, else all online cores.
 int kernel_threads();
 void set_kernel_threads(int n);  // n >= 1; for tests and benchmarks

@@ -96,6 +96,48 @@ void transpose_permutation(int argc, Value axes, const Shape &s, int *perm) {
                  describe_shape(s));
 }
 
+int tensor_axis(const char *who, int pos, Value axis, const Shape &s) {
+  int64_t a = arg_int(who, pos, axis);
+  int64_t r = a < 0 ? a + s.rank : a;
+  if (r < 0 || r >= s.rank) throw_errorf("{}: axis {} out of range for {}", who, a, describe_shape(s));
+  return int(r);
+}
+
+Shape slice_shape(const Shape &s, Value axis, Value start, Value end, int &axis_out, int64_t &start_out) {
+  if (s.rank == 0) throw_errorf("tensor-slice: cannot slice a scalar tensor");
+  int a = tensor_axis("tensor-slice", 2, axis, s);
+  int64_t from = arg_int("tensor-slice", 3, start);
+  int64_t to = arg_int("tensor-slice", 4, end);
+  if (from < 0 || to > s.dim[a] || from >= to)
+    throw_errorf("tensor-slice: bounds {}..{} invalid for axis {} of length {} (need 0 <= START < END <= {})",
+                 from, to, a, s.dim[a], s.dim[a]);
+  Shape os = s;
+  os.dim[a] = to - from;
+  axis_out = a;
+  start_out = from;
+  return os;
+}
+
+Shape concat_shape(const Shape *shapes, int64_t count, Value axis, int &axis_out) {
+  const Shape &first = shapes[0];
+  if (first.rank == 0) throw_errorf("concat: cannot concatenate scalar tensors");
+  int a = axis == NOVALUE ? 0 : tensor_axis("concat", 2, axis, first);
+  Shape os = first;
+  os.dim[a] = 0;
+  for (int64_t k = 0; k < count; k++) {
+    const Shape &s = shapes[k];
+    bool ok = s.rank == first.rank;
+    for (int i = 0; ok && i < s.rank; i++)
+      if (i != a && s.dim[i] != first.dim[i]) ok = false;
+    if (!ok)
+      throw_errorf("concat: shapes {} and {} differ outside axis {}", shape_string(first), shape_string(s),
+                   a);
+    os.dim[a] += s.dim[a];
+  }
+  axis_out = a;
+  return os;
+}
+
 void print_tensor(std::string &out, Value v) {
   Tensor *t = tensor_of(v);
   out += "#<tensor ";

@@ -104,6 +104,16 @@ Value node_entry(const Graph &g, int32_t i) {
   case Op::SumTo:
   case Op::BroadcastTo:
   case Op::Reshape: push(shape_attr("shape", n.shape)); break;
+  case Op::Slice:
+    push(list2(intern("axis"), make_int(n.axis)));
+    push(list3(intern("range"), make_int(n.offset), make_int(n.offset + n.shape.dim[n.axis])));
+    break;
+  case Op::Pad:
+    push(list2(intern("axis"), make_int(n.axis)));
+    push(list2(intern("at"), make_int(n.offset)));
+    push(shape_attr("shape", n.shape));
+    break;
+  case Op::Concat: push(list2(intern("axis"), make_int(n.axis))); break;
   default: break;
   }
   return list_from(items, count);

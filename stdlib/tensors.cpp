@@ -73,14 +73,6 @@ Shape arg_shape(const char *who, int pos, Value v) {
   return s;
 }
 
-// AXIS in [-rank, rank); negative counts from the end as in NumPy.
-int arg_axis(const char *who, int pos, Value v, const Shape &s) {
-  int64_t a = arg_int(who, pos, v);
-  int64_t r = a < 0 ? a + s.rank : a;
-  if (r < 0 || r >= s.rank) throw_errorf("{}: axis {} out of range for {}", who, a, describe_shape(s));
-  return int(r);
-}
-
 Value shape_list(const Shape &s) {
   Value r = NIL;
   for (int i = s.rank - 1; i >= 0; i--) r = cons(make_int(s.dim[i]), r);
@@ -314,7 +306,7 @@ Value reduce(const char *who, Reduce kind, int argc, Value *argv) {
     }
   }
   const Shape &s = t->shape;
-  int axis = arg_axis(who, 2, argv[1], s);
+  int axis = tensor_axis(who, 2, argv[1], s);
   bool keepdims = argc == 3 && truthy(argv[2]);
   Shape os;
   for (int i = 0; i < s.rank; i++) {
@@ -418,58 +410,34 @@ Value b_concat(int argc, Value *argv) {
   Value list = argv[0];
   int64_t count = list_length(list);
   if (count <= 0) type_error("concat", 1, "a non-empty list of tensors", list);
-  for (Value p = list; p != NIL; p = cdr(p))
+  GcVec<Tensor *> parts;
+  std::vector<Shape> shapes;
+  for (Value p = list; p != NIL; p = cdr(p)) {
     if (!is_tensor(car(p))) type_error("concat", 1, "a non-empty list of tensors", list);
-  const Shape &first = tensor_of(car(list))->shape;
-  if (first.rank == 0) throw_errorf("concat: cannot concatenate scalar tensors");
-  int axis = argc == 2 ? arg_axis("concat", 2, argv[1], first) : 0;
-  Shape os = first;
-  os.dim[axis] = 0;
-  for (Value p = list; p != NIL; p = cdr(p)) {
-    const Shape &s = tensor_of(car(p))->shape;
-    bool ok = s.rank == first.rank;
-    for (int i = 0; ok && i < s.rank; i++)
-      if (i != axis && s.dim[i] != first.dim[i]) ok = false;
-    if (!ok)
-      throw_errorf("concat: shapes {} and {} differ outside axis {}", shape_string(first), shape_string(s),
-                   axis);
-    os.dim[axis] += s.dim[axis];
+    parts.push_back(tensor_of(car(p)));
+    shapes.push_back(parts.back()->shape);
   }
+  int axis;
+  Shape os = concat_shape(shapes.data(), count, argc == 2 ? argv[1] : NOVALUE, axis);
   Tensor *out = alloc_tensor(os);
-  int64_t outer = 1, inner = 1;
-  for (int i = 0; i < axis; i++) outer *= os.dim[i];
-  for (int i = axis + 1; i < os.rank; i++) inner *= os.dim[i];
-  int64_t out_row = os.dim[axis] * inner, at = 0;
-  for (Value p = list; p != NIL; p = cdr(p)) {
-    Tensor *t = tensor_of(car(p));
-    int64_t row = t->shape.dim[axis] * inner;
-    for (int64_t o = 0; o < outer; o++)
-      for (int64_t j = 0; j < row; j++) out->data[o * out_row + at + j] = t->data[o * row + j];
-    at += row;
+  int64_t outer, inner, at = 0;
+  axis_extents(os, axis, outer, inner);
+  for (Tensor *t : parts) {
+    int64_t len = t->shape.dim[axis];
+    k_copy_along(t->data, len, 0, out->data, os.dim[axis], at, len, outer, inner);
+    at += len;
   }
   return from_ptr(out);
 }
 
 Value b_tensor_slice(int, Value *argv) {
   Tensor *t = arg_tensor("tensor-slice", 1, argv[0]);
-  const Shape &s = t->shape;
-  if (s.rank == 0) throw_errorf("tensor-slice: cannot slice a scalar tensor");
-  int axis = arg_axis("tensor-slice", 2, argv[1], s);
-  int64_t start = arg_int("tensor-slice", 3, argv[2]);
-  int64_t end = arg_int("tensor-slice", 4, argv[3]);
-  if (start < 0 || end > s.dim[axis] || start >= end)
-    throw_errorf("tensor-slice: bounds {}..{} invalid for axis {} of length {} (need 0 <= START < END <= {})",
-                 start, end, axis, s.dim[axis], s.dim[axis]);
-  Shape os = s;
-  os.dim[axis] = end - start;
+  int axis;
+  int64_t start, outer, inner;
+  Shape os = slice_shape(t->shape, argv[1], argv[2], argv[3], axis, start);
   Tensor *out = alloc_tensor(os);
-  int64_t outer = 1, inner = 1;
-  for (int i = 0; i < axis; i++) outer *= s.dim[i];
-  for (int i = axis + 1; i < s.rank; i++) inner *= s.dim[i];
-  int64_t in_row = s.dim[axis] * inner, out_row = os.dim[axis] * inner;
-  for (int64_t o = 0; o < outer; o++)
-    for (int64_t j = 0; j < out_row; j++)
-      out->data[o * out_row + j] = t->data[o * in_row + start * inner + j];
+  axis_extents(os, axis, outer, inner);
+  k_copy_along(t->data, t->shape.dim[axis], start, out->data, os.dim[axis], 0, os.dim[axis], outer, inner);
   return from_ptr(out);
 }
 

@@ -143,6 +143,13 @@ TEST_CASE("autodiff: every rule agrees with central finite differences", "[autod
   check_finite_differences("(lambda (a w) (tensor-sum (* w (transpose a '(2 0 1)))))",
                            {A{{2, 3, 4}}, A{{4, 2, 3}}});
   check_finite_differences("(lambda (a w) (tensor-sum (* w (reshape a '(6 -1)))))", {A{S34}, A{{6, 2}}});
+  check_finite_differences("(lambda (a w) (tensor-sum (* w (tensor-slice a 1 1 3))))", {A{S34}, A{{3, 2}}});
+  check_finite_differences("(lambda (a w) (tensor-sum (* w (square (tensor-slice a 0 2 3)))))",
+                           {A{S34}, A{{1, 4}}});
+  check_finite_differences("(lambda (a b w) (tensor-sum (* w (concat (list a (square b) a) 1))))",
+                           {A{S34}, A{S31}, A{{3, 9}}});
+  check_finite_differences("(lambda (a w) (tensor-sum (* w (concat (list (tensor-slice a 0 1 3) a) -2))))",
+                           {A{S34}, A{{5, 4}}});
   // Numbers, rank-0 tensors and unused arguments.
   check_finite_differences("(lambda (x y) (+ (* x y) (/ (exp x) y) (- (log y)) (expt x 3)))",
                            {A{N}, A{N, true}});

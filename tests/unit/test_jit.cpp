@@ -122,6 +122,15 @@ std::unique_ptr<Graph> every_op_graph(const Shape &s, const Shape &t) {
     outs.push_back(g->transpose(x, perm));
   }
   outs.push_back(g->reshape(x, Shape::of({s.size()})));
+  for (int axis = 0; axis < s.rank; axis++) {
+    int64_t len = s.dim[axis];
+    int32_t part = g->slice(x, axis, len / 2, len - len / 2);  // the upper half, or all of a 1
+    outs.push_back(part);
+    Shape wide = s;
+    wide.dim[axis] = len + 3;
+    outs.push_back(g->pad(x, axis, 2, wide));
+    outs.push_back(g->concat(x, g->concat(part, x, axis), axis));
+  }
   if (s.rank == 2) {
     int perm[2] = {1, 0};
     int32_t xt = g->transpose(x, perm);
