@@ -44,3 +44,9 @@
 (check (graph-grad (lambda (v) (tensor-sum (concat (list v v) 5))) m))
 (check (tensor-slice m 0 2 5))
 (check (concat (list m (ones '(2 3))) 1))
+;; odd lists and arguments: a circular list, an empty one, a traced axis, a number
+(check (graph-grad (lambda (v) (let ((l (list v v))) (set-cdr! (cdr l) l) (tensor-sum (concat l)))) m))
+(check (graph-grad (lambda (v) (tensor-sum (concat '() 0))) m))
+(check (graph-grad (lambda (v) (tensor-sum (concat (list v v) v))) m))
+(check (graph-grad (lambda (v) (tensor-sum (tensor-slice (tensor-sum v) 0 0 1))) m))
+(check (graph-eval (lambda (v) (concat (list v (tensor 1.0)) 0)) m))
