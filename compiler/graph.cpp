@@ -295,27 +295,28 @@ int32_t Graph::reshape(int32_t x, const Shape &s, bool is_number) {
   return intern(n);
 }
 
-int32_t Graph::slice(int32_t x, int axis, int64_t start, int64_t len) {
-  const Shape &s = nodes[size_t(x)].shape;
-  if (start == 0 && len == s.dim[axis]) return x;
+// Slice and Pad: the smaller tensor's entries sit at `start` along `axis` of the larger.
+static GraphNode along_axis(Op op, int32_t x, int axis, int64_t start, const Shape &shape) {
   GraphNode n;
-  n.op = Op::Slice;
+  n.op = op;
   n.in[0] = x;
   n.axis = int8_t(axis);
   n.offset = start;
-  n.shape = s;
-  n.shape.dim[axis] = len;
+  n.shape = shape;
+  return n;
+}
+
+int32_t Graph::slice(int32_t x, int axis, int64_t start, int64_t len) {
+  Shape s = nodes[size_t(x)].shape;
+  if (start == 0 && len == s.dim[axis]) return x;
+  s.dim[axis] = len;
+  GraphNode n = along_axis(Op::Slice, x, axis, start, s);
   return intern(n);
 }
 
 int32_t Graph::pad(int32_t x, int axis, int64_t start, const Shape &target) {
   if (nodes[size_t(x)].shape == target) return x;
-  GraphNode n;
-  n.op = Op::Pad;
-  n.in[0] = x;
-  n.axis = int8_t(axis);
-  n.offset = start;
-  n.shape = target;
+  GraphNode n = along_axis(Op::Pad, x, axis, start, target);
   return intern(n);
 }
 

@@ -52,14 +52,9 @@ bool leaf_kind_of(Node *n, LeafKind &kind) {
 bool peek_leaf(Node *n, LeafKind kind, Frame *env, Value &out) {
   switch (kind) {
   case LeafKind::Constant: out = static_cast<Const *>(n)->v; return true;
-  case LeafKind::Local0: out = env->slots[static_cast<LocalRef0 *>(n)->idx]; break;
-  case LeafKind::Local1: out = env->parent->slots[static_cast<LocalRef1 *>(n)->idx]; break;
-  case LeafKind::LocalN: {
-    auto *r = static_cast<LocalRefN *>(n);
-    for (int d = r->depth; d > 0; d--) env = env->parent;
-    out = env->slots[r->idx];
-    break;
-  }
+  case LeafKind::Local0: out = static_cast<LocalRef0 *>(n)->value(env); break;
+  case LeafKind::Local1: out = static_cast<LocalRef1 *>(n)->value(env); break;
+  case LeafKind::LocalN: out = static_cast<LocalRefN *>(n)->value(env); break;
   case LeafKind::Global: out = static_cast<GlobalRef *>(n)->s->global; return out != NOVALUE;
   }
   return out != UNINIT;

@@ -21,12 +21,14 @@ struct Const : Node {
   Value eval(Frame *) override { return v; }
 };
 
+// value(env) reads the slot, UNINIT while the variable is not yet defined.
 struct LocalRef0 : Node {
   int idx;
   Value name;
   LocalRef0(int i, Value n) : idx(i), name(n) {}
+  Value value(Frame *env) const { return env->slots[idx]; }
   Value eval(Frame *env) override {
-    Value v = env->slots[idx];
+    Value v = value(env);
     if (v == UNINIT) [[unlikely]]
       used_before_definition(name);
     return v;
@@ -37,8 +39,9 @@ struct LocalRef1 : Node {
   int idx;
   Value name;
   LocalRef1(int i, Value n) : idx(i), name(n) {}
+  Value value(Frame *env) const { return env->parent->slots[idx]; }
   Value eval(Frame *env) override {
-    Value v = env->parent->slots[idx];
+    Value v = value(env);
     if (v == UNINIT) [[unlikely]]
       used_before_definition(name);
     return v;
@@ -49,9 +52,12 @@ struct LocalRefN : Node {
   int depth, idx;
   Value name;
   LocalRefN(int d, int i, Value n) : depth(d), idx(i), name(n) {}
-  Value eval(Frame *env) override {
+  Value value(Frame *env) const {
     for (int d = depth; d > 0; d--) env = env->parent;
-    Value v = env->slots[idx];
+    return env->slots[idx];
+  }
+  Value eval(Frame *env) override {
+    Value v = value(env);
     if (v == UNINIT) [[unlikely]]
       used_before_definition(name);
     return v;
