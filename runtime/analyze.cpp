@@ -659,6 +659,11 @@ static Node *analyze_call(Value x, Scope *sc, bool tail) {
   int i = 0;
   for (Value p = cdr(x); is_pair(p); p = cdr(p)) args[i++] = analyze(car(p), sc, false);
   Node *call = tail ? static_cast<Node *>(at(new TailCall(fn, args, n), x)) : at(new Call(fn, args, n), x);
+  if (auto *ref = dynamic_cast<GlobalRef *>(fn); ref && is_builtin(ref->s->global)) {
+    Builtin *b = as<Builtin>(ref->s->global);
+    if (n <= GlobalBuiltinCall::kMaxArgs && n >= b->min_args && (b->max_args < 0 || n <= b->max_args))
+      call = at(new GlobalBuiltinCall(ref->s, ref->s->global, args, n, tail, call), x);
+  }
   return fuse_elementwise_call(fn, args, n, call);
 }
 

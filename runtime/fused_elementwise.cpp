@@ -94,6 +94,7 @@ struct FusedElementwise : Node {
     return nsteps++;
   }
   int add_operand(Node *n) {
+    if (auto *direct = dynamic_cast<GlobalBuiltinCall *>(n)) n = direct->general;
     if (auto *call = dynamic_cast<Call *>(n)) {
       int entry = fusable_entry(call->fn, call->argc);
       return entry < 0 ? INT8_MIN : add_call(entry, call->args);

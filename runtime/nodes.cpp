@@ -115,6 +115,20 @@ Value TailCall::eval(Frame *env) {
   return tail_call_to(f, argc, argv);
 }
 
+Value GlobalBuiltinCall::eval(Frame *env) {
+  if (s->global != builtin) [[unlikely]]
+    return general->eval(env);
+  g_site = this;
+  Value argv[kMaxArgs];
+  for (int i = 0; i < argc; i++) {
+    argv[i] = args[i]->eval(env);
+    g_site = this;
+  }
+  Value r = as<Builtin>(builtin)->fn(argc, argv);
+  if (tail) return r;
+  return r == TAILCALL ? finish_tail(r) : r;
+}
+
 Value Let::eval(Frame *env) {
   size_t bytes = sizeof(Frame) + sizeof(Value) * size_t(frame_size);
   Frame *nf = on_stack ? static_cast<Frame *>(alloca(bytes)) : static_cast<Frame *>(gc_alloc(bytes));

@@ -170,6 +170,26 @@ struct TailCall : Node {
   Value eval(Frame *env) override;
 };
 
+// A call whose operator is a global variable that held a builtin when the call
+// was analysed, with an argument count that builtin accepts. While the variable
+// still holds it, the operands go straight to the builtin's function (read at
+// each call: tracing swaps it); no operator node, arity check or dispatch on
+// the procedure's kind. Otherwise `general`, the Call or TailCall of the same
+// form, runs. A TAILCALL result (apply) is finished here, or returned from a
+// tail position, as those nodes do.
+struct GlobalBuiltinCall : Node {
+  static constexpr int kMaxArgs = 4;
+  Symbol *s;
+  Value builtin;
+  Node **args;
+  int argc;
+  bool tail;
+  Node *general;
+  GlobalBuiltinCall(Symbol *sy, Value b, Node **a, int n, bool t, Node *g)
+      : s(sy), builtin(b), args(a), argc(n), tail(t), general(g) {}
+  Value eval(Frame *env) override;
+};
+
 // let: inits run in the outer frame; letrec: in the new one.
 struct Let : Node {
   Node **inits;
