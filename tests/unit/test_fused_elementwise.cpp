@@ -4,6 +4,7 @@
 // every CPU path, over shapes that end in partial blocks, with scalars, rank-0
 // tensors, NaNs and signed zeros among the operands.
 #include <fmt/format.h>
+#include <gc/gc.h>
 
 #include <catch2/catch.hpp>
 #include <random>
@@ -107,4 +108,19 @@ TEST_CASE("fused element-wise nests fall back to the calls' own errors", "[fused
   CHECK(message("(tensor-sub fa (tensor-mul \"x\" fa))") ==
         "tensor-mul: argument 1 must be a tensor or a number, got \"x\"");
   CHECK(message("(tensor-add fa (relu undefined-leaf))") == "Undefined variable: undefined-leaf");
+}
+
+TEST_CASE("a fused nest allocates only its result", "[fused]") {
+  eval_string(R"(
+    (define fw (zeros '(256 64)))
+    (define fg (ones '(256 64)))
+    (define (sgd-step) (tensor-sub fw (tensor-mul 0.01 fg))))",
+              "fused-test");
+  eval_string("(sgd-step)", "fused-test");
+  size_t before = GC_get_total_bytes();
+  eval_string("(sgd-step)", "fused-test");
+  size_t used = GC_get_total_bytes() - before;
+  // One 128 KiB result; the calls one at a time would also make the 128 KiB product.
+  CHECK(used >= 256 * 64 * 8);
+  CHECK(used < 256 * 64 * 8 * 3 / 2);
 }
