@@ -461,14 +461,6 @@ struct Emitter {
     });
   }
 
-  static void axis_split(const Shape &s, int axis, int64_t &outer, int64_t &len, int64_t &inner) {
-    outer = 1;
-    inner = 1;
-    for (int i = 0; i < axis; i++) outer *= s.dim[i];
-    for (int i = axis + 1; i < s.rank; i++) inner *= s.dim[i];
-    len = s.dim[axis];
-  }
-
   // kernels_simd.inc sum_axis / max_axis: each output element's chain runs
   // along the axis in ascending order.
   void axis_reduce(Op op, const Ref &x, const Shape &s, int axis, RV out) {
@@ -1047,8 +1039,8 @@ void emit_kernel(gcc_jit_context *ctx, const Graph &g, const KernelLayout &L) {
       case Op::MaxMask: E.max_mask(in(0), ish(0), n.axis, out); break;
       case Op::Slice:
       case Op::Pad: {
-        int64_t outer, inner, len_in = ish(0).dim[n.axis], len_out = n.shape.dim[n.axis];
-        axis_extents(n.shape, n.axis, outer, inner);
+        int64_t outer, len_out, inner, len_in = ish(0).dim[n.axis];
+        axis_split(n.shape, n.axis, outer, len_out, inner);
         if (n.op == Op::Slice) {
           E.copy_along(in(0), len_in, n.offset, out, len_out, 0, len_out, outer, inner);
         } else {
@@ -1058,10 +1050,10 @@ void emit_kernel(gcc_jit_context *ctx, const Graph &g, const KernelLayout &L) {
         break;
       }
       case Op::Concat: {
-        int64_t outer, inner, la = ish(0).dim[n.axis], lb = ish(1).dim[n.axis];
-        axis_extents(n.shape, n.axis, outer, inner);
-        E.copy_along(in(0), la, 0, out, la + lb, 0, la, outer, inner);
-        E.copy_along(in(1), lb, 0, out, la + lb, la, lb, outer, inner);
+        int64_t outer, len, inner, la = ish(0).dim[n.axis], lb = ish(1).dim[n.axis];
+        axis_split(n.shape, n.axis, outer, len, inner);
+        E.copy_along(in(0), la, 0, out, len, 0, la, outer, inner);
+        E.copy_along(in(1), lb, 0, out, len, la, lb, outer, inner);
         break;
       }
       default: break;

@@ -54,8 +54,8 @@ void eval_node(const Graph &g, const GraphNode &n, const double *const *in, doub
   case Op::Pad: {
     // The smaller of input and output is the one whole along the axis.
     const Shape &x = shape_of(0);
-    int64_t outer, inner, len_in = x.dim[n.axis], len_out = n.shape.dim[n.axis];
-    axis_extents(n.shape, n.axis, outer, inner);
+    int64_t outer, len_out, inner, len_in = x.dim[n.axis];
+    axis_split(n.shape, n.axis, outer, len_out, inner);
     if (n.op == Op::Slice) {
       k_copy_along(in[0], len_in, n.offset, out, len_out, 0, len_out, outer, inner);
     } else {
@@ -65,10 +65,10 @@ void eval_node(const Graph &g, const GraphNode &n, const double *const *in, doub
     return;
   }
   case Op::Concat: {
-    int64_t outer, inner, la = shape_of(0).dim[n.axis], lb = shape_of(1).dim[n.axis];
-    axis_extents(n.shape, n.axis, outer, inner);
-    k_copy_along(in[0], la, 0, out, la + lb, 0, la, outer, inner);
-    k_copy_along(in[1], lb, 0, out, la + lb, la, lb, outer, inner);
+    int64_t outer, len, inner, la = shape_of(0).dim[n.axis], lb = shape_of(1).dim[n.axis];
+    axis_split(n.shape, n.axis, outer, len, inner);
+    k_copy_along(in[0], la, 0, out, len, 0, la, outer, inner);
+    k_copy_along(in[1], lb, 0, out, len, la, lb, outer, inner);
     return;
   }
   case Op::MaxMask: {
@@ -80,9 +80,8 @@ void eval_node(const Graph &g, const GraphNode &n, const double *const *in, doub
       return;
     }
     // Per line along `axis`: the same rule as k_argmax (first maximal, or first NaN).
-    int64_t outer = 1, inner = 1, len = s.dim[n.axis];
-    for (int i = 0; i < n.axis; i++) outer *= s.dim[i];
-    for (int i = n.axis + 1; i < s.rank; i++) inner *= s.dim[i];
+    int64_t outer, len, inner;
+    axis_split(s, n.axis, outer, len, inner);
     for (int64_t o = 0; o < outer; o++)
       for (int64_t j = 0; j < inner; j++) {
         const double *line = x + o * len * inner + j;

@@ -185,7 +185,7 @@ int64_t k_argmax(const double *x, int64_t n) {
 
 double k_max(const double *x, int64_t n) { return x[k_argmax(x, n)]; }
 
-static void axis_split(const Shape &s, int axis, int64_t &outer, int64_t &len, int64_t &inner) {
+void axis_split(const Shape &s, int axis, int64_t &outer, int64_t &len, int64_t &inner) {
   outer = 1;
   inner = 1;
   for (int i = 0; i < axis; i++) outer *= s.dim[i];
@@ -279,12 +279,6 @@ void k_copy_along(const double *src, int64_t src_len, int64_t src_at, double *ds
   size_t bytes = size_t(count * inner) * sizeof(double);
   for (int64_t o = 0; o < outer; o++)
     std::memcpy(dst + (o * dst_len + dst_at) * inner, src + (o * src_len + src_at) * inner, bytes);
-}
-
-void axis_extents(const Shape &s, int axis, int64_t &outer, int64_t &inner) {
-  outer = inner = 1;
-  for (int i = 0; i < axis; i++) outer *= s.dim[i];
-  for (int i = axis + 1; i < s.rank; i++) inner *= s.dim[i];
 }
 
 // ---- matmul ---------------------------------------------------------------------

@@ -142,9 +142,9 @@ void k_transpose(const double *x, const Shape &s, const int *perm, double *out);
 // entries [dst_at, dst_at + count) of the same line of dst (len dst_len).
 void k_copy_along(const double *src, int64_t src_len, int64_t src_at, double *dst, int64_t dst_len,
                   int64_t dst_at, int64_t count, int64_t outer, int64_t inner);
-// The outer and inner extents of shape s around `axis` (products of the
-// dimensions before and after it).
-void axis_extents(const Shape &s, int axis, int64_t &outer, int64_t &inner);
+// Shape s viewed as [outer][len][inner] around `axis`: outer and inner are the
+// products of the dimensions before and after it, len the axis itself.
+void axis_split(const Shape &s, int axis, int64_t &outer, int64_t &len, int64_t &inner);
 
 // Threads for k_matmul. Default: KILN_THREADS, else all online cores.
 int kernel_threads();

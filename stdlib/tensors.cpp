@@ -420,11 +420,11 @@ Value b_concat(int argc, Value *argv) {
   int axis;
   Shape os = concat_shape(shapes.data(), count, argc == 2 ? argv[1] : NOVALUE, axis);
   Tensor *out = alloc_tensor(os);
-  int64_t outer, inner, at = 0;
-  axis_extents(os, axis, outer, inner);
+  int64_t outer, total, inner, at = 0;
+  axis_split(os, axis, outer, total, inner);
   for (Tensor *t : parts) {
     int64_t len = t->shape.dim[axis];
-    k_copy_along(t->data, len, 0, out->data, os.dim[axis], at, len, outer, inner);
+    k_copy_along(t->data, len, 0, out->data, total, at, len, outer, inner);
     at += len;
   }
   return from_ptr(out);
@@ -433,11 +433,11 @@ Value b_concat(int argc, Value *argv) {
 Value b_tensor_slice(int, Value *argv) {
   Tensor *t = arg_tensor("tensor-slice", 1, argv[0]);
   int axis;
-  int64_t start, outer, inner;
+  int64_t start, outer, len, inner;
   Shape os = slice_shape(t->shape, argv[1], argv[2], argv[3], axis, start);
   Tensor *out = alloc_tensor(os);
-  axis_extents(os, axis, outer, inner);
-  k_copy_along(t->data, t->shape.dim[axis], start, out->data, os.dim[axis], 0, os.dim[axis], outer, inner);
+  axis_split(os, axis, outer, len, inner);
+  k_copy_along(t->data, t->shape.dim[axis], start, out->data, len, 0, len, outer, inner);
   return from_ptr(out);
 }
 
