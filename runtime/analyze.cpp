@@ -664,7 +664,7 @@ static Node *analyze_call(Value x, Scope *sc, bool tail) {
     if (n <= GlobalBuiltinCall::kMaxArgs && n >= b->min_args && (b->max_args < 0 || n <= b->max_args))
       call = at(new GlobalBuiltinCall(ref->s, ref->s->global, args, n, tail, call), x);
   }
-  return fuse_elementwise_call(fn, args, n, call);
+  return fuse_elementwise_call(call);
 }
 
 static Value include_forms(Value form) {

@@ -11,8 +11,8 @@ namespace kiln {
 
 namespace {
 
+// A fusable builtin, by its object: whatever name holds it, its calls fuse.
 struct Fusable {
-  Symbol *name;
   Value builtin;  // kept here too, so a redefinition cannot free it and reuse its address
   bool unary;
   uint8_t op;
@@ -24,15 +24,14 @@ int g_fusable_count = 0;
 
 void register_fusable(const char *name, bool unary, uint8_t op) {
   if (g_fusable_count == kMaxFusable) throw_errorf("internal: too many fusable builtins ({})", name);
-  Symbol *s = sym(intern(name));
-  g_fusable[g_fusable_count++] = Fusable{s, s->global, unary, op};
+  g_fusable[g_fusable_count++] = Fusable{sym(intern(name))->global, unary, op};
 }
 
-int fusable_entry(Node *fn, int argc) {
-  auto *ref = dynamic_cast<GlobalRef *>(fn);
-  if (!ref) return -1;
+// The direct call's builtin as a fusable entry, or -1. (GlobalBuiltinCall has
+// checked that the builtin accepts the call's argument count.)
+int fusable_entry(const GlobalBuiltinCall *call) {
   for (int e = 0; e < g_fusable_count; e++)
-    if (g_fusable[e].name == ref->s && argc == (g_fusable[e].unary ? 1 : 2)) return e;
+    if (g_fusable[e].builtin == call->builtin) return e;
   return -1;
 }
 
@@ -67,8 +66,9 @@ constexpr int64_t kBlock = 256;
 
 // An operand: a step's result (>= 0) or leaf -1 - operand (< 0).
 struct Step {
-  int8_t entry;  // index into g_fusable
-  int8_t a, b;   // b unused for unary steps
+  const GlobalBuiltinCall *call;  // its name must still hold its builtin
+  int8_t entry;                   // index into g_fusable
+  int8_t a, b;                    // b unused for unary steps
 };
 
 struct FusedElementwise : Node {
@@ -80,24 +80,23 @@ struct FusedElementwise : Node {
 
   explicit FusedElementwise(Node *u) : unfused(u) {}
 
-  // Adds the operand tree `n` (the callee and operands of a call); returns its
-  // operand index, or INT8_MIN when it cannot be fused.
-  int add_call(int entry, Node **args) {
+  // Adds the tree of a call of fusable builtin `entry` with its operands;
+  // returns its operand index, or INT8_MIN when it cannot be fused.
+  int add_call(const GlobalBuiltinCall *call, int entry) {
     int8_t ops[2] = {0, 0};
-    for (int i = 0; i < (g_fusable[entry].unary ? 1 : 2); i++) {
-      int o = add_operand(args[i]);
+    for (int i = 0; i < call->argc; i++) {
+      int o = add_operand(call->args[i]);
       if (o == INT8_MIN) return INT8_MIN;
       ops[i] = int8_t(o);
     }
     if (nsteps == kMaxSteps) return INT8_MIN;
-    steps[nsteps] = Step{int8_t(entry), ops[0], ops[1]};
+    steps[nsteps] = Step{call, int8_t(entry), ops[0], ops[1]};
     return nsteps++;
   }
   int add_operand(Node *n) {
-    if (auto *direct = dynamic_cast<GlobalBuiltinCall *>(n)) n = direct->general;
-    if (auto *call = dynamic_cast<Call *>(n)) {
-      int entry = fusable_entry(call->fn, call->argc);
-      return entry < 0 ? INT8_MIN : add_call(entry, call->args);
+    if (auto *call = dynamic_cast<GlobalBuiltinCall *>(n)) {
+      int entry = fusable_entry(call);
+      return entry < 0 ? INT8_MIN : add_call(call, entry);
     }
     LeafKind kind;
     if (!leaf_kind_of(n, kind) || nleaves == kMaxLeaves) return INT8_MIN;
@@ -113,10 +112,8 @@ Value FusedElementwise::eval(Frame *env) {
   Value values[kMaxLeaves];
   for (int i = 0; i < nleaves; i++)
     if (!peek_leaf(leaves[i], leaf_kinds[i], env, values[i])) return unfused->eval(env);
-  for (int s = 0; s < nsteps; s++) {
-    const Fusable &f = g_fusable[steps[s].entry];
-    if (f.name->global != f.builtin) return unfused->eval(env);
-  }
+  for (int s = 0; s < nsteps; s++)
+    if (steps[s].call->s->global != steps[s].call->builtin) return unfused->eval(env);
   const double *data[kMaxLeaves];
   double scalars[kMaxLeaves];
   bool whole[kMaxLeaves];  // a tensor of rank > 0: one element per output element
@@ -180,12 +177,13 @@ Value FusedElementwise::eval(Frame *env) {
 void register_fusable_binary(const char *name, BinaryOp op) { register_fusable(name, false, uint8_t(op)); }
 void register_fusable_unary(const char *name, UnaryOp op) { register_fusable(name, true, uint8_t(op)); }
 
-Node *fuse_elementwise_call(Node *fn, Node **args, int argc, Node *unfused) {
-  int entry = fusable_entry(fn, argc);
-  if (entry < 0) return unfused;
-  auto *fused = new FusedElementwise(unfused);
-  if (fused->add_call(entry, args) == INT8_MIN || fused->nsteps < 2) return unfused;
-  fused->loc = unfused->loc;
+Node *fuse_elementwise_call(Node *call) {
+  auto *direct = dynamic_cast<GlobalBuiltinCall *>(call);
+  int entry = direct ? fusable_entry(direct) : -1;
+  if (entry < 0) return call;
+  auto *fused = new FusedElementwise(call);
+  if (fused->add_call(direct, entry) == INT8_MIN || fused->nsteps < 2) return call;
+  fused->loc = call->loc;
   return fused;
 }
 

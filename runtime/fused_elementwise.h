@@ -6,8 +6,9 @@
 // pass computes each element with the same vector kernels and in the same
 // operation order as the nested builtins, so it is bit-identical to them; and it
 // runs only when the unfused calls could not fail or have other effects:
-//   - every operator position is a global variable still holding the builtin
-//     registered under that name (a redefinition turns fusion off),
+//   - every operator position is a global variable still holding the fusable
+//     builtin it held when the call was analysed (a redefinition turns fusion
+//     off; the check is GlobalBuiltinCall's own),
 //   - every leaf operand is a constant or a variable whose value is at hand
 //     without raising (no side effects, so leaves may be read in any order),
 //   - every leaf value is a number or a tensor, and all tensors of rank > 0 have
@@ -24,9 +25,9 @@ namespace kiln {
 void register_fusable_binary(const char *name, BinaryOp op);
 void register_fusable_unary(const char *name, UnaryOp op);
 
-// The call (fn args...) as analysed into `unfused`: returned as is unless it is
-// a nest of at least two fusable builtin calls over constant and variable
-// leaves, in which case a fused node wrapping `unfused` is returned.
-Node *fuse_elementwise_call(Node *fn, Node **args, int argc, Node *unfused);
+// An analysed call, returned as is unless it is a nest of at least two direct
+// calls of fusable builtins (GlobalBuiltinCall) over constant and variable
+// leaves, in which case a fused node wrapping it is returned.
+Node *fuse_elementwise_call(Node *call);
 
 }  // namespace kiln
