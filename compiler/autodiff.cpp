@@ -148,10 +148,8 @@ struct Builder {
 
 std::vector<int32_t> append_gradients(Graph &g, int32_t loss) {
   const int32_t forward = g.size();
-  static thread_local std::vector<int32_t> adjoint;
-  static thread_local std::vector<char> needs;
-  adjoint.assign(size_t(forward), -1);
-  needs.assign(size_t(forward), 0);
+  std::vector<int32_t> adjoint(size_t(forward), -1);
+  std::vector<char> needs(size_t(forward), 0);
   Builder bd{g, adjoint, needs};
   for (int32_t i = 0; i < forward; i++) {
     const GraphNode &n = g[i];
@@ -168,7 +166,9 @@ std::vector<int32_t> append_gradients(Graph &g, int32_t loss) {
   }
   std::vector<int32_t> grads;
   for (int32_t i = 0; i < forward; i++) {
-    const GraphNode &n = g[i];
+    // A copy: sum_to and broadcast_to below may grow g.nodes, and the assignment
+    // evaluates its right side before its left one reads n.param_index.
+    const GraphNode n = g[i];
     if (n.op != Op::Param) continue;
     if (size_t(n.param_index) >= grads.size()) grads.resize(size_t(n.param_index) + 1, -1);
     int32_t adj = bd.adjoint[size_t(i)];

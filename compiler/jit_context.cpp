@@ -49,7 +49,11 @@ int jit_vector_doubles() {
 }
 
 const std::vector<std::string> &jit_flags() {
-  static const std::vector<std::string> flags = {"-O3", "-ffp-contract=off",
+  // -fno-tree-slp-vectorize: GCC 12's basic-block (SLP) vectoriser miscompiles the
+  // short strided copies of slice/concat lowerings at AVX-512 width (docs/jit.md,
+  // "Known GCC defects"); the kernels' hot loops are vectorised explicitly or by
+  // the loop vectoriser, which stays on.
+  static const std::vector<std::string> flags = {"-O3", "-ffp-contract=off", "-fno-tree-slp-vectorize",
                                                  std::string("-march=") + jit_march()};
   return flags;
 }
