@@ -65,17 +65,28 @@ struct Builder {
       if (needs[size_t(a)]) give_sum(a, bin(Op::Div, gr, b));
       if (needs[size_t(b)]) give_sum(b, bin(Op::Div, bin(Op::Mul, un(Op::Neg, gr), a), bin(Op::Mul, b, b)));
       return;
-    case Op::Pow:
-      // d(a^b)/da = b * a^(b-1); d(a^b)/db = a^b * log a.
-      if (needs[size_t(a)])
-        give_sum(a, bin(Op::Mul, gr, bin(Op::Mul, b, bin(Op::Pow, a, bin(Op::Sub, b, c(1.0))))));
-      if (needs[size_t(b)]) give_sum(b, bin(Op::Mul, gr, bin(Op::Mul, i, un(Op::Log, a))));
+    case Op::Pow: {
+      // PyTorch's rules, zeros included: d(a^b)/da = b * a^(b-1), but 0 where b == 0
+      // (0 * 0^-1 would be NaN); d(a^b)/db = a^b * log a, but 0 where a == 0 and b >= 0
+      // (0 * log 0 would be NaN or -inf).
+      int32_t zero = c(0.0);
+      if (needs[size_t(a)]) {
+        int32_t da = bin(Op::Mul, b, bin(Op::Pow, a, bin(Op::Sub, b, c(1.0))));
+        give_sum(a, bin(Op::Mul, gr, sel(bin(Op::Equal, b, zero), zero, da)));
+      }
+      if (needs[size_t(b)]) {
+        int32_t at_zero = bin(Op::Mul, bin(Op::Equal, a, zero), bin(Op::GreaterEqual, b, zero));
+        give_sum(b, bin(Op::Mul, gr, sel(at_zero, zero, bin(Op::Mul, i, un(Op::Log, a)))));
+      }
       return;
+    }
     case Op::Maximum:
     case Op::Minimum: {
-      // The forward kernel keeps the first operand on ties; so does the gradient.
-      int32_t first = bin(n.op == Op::Maximum ? Op::GreaterEqual : Op::LessEqual, a, b);
+      // The gradient goes to the operand the forward kernel picked: the first on
+      // ties and when it is NaN (a == a is false only for NaN).
       int32_t zero = c(0.0);
+      int32_t wins = bin(n.op == Op::Maximum ? Op::GreaterEqual : Op::LessEqual, a, b);
+      int32_t first = sel(bin(Op::Equal, a, a), wins, c(1.0));
       if (needs[size_t(a)]) give_sum(a, sel(first, gr, zero));
       if (needs[size_t(b)]) give_sum(b, sel(first, zero, gr));
       return;
