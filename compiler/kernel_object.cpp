@@ -62,26 +62,29 @@ Value outputs_value(const Kernel *k, Value *vals) {
   return list_from(vals, int64_t(n));
 }
 
+// "8x16", or for rank 0 "a number" / "a scalar tensor", as the kernel errors name them.
+std::string kind_and_shape(bool is_number, const Shape &s) {
+  if (is_number) return "a number";
+  return s.rank == 0 ? "a scalar tensor" : shape_string(s);
+}
+
 Value apply_kernel(Value self, int argc, Value *argv) {
   Kernel *k = as<Kernel>(self);
   const Graph &g = *k->graph;
   int np = g.num_params;
   if (argc != np) arity_error(kernel_who(k), np, np, argc);
   // Shapes are checked for every argument before anything runs.
+  // The kind (number or tensor) is checked like the shape: a kernel compiled for a
+  // number returns a number gradient, one for a rank-0 tensor a rank-0 tensor (§8.1).
   for (int i = 0; i < np; i++) {
     Value v = argv[i];
-    const Shape &want = k->specs[i].shape;
-    if (is_number(v)) {
-      if (want.rank != 0)
-        throw_errorf("{}: compiled for {} at argument {}, got {}; compile again for new shapes",
-                     kernel_who(k), shape_string(want), i + 1, "a number");
-    } else if (is_tensor(v)) {
-      if (!(tensor_of(v)->shape == want))
-        throw_errorf("{}: compiled for {} at argument {}, got {}; compile again for new shapes",
-                     kernel_who(k), shape_string(want), i + 1, shape_string(tensor_of(v)->shape));
-    } else {
-      type_error(kernel_who(k), i + 1, "a number or a tensor", v);
-    }
+    const ArgSpec &want = k->specs[i];
+    if (!is_number(v) && !is_tensor(v)) type_error(kernel_who(k), i + 1, "a number or a tensor", v);
+    bool same = is_number(v) ? want.is_number : !want.is_number && tensor_of(v)->shape == want.shape;
+    if (!same)
+      throw_errorf("{}: compiled for {} at argument {}, got {}; compile again for new shapes", kernel_who(k),
+                   kind_and_shape(want.is_number, want.shape), i + 1,
+                   is_number(v) ? kind_and_shape(true, Shape{}) : kind_and_shape(false, tensor_of(v)->shape));
   }
   size_t nout = g.outputs.size();
   Value *vals = static_cast<Value *>(alloca(sizeof(Value) * nout));

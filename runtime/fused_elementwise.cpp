@@ -118,7 +118,7 @@ Value FusedElementwise::eval(Frame *env) {
   double scalars[kMaxLeaves];
   bool whole[kMaxLeaves];  // a tensor of rank > 0: one element per output element
   Shape shape;
-  bool shaped = false;
+  bool shaped = false, any_tensor = false;
   for (int i = 0; i < nleaves; i++) {
     Value v = values[i];
     whole[i] = false;
@@ -131,11 +131,18 @@ Value FusedElementwise::eval(Frame *env) {
       data[i] = t->data;
       continue;
     }
-    if (is_tensor(v)) scalars[i] = tensor_of(v)->data[0];
-    else if (is_number(v)) scalars[i] = number_as_double(v);
-    else return unfused->eval(env);
+    if (is_tensor(v)) {
+      scalars[i] = tensor_of(v)->data[0];
+      any_tensor = true;
+    } else if (is_number(v)) {
+      scalars[i] = number_as_double(v);
+    } else {
+      return unfused->eval(env);
+    }
     data[i] = &scalars[i];
   }
+  // Numbers only: the builtins' own calls give a number, not a rank-0 tensor.
+  if (!shaped && !any_tensor) return unfused->eval(env);
 
   g_site = this;
   Tensor *out = alloc_tensor(shape);

@@ -242,6 +242,12 @@ Value binary(const char *who, BinaryOp op, Value x, Value y, int pos_x = 1, int 
   Shape os;
   if (!broadcast_shapes(a.shape, b.shape, os))
     throw_errorf("{}: shapes {} and {} do not broadcast", who, shape_string(a.shape), shape_string(b.shape));
+  // Numbers in, number out (SPEC §8.1: a number stays a number on every path).
+  if (is_number(x) && is_number(y)) {
+    double r;
+    k_binary(op, a.data, a.shape, b.data, b.shape, &r, os);
+    return make_double(r);
+  }
   Tensor *t = alloc_tensor(os);
   k_binary(op, a.data, a.shape, b.data, b.shape, t->data, os);
   return from_ptr(t);
@@ -250,6 +256,11 @@ Value binary(const char *who, BinaryOp op, Value x, Value y, int pos_x = 1, int 
 Value unary(const char *who, UnaryOp op, Value x) {
   Operand a;
   operand(who, 1, x, a);
+  if (is_number(x)) {
+    double r;
+    k_unary(op, a.data, 1, &r);
+    return make_double(r);
+  }
   Tensor *t = alloc_tensor(a.shape);
   k_unary(op, a.data, t->size, t->data);
   return from_ptr(t);
@@ -297,14 +308,18 @@ Value b_tensor_map(int, Value *argv) {
 enum class Reduce { Sum, Mean, Max };
 
 Value reduce(const char *who, Reduce kind, int argc, Value *argv) {
-  Tensor *t = arg_tensor(who, 1, argv[0]);
   if (argc == 1) {
+    // A number is a rank-0 tensor here, as in graph-eval (SPEC §8.1).
+    Operand x;
+    operand(who, 1, argv[0], x);
+    int64_t n = x.shape.size();
     switch (kind) {
-    case Reduce::Sum: return make_double(k_sum(t->data, t->size));
-    case Reduce::Mean: return make_double(k_mean(t->data, t->size));
-    case Reduce::Max: return make_double(k_max(t->data, t->size));
+    case Reduce::Sum: return make_double(k_sum(x.data, n));
+    case Reduce::Mean: return make_double(k_mean(x.data, n));
+    case Reduce::Max: return make_double(k_max(x.data, n));
     }
   }
+  Tensor *t = arg_tensor(who, 1, argv[0]);
   const Shape &s = t->shape;
   int axis = tensor_axis(who, 2, argv[1], s);
   bool keepdims = argc == 3 && truthy(argv[2]);

@@ -269,7 +269,13 @@ TEST_CASE("jit: calling convention, numbers, printing and shape errors", "[jit]"
         }) == "kernel scale: compiled for 2x3 at argument 1, got 4x3; compile again for new shapes");
   CHECK(caught_message([&] {
           call_kernel(k, {t, filled_tensor(Shape::of({2}), 0)});
-        }) == "kernel scale: compiled for scalar at argument 2, got 2; compile again for new shapes");
+        }) == "kernel scale: compiled for a number at argument 2, got 2; compile again for new shapes");
+  // A number and a rank-0 tensor are different kinds, checked like shapes (SPEC §8.1).
+  CHECK(
+      caught_message([&] {
+        call_kernel(k, {t, filled_tensor(Shape{}, 0)});
+      }) ==
+      "kernel scale: compiled for a number at argument 2, got a scalar tensor; compile again for new shapes");
   CHECK(caught_message([&] { call_kernel(k, {t}); }) == "kernel scale: expected 2 arguments, got 1");
   CHECK(caught_message([&] {
           call_kernel(k, {t, make_string("a")});

@@ -58,7 +58,8 @@
 (check (tensor-mean v 1))
 (check (tensor-max (tensor 5) 0))
 (check (tensor-sum a 'x))
-(check (tensor-sum 5))
+(check (tensor-sum "5"))
+(check (tensor-sum 5 0))
 ; linear algebra
 (check (matmul a a))
 (check (matmul a (zeros '(2 3))))
