@@ -308,19 +308,17 @@ Value b_tensor_map(int, Value *argv) {
 enum class Reduce { Sum, Mean, Max };
 
 Value reduce(const char *who, Reduce kind, int argc, Value *argv) {
+  // A number is a rank-0 tensor here, as in graph-eval (SPEC §8.1).
+  Operand x;
+  operand(who, 1, argv[0], x);
+  const Shape &s = x.shape;
   if (argc == 1) {
-    // A number is a rank-0 tensor here, as in graph-eval (SPEC §8.1).
-    Operand x;
-    operand(who, 1, argv[0], x);
-    int64_t n = x.shape.size();
     switch (kind) {
-    case Reduce::Sum: return make_double(k_sum(x.data, n));
-    case Reduce::Mean: return make_double(k_mean(x.data, n));
-    case Reduce::Max: return make_double(k_max(x.data, n));
+    case Reduce::Sum: return make_double(k_sum(x.data, s.size()));
+    case Reduce::Mean: return make_double(k_mean(x.data, s.size()));
+    case Reduce::Max: return make_double(k_max(x.data, s.size()));
     }
   }
-  Tensor *t = arg_tensor(who, 1, argv[0]);
-  const Shape &s = t->shape;
   int axis = tensor_axis(who, 2, argv[1], s);
   bool keepdims = argc == 3 && truthy(argv[2]);
   Shape os;
@@ -330,9 +328,9 @@ Value reduce(const char *who, Reduce kind, int argc, Value *argv) {
   }
   Tensor *out = alloc_tensor(os);
   switch (kind) {
-  case Reduce::Sum: k_sum_axis(t->data, s, axis, out->data); break;
-  case Reduce::Mean: k_mean_axis(t->data, s, axis, out->data); break;
-  case Reduce::Max: k_max_axis(t->data, s, axis, out->data); break;
+  case Reduce::Sum: k_sum_axis(x.data, s, axis, out->data); break;
+  case Reduce::Mean: k_mean_axis(x.data, s, axis, out->data); break;
+  case Reduce::Max: k_max_axis(x.data, s, axis, out->data); break;
   }
   return from_ptr(out);
 }

@@ -37,3 +37,5 @@
 ;; the same argument errors eagerly and traced
 (err (lambda () (tensor-sum "a")))
 (err (lambda () (graph-eval (lambda (x) (tensor-sum x)) "a")))
+(err (lambda () (tensor-sum 5 0)))
+(err (lambda () (graph-eval (lambda (x) (tensor-sum x 0)) 5)))
