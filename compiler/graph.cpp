@@ -14,23 +14,21 @@
 
 namespace kiln {
 
+static_assert(kFirstStructural + kStructuralOpCount == kOpCount);
+
 const char *op_name(Op op) {
-  static const char *const names[kOpCount] = {
-      "param",    "const",     "add",        "sub",       "mul",           "div",    "pow",       "maximum",
-      "minimum",  "less",      "less-equal", "greater",   "greater-equal", "equal",  "neg",       "exp",
-      "log",      "sqrt",      "tanh",       "sigmoid",   "relu",          "abs",    "sin",       "cos",
-      "tan",      "square",    "reciprocal", "relu-grad", "select",        "sum",    "mean",      "max",
-      "sum-axis", "mean-axis", "max-axis",   "sum-to",    "broadcast-to",  "matmul", "transpose", "reshape",
-      "max-mask", "slice",     "pad",        "concat",
-  };
-  return names[int(op)];
+  if (op == Op::Param) return "param";
+  if (op == Op::Const) return "const";
+  if (op_is_binary(op)) return row(op_binary(op)).graph;
+  if (op_is_unary(op)) return row(op_unary(op)).graph;
+  return kStructuralOps[int(op) - kFirstStructural].graph;
 }
 
 int op_arity(Op op) {
   if (op == Op::Param || op == Op::Const) return 0;
-  if (op_is_binary(op) || op == Op::Matmul || op == Op::Concat) return 2;
-  if (op == Op::Select) return 3;
-  return 1;
+  if (op_is_binary(op)) return 2;
+  if (op_is_unary(op)) return 1;
+  return kStructuralOps[int(op) - kFirstStructural].arity;
 }
 
 // ---- hash-consing table: open addressing over node indices ------------------------

@@ -54,63 +54,37 @@ namespace kiln {
 //                               along `axis`)          [offset, ...) (Slice's gradient)
 // Concat        a b             a's, with a.dim+b.dim  k_copy_along twice: a, then b
 //                               along `axis`           (n tensors: a chain of Concats)
+// One enumerator per row of runtime/op_table.h: the element-wise rows in the
+// order of BinaryOp and UnaryOp (so op_binary/op_unary are offsets), then the
+// structural rows.
 enum class Op : uint8_t {
   Param,
   Const,
-  // binary, broadcasting (same order as BinaryOp)
-  Add,
-  Sub,
-  Mul,
-  Div,
-  Pow,
-  Maximum,
-  Minimum,
-  Less,
-  LessEqual,
-  Greater,
-  GreaterEqual,
-  Equal,
-  // unary (same order as UnaryOp)
-  Neg,
-  Exp,
-  Log,
-  Sqrt,
-  Tanh,
-  Sigmoid,
-  Relu,
-  Abs,
-  Sin,
-  Cos,
-  Tan,
-  Square,
-  Reciprocal,
-  ReluGrad,
-  Select,
-  Sum,
-  Mean,
-  Max,
-  SumAxis,
-  MeanAxis,
-  MaxAxis,
-  SumTo,
-  BroadcastTo,
-  Matmul,
-  Transpose,
-  Reshape,
-  MaxMask,
-  Slice,
-  Pad,
-  Concat,
+#define KILN_X(e, ...) e,
+  KILN_BINARY_ARITH_OPS(KILN_X) KILN_COMPARE_OPS(KILN_X) KILN_UNARY_OPS(KILN_X) KILN_STRUCTURAL_OPS(KILN_X)
+#undef KILN_X
 };
 constexpr int kOpCount = int(Op::Concat) + 1;
 
-inline bool op_is_binary(Op op) { return op >= Op::Add && op <= Op::Equal; }
-inline bool op_is_unary(Op op) { return op >= Op::Neg && op <= Op::ReluGrad; }
-inline bool op_is_comparison(Op op) { return op >= Op::Less && op <= Op::Equal; }
-inline BinaryOp op_binary(Op op) { return BinaryOp(int(op) - int(Op::Add)); }
-inline UnaryOp op_unary(Op op) { return UnaryOp(int(op) - int(Op::Neg)); }
-inline Op binary_op(BinaryOp b) { return Op(int(Op::Add) + int(b)); }
-inline Op unary_op(UnaryOp u) { return Op(int(Op::Neg) + int(u)); }
+constexpr int kFirstBinary = int(Op::Const) + 1;
+constexpr int kFirstUnary = kFirstBinary + kBinaryOpCount;
+constexpr int kFirstStructural = kFirstUnary + kUnaryOpCount;
+static_assert(int(Op::Add) == kFirstBinary && int(Op::Less) == kFirstBinary + kBinaryArithCount &&
+                  int(Op::Neg) == kFirstUnary && int(Op::Select) == kFirstStructural,
+              "Op must list the op table's rows in order");
+static_assert(int(Op::Equal) - kFirstBinary == int(BinaryOp::Equal) &&
+                  int(Op::ReluGrad) - kFirstUnary == int(UnaryOp::ReluGrad),
+              "element-wise Ops must mirror BinaryOp and UnaryOp");
+
+constexpr bool op_is_binary(Op op) { return int(op) >= kFirstBinary && int(op) < kFirstUnary; }
+constexpr bool op_is_unary(Op op) { return int(op) >= kFirstUnary && int(op) < kFirstStructural; }
+constexpr bool op_is_comparison(Op op) {
+  return op_is_binary(op) && row(BinaryOp(int(op) - kFirstBinary)).comparison;
+}
+constexpr BinaryOp op_binary(Op op) { return BinaryOp(int(op) - kFirstBinary); }
+constexpr UnaryOp op_unary(Op op) { return UnaryOp(int(op) - kFirstUnary); }
+constexpr Op binary_op(BinaryOp b) { return Op(kFirstBinary + int(b)); }
+constexpr Op unary_op(UnaryOp u) { return Op(kFirstUnary + int(u)); }
 // Lower-case name used by graph-ir and graph-dot: "add", "relu-grad", "sum-axis".
 const char *op_name(Op op);
 int op_arity(Op op);  // number of operands: 0..3

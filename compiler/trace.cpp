@@ -85,60 +85,53 @@ enum class Kind : uint8_t {
 
 struct OpInfo {
   Kind kind;
-  Op op;          // Fold/Unary/Compare: the node op; Reduce: the whole-tensor op
-  int extra = 0;  // Unary "1+"/"1-": +1/-1; Fold with one argument: the unary op's index + 1
+  Op op;  // Fold/Unary/Compare: the node op; Reduce: the whole-tensor op
+  // Fold with one argument: what that means ((- x) is neg); Unary: 1+/1- add +1/-1.
+  OneArgument one = OneArgument::Identity;
+  bool folds = true;  // Fold: more than two arguments fold from the left
+  int add = 0;
 };
 
+// Structural builtins take argument forms of their own: the kind says which.
+Kind structural_kind(Op op) {
+  switch (op) {
+  case Op::Sum:
+  case Op::Mean:
+  case Op::Max: return Kind::Reduce;
+  case Op::Matmul: return Kind::Matmul;
+  case Op::Transpose: return Kind::Transpose;
+  case Op::Reshape: return Kind::Reshape;
+  case Op::Slice: return Kind::Slice;
+  case Op::Concat: return Kind::Concat;
+  default: return Kind::ShapeQuery;  // not reached: only these rows name a builtin
+  }
+}
+
+// Generated from runtime/op_table.h, plus the procedures that are not ops: 1+/1-
+// and the shape queries.
 const std::unordered_map<std::string_view, OpInfo> &op_table() {
   static const std::unordered_map<std::string_view, OpInfo> table = [] {
     std::unordered_map<std::string_view, OpInfo> t;
-    t["+"] = {Kind::Fold, Op::Add};
-    t["-"] = {Kind::Fold, Op::Sub, int(Op::Neg) + 1};
-    t["*"] = {Kind::Fold, Op::Mul};
-    t["/"] = {Kind::Fold, Op::Div, int(Op::Reciprocal) + 1};
-    t["max"] = {Kind::Fold, Op::Maximum};
-    t["min"] = {Kind::Fold, Op::Minimum};
-    t["expt"] = {Kind::Fold, Op::Pow};
-    t["tensor-add"] = {Kind::Fold, Op::Add};
-    t["tensor-sub"] = {Kind::Fold, Op::Sub};
-    t["tensor-mul"] = {Kind::Fold, Op::Mul};
-    t["tensor-div"] = {Kind::Fold, Op::Div};
-    t["tensor-pow"] = {Kind::Fold, Op::Pow};
-    t["tensor-maximum"] = {Kind::Fold, Op::Maximum};
-    t["abs"] = {Kind::Unary, Op::Abs};
-    t["sqrt"] = {Kind::Unary, Op::Sqrt};
-    t["exp"] = {Kind::Unary, Op::Exp};
-    t["log"] = {Kind::Unary, Op::Log};
-    t["sin"] = {Kind::Unary, Op::Sin};
-    t["cos"] = {Kind::Unary, Op::Cos};
-    t["tan"] = {Kind::Unary, Op::Tan};
-    t["square"] = {Kind::Unary, Op::Square};
-    t["1+"] = {Kind::Unary, Op::Add, 1};
-    t["1-"] = {Kind::Unary, Op::Sub, 1};
-    t["tensor-neg"] = {Kind::Unary, Op::Neg};
-    t["tensor-exp"] = {Kind::Unary, Op::Exp};
-    t["tensor-log"] = {Kind::Unary, Op::Log};
-    t["tensor-sqrt"] = {Kind::Unary, Op::Sqrt};
-    t["tensor-tanh"] = {Kind::Unary, Op::Tanh};
-    t["tensor-sigmoid"] = {Kind::Unary, Op::Sigmoid};
-    t["relu"] = {Kind::Unary, Op::Relu};
-    t["tensor-abs"] = {Kind::Unary, Op::Abs};
-    t["<"] = {Kind::Compare, Op::Less};
-    t["<="] = {Kind::Compare, Op::LessEqual};
-    t[">"] = {Kind::Compare, Op::Greater};
-    t[">="] = {Kind::Compare, Op::GreaterEqual};
-    t["="] = {Kind::Compare, Op::Equal};
-    t["tensor-sum"] = {Kind::Reduce, Op::Sum};
-    t["tensor-mean"] = {Kind::Reduce, Op::Mean};
-    t["tensor-max"] = {Kind::Reduce, Op::Max};
-    t["matmul"] = {Kind::Matmul, Op::Matmul};
-    t["transpose"] = {Kind::Transpose, Op::Transpose};
-    t["reshape"] = {Kind::Reshape, Op::Reshape};
-    t["tensor-slice"] = {Kind::Slice, Op::Slice};
-    t["concat"] = {Kind::Concat, Op::Concat};
-    t["tensor-shape"] = {Kind::ShapeQuery, Op::Param, 0};
-    t["tensor-rank"] = {Kind::ShapeQuery, Op::Param, 1};
-    t["tensor-size"] = {Kind::ShapeQuery, Op::Param, 2};
+    for (const BinaryOpRow &r : kBinaryOps) {
+      Op op = binary_op(r.op);
+      OpInfo info =
+          r.comparison ? OpInfo{Kind::Compare, op} : OpInfo{Kind::Fold, op, r.one_argument, r.folds};
+      if (r.builtin) t[r.builtin] = {Kind::Fold, op, OneArgument::None, false};
+      if (r.generic) t[r.generic] = info;
+    }
+    for (const UnaryOpRow &r : kUnaryOps) {
+      if (r.builtin) t[r.builtin] = {Kind::Unary, unary_op(r.op)};
+      if (r.generic) t[r.generic] = {Kind::Unary, unary_op(r.op)};
+    }
+    for (int i = 0; i < kStructuralOpCount; i++) {
+      Op op = Op(kFirstStructural + i);
+      if (const char *name = kStructuralOps[i].builtin) t[name] = {structural_kind(op), op};
+    }
+    t["1+"] = {Kind::Unary, Op::Add, OneArgument::None, false, 1};
+    t["1-"] = {Kind::Unary, Op::Sub, OneArgument::None, false, 1};
+    t["tensor-shape"] = {Kind::ShapeQuery, Op::Param, OneArgument::None, false, 0};
+    t["tensor-rank"] = {Kind::ShapeQuery, Op::Param, OneArgument::None, false, 1};
+    t["tensor-size"] = {Kind::ShapeQuery, Op::Param, OneArgument::None, false, 2};
     return t;
   }();
   return table;
@@ -274,10 +267,15 @@ Value symbolic_op(const char *op, int argc, Value *argv) {
   switch (info.kind) {
   case Kind::Fold: {
     if (argc == 1) {
-      if (info.extra) return make_symbolic(g.unary(Op(info.extra - 1), node_of(op, 1, argv[0])));
-      node_of(op, 1, argv[0]);
-      return argv[0];  // (+ x), (* x), (max x)
+      int32_t x = node_of(op, 1, argv[0]);
+      switch (info.one) {
+      case OneArgument::None: unsupported(op);
+      case OneArgument::Identity: return argv[0];  // (+ x), (* x), (max x)
+      case OneArgument::Neg: return make_symbolic(g.unary(Op::Neg, x));
+      case OneArgument::Reciprocal: return make_symbolic(g.unary(Op::Reciprocal, x));
+      }
     }
+    if (!info.folds && argc != 2) unsupported(op);
     int32_t acc = node_of(op, 1, argv[0]);
     for (int i = 1; i < argc; i++) acc = g.binary(op, info.op, acc, node_of(op, i + 1, argv[i]));
     return make_symbolic(acc);
@@ -285,7 +283,7 @@ Value symbolic_op(const char *op, int argc, Value *argv) {
   case Kind::Unary: {
     if (argc != 1) unsupported(op);  // (log x base), (atan y x)
     int32_t x = node_of(op, 1, argv[0]);
-    if (info.extra) return make_symbolic(g.binary(op, info.op, x, g.constant(1.0, true)));
+    if (info.add) return make_symbolic(g.binary(op, info.op, x, g.constant(1.0, true)));
     return make_symbolic(g.unary(info.op, x));
   }
   case Kind::Compare: {
@@ -306,8 +304,8 @@ Value symbolic_op(const char *op, int argc, Value *argv) {
   case Kind::Concat: return symbolic_concat(op, argc, argv);
   case Kind::ShapeQuery: {
     const Shape &s = shape_of_operand(argv[0]);
-    if (info.extra == 0) return shape_list(s);
-    if (info.extra == 1) return make_int(s.rank);
+    if (info.add == 0) return shape_list(s);
+    if (info.add == 1) return make_int(s.rank);
     return make_int(s.size());
   }
   }
@@ -337,12 +335,24 @@ Value select_hook(Value test, Value then_value, Value else_value) {
 // with a symbolic argument to symbolic_op (under the builtin's own name) and
 // every other call straight to the original function.
 
+// Every builtin an op-table row names, then the tensor builtins that are no op:
+// the shape queries (answered from the symbolic value's shape) and those that
+// need a tensor's contents (refused by symbolic_op). nullptr rows are skipped.
 constexpr const char *kTensorBuiltins[] = {
-    "tensor-add", "tensor-sub",   "tensor-mul",   "tensor-div",  "tensor-pow",   "tensor-maximum",
-    "tensor-neg", "tensor-exp",   "tensor-log",   "tensor-sqrt", "tensor-tanh",  "tensor-sigmoid",
-    "relu",       "tensor-abs",   "tensor-sum",   "tensor-mean", "tensor-max",   "matmul",
-    "transpose",  "reshape",      "tensor-shape", "tensor-rank", "tensor-size",  "tensor-map",
-    "tensor-ref", "tensor->list", "tensor-item",  "concat",      "tensor-slice", "tensor",
+#define KILN_X(e, builtin, ...) builtin,
+    KILN_BINARY_ARITH_OPS(KILN_X) KILN_UNARY_OPS(KILN_X)
+#undef KILN_X
+#define KILN_X(e, graph, arity, builtin) builtin,
+        KILN_STRUCTURAL_OPS(KILN_X)
+#undef KILN_X
+            "tensor-shape",
+    "tensor-rank",
+    "tensor-size",
+    "tensor-map",
+    "tensor-ref",
+    "tensor->list",
+    "tensor-item",
+    "tensor",
     "full",
 };
 constexpr int kWrapped = int(sizeof(kTensorBuiltins) / sizeof(kTensorBuiltins[0]));
@@ -350,7 +360,7 @@ BuiltinFn g_original[kWrapped];
 
 constexpr int kConcat = [] {
   for (int i = 0; i < kWrapped; i++)
-    if (std::string_view(kTensorBuiltins[i]) == "concat") return i;
+    if (kTensorBuiltins[i] && std::string_view(kTensorBuiltins[i]) == "concat") return i;
   return -1;
 }();
 
@@ -373,6 +383,7 @@ template <int I> Value wrapped(int argc, Value *argv) {
 template <int... I> void wrap_all(std::integer_sequence<int, I...>) {
   BuiltinFn wrappers[] = {wrapped<I>...};
   for (int i = 0; i < kWrapped; i++) {
+    if (!kTensorBuiltins[i]) continue;
     Value s = intern(kTensorBuiltins[i]);
     Value b = sym(s)->global;
     if (!is_builtin(b)) continue;

@@ -26,6 +26,8 @@
 #include <cstdint>
 #include <string>
 
+#include "op_table.h"
+
 namespace kiln {
 
 constexpr int kMaxRank = 8;
@@ -59,37 +61,7 @@ std::string shape_string(const Shape &s);
 // when the shapes do not broadcast.
 bool broadcast_shapes(const Shape &a, const Shape &b, Shape &out);
 
-enum class BinaryOp : uint8_t {
-  Add,
-  Sub,
-  Mul,
-  Div,
-  Pow,
-  Maximum,  // NaN if either is NaN; equal values give the first operand
-  Minimum,  // NaN if either is NaN; equal values give the first operand
-  // Comparisons give 1.0 or 0.0 (select masks for the graph module).
-  Less,
-  LessEqual,
-  Greater,
-  GreaterEqual,
-  Equal,
-};
-enum class UnaryOp : uint8_t {
-  Neg,
-  Exp,
-  Log,
-  Sqrt,
-  Tanh,
-  Sigmoid,
-  Relu,
-  Abs,
-  Sin,
-  Cos,
-  Tan,
-  Square,
-  Reciprocal,
-  ReluGrad,  // 1.0 where x > 0, else 0.0 (relu'(0) = 0)
-};
+// BinaryOp and UnaryOp: one enumerator per row of op_table.h.
 
 double apply_binary(BinaryOp op, double a, double b);
 double apply_unary(UnaryOp op, double x);

@@ -7,6 +7,7 @@
 // never written again (tensors are immutable from Lisp). Error messages name
 // the builtin and the shapes involved (`tensor-add: shapes 2x3 and 4x3 do not
 // broadcast`).
+#include <array>
 #include <cmath>
 #include <string>
 
@@ -266,27 +267,39 @@ Value unary(const char *who, UnaryOp op, Value x) {
   return from_ptr(t);
 }
 
-#define BINARY_BUILTIN(fn, name, op) \
-  Value fn(int, Value *argv) { return binary(name, op, argv[0], argv[1]); }
-BINARY_BUILTIN(b_tensor_add, "tensor-add", BinaryOp::Add)
-BINARY_BUILTIN(b_tensor_sub, "tensor-sub", BinaryOp::Sub)
-BINARY_BUILTIN(b_tensor_mul, "tensor-mul", BinaryOp::Mul)
-BINARY_BUILTIN(b_tensor_div, "tensor-div", BinaryOp::Div)
-BINARY_BUILTIN(b_tensor_pow, "tensor-pow", BinaryOp::Pow)
-BINARY_BUILTIN(b_tensor_maximum, "tensor-maximum", BinaryOp::Maximum)
-#undef BINARY_BUILTIN
+// One builtin per op-table row that names one (runtime/op_table.h).
+// (Instantiated for every row; registered only for rows with a builtin.)
+template <int I> Value b_binary_row(int, Value *argv) {
+  constexpr const BinaryOpRow &r = kBinaryOps[I];
+  return binary(r.builtin ? r.builtin : r.graph, r.op, argv[0], argv[1]);
+}
+template <int I> Value b_unary_row(int, Value *argv) {
+  constexpr const UnaryOpRow &r = kUnaryOps[I];
+  return unary(r.builtin ? r.builtin : r.graph, r.op, argv[0]);
+}
+template <int... I>
+constexpr std::array<BuiltinFn, sizeof...(I)> binary_row_fns(std::integer_sequence<int, I...>) {
+  return {b_binary_row<I>...};
+}
+template <int... I>
+constexpr std::array<BuiltinFn, sizeof...(I)> unary_row_fns(std::integer_sequence<int, I...>) {
+  return {b_unary_row<I>...};
+}
 
-#define UNARY_BUILTIN(fn, name, op) \
-  Value fn(int, Value *argv) { return unary(name, op, argv[0]); }
-UNARY_BUILTIN(b_tensor_neg, "tensor-neg", UnaryOp::Neg)
-UNARY_BUILTIN(b_tensor_exp, "tensor-exp", UnaryOp::Exp)
-UNARY_BUILTIN(b_tensor_log, "tensor-log", UnaryOp::Log)
-UNARY_BUILTIN(b_tensor_sqrt, "tensor-sqrt", UnaryOp::Sqrt)
-UNARY_BUILTIN(b_tensor_tanh, "tensor-tanh", UnaryOp::Tanh)
-UNARY_BUILTIN(b_tensor_sigmoid, "tensor-sigmoid", UnaryOp::Sigmoid)
-UNARY_BUILTIN(b_relu, "relu", UnaryOp::Relu)
-UNARY_BUILTIN(b_tensor_abs, "tensor-abs", UnaryOp::Abs)
-#undef UNARY_BUILTIN
+void register_elementwise_builtins() {
+  static constexpr auto binary_fns = binary_row_fns(std::make_integer_sequence<int, kBinaryOpCount>{});
+  static constexpr auto unary_fns = unary_row_fns(std::make_integer_sequence<int, kUnaryOpCount>{});
+  for (const BinaryOpRow &r : kBinaryOps) {
+    if (!r.builtin) continue;
+    defbuiltin(r.builtin, 2, 2, binary_fns[size_t(r.op)], r.doc);
+    if (r.fusable) register_fusable_binary(r.builtin, r.op);
+  }
+  for (const UnaryOpRow &r : kUnaryOps) {
+    if (!r.builtin) continue;
+    defbuiltin(r.builtin, 1, 1, unary_fns[size_t(r.op)], r.doc);
+    if (r.fusable) register_fusable_unary(r.builtin, r.op);
+  }
+}
 
 Value b_tensor_map(int, Value *argv) {
   Value f = arg_proc("tensor-map", 1, argv[0]);
@@ -477,28 +490,24 @@ Value tensor_arith(const char *op, int argc, Value *argv) {
   std::string_view o = op;
   if (argc == 1) {
     Value x = argv[0];
-    if (o == "+" || o == "*" || o == "max" || o == "min") return x;
-    if (o == "-") return unary(op, UnaryOp::Neg, x);
-    if (o == "/") return unary(op, UnaryOp::Reciprocal, x);
-    if (o == "abs") return unary(op, UnaryOp::Abs, x);
-    if (o == "sqrt") return unary(op, UnaryOp::Sqrt, x);
-    if (o == "exp") return unary(op, UnaryOp::Exp, x);
-    if (o == "log") return unary(op, UnaryOp::Log, x);
-    if (o == "sin") return unary(op, UnaryOp::Sin, x);
-    if (o == "cos") return unary(op, UnaryOp::Cos, x);
-    if (o == "tan") return unary(op, UnaryOp::Tan, x);
-    if (o == "square") return unary(op, UnaryOp::Square, x);
+    for (const UnaryOpRow &r : kUnaryOps)
+      if (r.generic && o == r.generic) return unary(op, r.op, x);
     if (o == "1+") return binary(op, BinaryOp::Add, x, make_fixnum(1));
     if (o == "1-") return binary(op, BinaryOp::Sub, x, make_fixnum(1));
-    return NOVALUE;
   }
-  if (o == "+") return fold(op, BinaryOp::Add, argc, argv);
-  if (o == "-") return fold(op, BinaryOp::Sub, argc, argv);
-  if (o == "*") return fold(op, BinaryOp::Mul, argc, argv);
-  if (o == "/") return fold(op, BinaryOp::Div, argc, argv);
-  if (o == "max") return fold(op, BinaryOp::Maximum, argc, argv);
-  if (o == "min") return fold(op, BinaryOp::Minimum, argc, argv);
-  if (o == "expt" && argc == 2) return binary(op, BinaryOp::Pow, argv[0], argv[1]);
+  for (const BinaryOpRow &r : kBinaryOps) {
+    if (r.comparison || !r.generic || o != r.generic) continue;
+    if (argc == 1) {
+      switch (r.one_argument) {
+      case OneArgument::None: return NOVALUE;
+      case OneArgument::Identity: return argv[0];
+      case OneArgument::Neg: return unary(op, UnaryOp::Neg, argv[0]);
+      case OneArgument::Reciprocal: return unary(op, UnaryOp::Reciprocal, argv[0]);
+      }
+    }
+    if (!r.folds && argc != 2) return NOVALUE;
+    return fold(op, r.op, argc, argv);
+  }
   return NOVALUE;  // comparisons and the rest keep their number-only meaning
 }
 
@@ -531,38 +540,7 @@ BuiltinRegistrar reg([] {
   defbuiltin("tensor-item", 1, 1, b_tensor_item,
              "(tensor-item T): the only element of a one-element tensor.");
 
-  defbuiltin("tensor-add", 2, 2, b_tensor_add, "(tensor-add A B): elementwise A+B with NumPy broadcasting.");
-  defbuiltin("tensor-sub", 2, 2, b_tensor_sub, "(tensor-sub A B): elementwise A-B with broadcasting.");
-  defbuiltin("tensor-mul", 2, 2, b_tensor_mul, "(tensor-mul A B): elementwise A*B with broadcasting.");
-  defbuiltin("tensor-div", 2, 2, b_tensor_div, "(tensor-div A B): elementwise A/B with broadcasting.");
-  defbuiltin("tensor-pow", 2, 2, b_tensor_pow, "(tensor-pow A B): elementwise A^B with broadcasting.");
-  defbuiltin("tensor-maximum", 2, 2, b_tensor_maximum,
-             "(tensor-maximum A B): elementwise maximum (NaN propagates).");
-
-  defbuiltin("tensor-neg", 1, 1, b_tensor_neg, "(tensor-neg T): elementwise -x.");
-  defbuiltin("tensor-exp", 1, 1, b_tensor_exp, "(tensor-exp T): elementwise e^x.");
-  defbuiltin("tensor-log", 1, 1, b_tensor_log, "(tensor-log T): elementwise natural log.");
-  defbuiltin("tensor-sqrt", 1, 1, b_tensor_sqrt, "(tensor-sqrt T): elementwise square root.");
-  defbuiltin("tensor-tanh", 1, 1, b_tensor_tanh, "(tensor-tanh T): elementwise tanh.");
-  defbuiltin("tensor-sigmoid", 1, 1, b_tensor_sigmoid, "(tensor-sigmoid T): elementwise 1/(1+e^-x).");
-  defbuiltin("relu", 1, 1, b_relu, "(relu T): elementwise max(x, 0).");
-  defbuiltin("tensor-abs", 1, 1, b_tensor_abs, "(tensor-abs T): elementwise |x|.");
-  for (auto [name, op] : {std::pair{"tensor-add", BinaryOp::Add},
-                          {"tensor-sub", BinaryOp::Sub},
-                          {"tensor-mul", BinaryOp::Mul},
-                          {"tensor-div", BinaryOp::Div},
-                          {"tensor-pow", BinaryOp::Pow},
-                          {"tensor-maximum", BinaryOp::Maximum}})
-    register_fusable_binary(name, op);
-  for (auto [name, op] : {std::pair{"tensor-neg", UnaryOp::Neg},
-                          {"tensor-exp", UnaryOp::Exp},
-                          {"tensor-log", UnaryOp::Log},
-                          {"tensor-sqrt", UnaryOp::Sqrt},
-                          {"tensor-tanh", UnaryOp::Tanh},
-                          {"tensor-sigmoid", UnaryOp::Sigmoid},
-                          {"relu", UnaryOp::Relu},
-                          {"tensor-abs", UnaryOp::Abs}})
-    register_fusable_unary(name, op);
+  register_elementwise_builtins();
   defbuiltin("tensor-map", 2, 2, b_tensor_map, "(tensor-map F T): a tensor of (F x) for every element x.");
 
   defbuiltin("tensor-sum", 1, 3, b_tensor_sum,

@@ -1,0 +1,193 @@
+// op_table.h — the one table of Kiln's primitive tensor ops.
+//
+// Invariant: every list of ops in the project is generated from the rows below,
+// so no two lists can disagree or drift out of order: the kernels' UnaryOp and
+// BinaryOp enums (here), the graph's Op enum and op_name (compiler/graph.h),
+// builtin registration and the fused-call table (stdlib/tensors.cpp), generic
+// arithmetic on tensors (tensor_arith), and the tracer's op table and the
+// builtins it routes symbolic arguments through (compiler/trace.cpp).
+// What stays hand-written per op is exactly three things, each a `switch` that
+// -Wswitch checks for completeness: its formula (runtime/kernels.cpp and
+// kernels_simd.inc), its gradient rule (compiler/autodiff.cpp) and its JIT
+// lowering (compiler/codegen.cpp). docs/adding-an-op.md walks through one.
+//
+// Columns:
+//   E        the enumerator (UnaryOp::E / BinaryOp::E and graph Op::E)
+//   BUILTIN  the tensor builtin's Lisp name, or nullptr when there is none
+//   GENERIC  the generic procedure (+, exp, ...) that applies the op to tensors
+//            and symbolic values, or nullptr
+//   GRAPH    the node's name in graph-ir and graph-dot
+//   FUSABLE  whether nested calls of BUILTIN may run as one blocked pass
+//            (runtime/fused_elementwise.h)
+//   DOC      BUILTIN's doc line (,describe and ,apropos show it)
+#pragma once
+#include <cstdint>
+
+// Element-wise binary arithmetic, with NumPy broadcasting. UNARY1 is the unary op
+// that GENERIC means with one argument ((- x) is neg, (/ x) reciprocal), or
+// Identity ((+ x) is x); FOLDS: GENERIC takes any number of arguments, folded
+// from the left.
+//   X(E, BUILTIN, GENERIC, GRAPH, FUSABLE, UNARY1, FOLDS, DOC)
+#define KILN_BINARY_ARITH_OPS(X)                                                                            \
+  X(Add, "tensor-add", "+", "add", true, Identity, true,                                                    \
+    "(tensor-add A B): elementwise A+B with NumPy broadcasting.")                                           \
+  X(Sub, "tensor-sub", "-", "sub", true, Neg, true, "(tensor-sub A B): elementwise A-B with broadcasting.") \
+  X(Mul, "tensor-mul", "*", "mul", true, Identity, true,                                                    \
+    "(tensor-mul A B): elementwise A*B with broadcasting.")                                                 \
+  X(Div, "tensor-div", "/", "div", true, Reciprocal, true,                                                  \
+    "(tensor-div A B): elementwise A/B with broadcasting.")                                                 \
+  X(Pow, "tensor-pow", "expt", "pow", true, None, false,                                                    \
+    "(tensor-pow A B): elementwise A^B with broadcasting.")                                                 \
+  X(Maximum, "tensor-maximum", "max", "maximum", true, Identity, true,                                      \
+    "(tensor-maximum A B): elementwise maximum (NaN propagates).")                                          \
+  X(Minimum, nullptr, "min", "minimum", false, Identity, true, "")
+
+// Element-wise comparisons: 1.0 or 0.0, the masks of traced `if`s. GENERIC is the
+// numeric comparison that records one when given a symbolic value; eagerly those
+// procedures stay number-only.
+//   X(E, GENERIC, GRAPH)
+#define KILN_COMPARE_OPS(X)              \
+  X(Less, "<", "less")                   \
+  X(LessEqual, "<=", "less-equal")       \
+  X(Greater, ">", "greater")             \
+  X(GreaterEqual, ">=", "greater-equal") \
+  X(Equal, "=", "equal")
+
+// Element-wise unary ops.
+//   X(E, BUILTIN, GENERIC, GRAPH, FUSABLE, DOC)
+#define KILN_UNARY_OPS(X)                                                                               \
+  X(Neg, "tensor-neg", nullptr, "neg", true, "(tensor-neg T): elementwise -x.")                         \
+  X(Exp, "tensor-exp", "exp", "exp", true, "(tensor-exp T): elementwise e^x.")                          \
+  X(Log, "tensor-log", "log", "log", true, "(tensor-log T): elementwise natural log.")                  \
+  X(Sqrt, "tensor-sqrt", "sqrt", "sqrt", true, "(tensor-sqrt T): elementwise square root.")             \
+  X(Tanh, "tensor-tanh", nullptr, "tanh", true, "(tensor-tanh T): elementwise tanh.")                   \
+  X(Sigmoid, "tensor-sigmoid", nullptr, "sigmoid", true, "(tensor-sigmoid T): elementwise 1/(1+e^-x).") \
+  X(Relu, "relu", nullptr, "relu", true, "(relu T): elementwise max(x, 0).")                            \
+  X(Abs, "tensor-abs", "abs", "abs", true, "(tensor-abs T): elementwise |x|.")                          \
+  X(Sin, nullptr, "sin", "sin", false, "")                                                              \
+  X(Cos, nullptr, "cos", "cos", false, "")                                                              \
+  X(Tan, nullptr, "tan", "tan", false, "")                                                              \
+  X(Square, nullptr, "square", "square", false, "")                                                     \
+  X(Reciprocal, nullptr, nullptr, "reciprocal", false, "")                                              \
+  /* 1.0 where x > 0, else 0.0: relu's gradient mask (relu'(0) = 0) */                                  \
+  X(ReluGrad, nullptr, nullptr, "relu-grad", false, "")
+
+// Structural ops: reductions, data movement and the nodes autodiff adds. BUILTIN
+// is the tensor builtin that records the op when traced (nullptr: none; the
+// tracer reads each one's argument forms), its eager code is hand-written.
+//   X(E, GRAPH, ARITY, BUILTIN)
+#define KILN_STRUCTURAL_OPS(X)               \
+  X(Select, "select", 3, nullptr)            \
+  X(Sum, "sum", 1, "tensor-sum")             \
+  X(Mean, "mean", 1, "tensor-mean")          \
+  X(Max, "max", 1, "tensor-max")             \
+  X(SumAxis, "sum-axis", 1, nullptr)         \
+  X(MeanAxis, "mean-axis", 1, nullptr)       \
+  X(MaxAxis, "max-axis", 1, nullptr)         \
+  X(SumTo, "sum-to", 1, nullptr)             \
+  X(BroadcastTo, "broadcast-to", 1, nullptr) \
+  X(Matmul, "matmul", 2, "matmul")           \
+  X(Transpose, "transpose", 1, "transpose")  \
+  X(Reshape, "reshape", 1, "reshape")        \
+  X(MaxMask, "max-mask", 1, nullptr)         \
+  X(Slice, "slice", 1, "tensor-slice")       \
+  X(Pad, "pad", 1, nullptr)                  \
+  X(Concat, "concat", 2, "concat")
+
+namespace kiln {
+
+enum class UnaryOp : uint8_t {
+#define KILN_X(e, ...) e,
+  KILN_UNARY_OPS(KILN_X)
+#undef KILN_X
+};
+
+enum class BinaryOp : uint8_t {
+#define KILN_X(e, ...) e,
+  KILN_BINARY_ARITH_OPS(KILN_X) KILN_COMPARE_OPS(KILN_X)
+#undef KILN_X
+};
+
+constexpr int kUnaryOpCount = 0
+#define KILN_X(...) +1
+    KILN_UNARY_OPS(KILN_X)
+#undef KILN_X
+    ;
+constexpr int kBinaryArithCount = 0
+#define KILN_X(...) +1
+    KILN_BINARY_ARITH_OPS(KILN_X)
+#undef KILN_X
+    ;
+constexpr int kBinaryOpCount = kBinaryArithCount
+#define KILN_X(...) +1
+    KILN_COMPARE_OPS(KILN_X)
+#undef KILN_X
+    ;
+
+// What GENERIC means with one argument (KILN_BINARY_ARITH_OPS' UNARY1 column).
+enum class OneArgument : uint8_t { None, Identity, Neg, Reciprocal };
+
+struct UnaryOpRow {
+  UnaryOp op;
+  const char *builtin, *generic, *graph;
+  bool fusable;
+  const char *doc;
+};
+
+struct BinaryOpRow {
+  BinaryOp op;
+  const char *builtin, *generic, *graph;
+  bool fusable;
+  OneArgument one_argument;
+  bool folds;
+  bool comparison;
+  const char *doc;
+};
+
+inline constexpr UnaryOpRow kUnaryOps[] = {
+#define KILN_X(e, builtin, generic, graph, fusable, doc) {UnaryOp::e, builtin, generic, graph, fusable, doc},
+    KILN_UNARY_OPS(KILN_X)
+#undef KILN_X
+};
+
+inline constexpr BinaryOpRow kBinaryOps[] = {
+#define KILN_X(e, builtin, generic, graph, fusable, one, folds, doc) \
+  {BinaryOp::e, builtin, generic, graph, fusable, OneArgument::one, folds, false, doc},
+    KILN_BINARY_ARITH_OPS(KILN_X)
+#undef KILN_X
+#define KILN_X(e, generic, graph) \
+  {BinaryOp::e, nullptr, generic, graph, false, OneArgument::None, false, true, ""},
+        KILN_COMPARE_OPS(KILN_X)
+#undef KILN_X
+};
+
+// Row i describes enumerator i: the arrays are indexed by the enums.
+constexpr bool rows_in_enum_order() {
+  for (int i = 0; i < kUnaryOpCount; i++)
+    if (int(kUnaryOps[i].op) != i) return false;
+  for (int i = 0; i < kBinaryOpCount; i++)
+    if (int(kBinaryOps[i].op) != i) return false;
+  return true;
+}
+static_assert(rows_in_enum_order(), "op table rows must follow their enums");
+static_assert(sizeof(kUnaryOps) / sizeof(kUnaryOps[0]) == size_t(kUnaryOpCount));
+static_assert(sizeof(kBinaryOps) / sizeof(kBinaryOps[0]) == size_t(kBinaryOpCount));
+
+// Row i is the i-th structural op (compiler/graph.h numbers them after the
+// element-wise ops).
+struct StructuralOpRow {
+  const char *graph;
+  int arity;
+  const char *builtin;
+};
+inline constexpr StructuralOpRow kStructuralOps[] = {
+#define KILN_X(e, graph, arity, builtin) {graph, arity, builtin},
+    KILN_STRUCTURAL_OPS(KILN_X)
+#undef KILN_X
+};
+constexpr int kStructuralOpCount = int(sizeof(kStructuralOps) / sizeof(kStructuralOps[0]));
+
+constexpr const UnaryOpRow &row(UnaryOp op) { return kUnaryOps[int(op)]; }
+constexpr const BinaryOpRow &row(BinaryOp op) { return kBinaryOps[int(op)]; }
+
+}  // namespace kiln
