@@ -551,9 +551,9 @@ CompiledCode compile_cached(const std::string &name, const std::string &key_text
   };
 
   Fd lock;
+  bool waited = false;
   if (dirfd.fd >= 0 && try_hit(false, false)) return out;
   if (dirfd.fd >= 0) {
-    bool waited = false;
     lock.reset(take_lock(dirfd.fd, hash, &waited));
     // Look again under the lock: another process may have just written it.
     if (dirfd.fd >= 0 && try_hit(true, waited)) return out;
@@ -610,7 +610,8 @@ CompiledCode compile_cached(const std::string &name, const std::string &key_text
   gcc_jit_context_release(ctx);
   out.millis = millis_since(t0);
   if (out.fn)
-    log_line(name + (out.in_memory ? ": compiled in memory " : ": cache miss ") + hash + ", compiled in " +
+    log_line(name + (out.in_memory ? ": compiled in memory " : ": cache miss ") + hash +
+             (waited ? " after waiting for another process" : "") + ", compiled in " +
              fmt::format("{:.1f}", out.millis) + " ms");
   else log_line(name + ": compile failed (" + out.failure + ")");
   return out;

@@ -31,6 +31,7 @@ cache="$tmp/cache"
 run KILN_CACHE_DIR="$cache" KILN_JIT_LOG=1
 check "first run compiles (2 misses)" $([ "$(grep -c 'cache miss' <<<"$out")" = 2 ] && [ $rc = 0 ] && echo 0 || echo 1)
 reference="$(grep -v '^kiln-jit:' <<<"$out")"
+fhash="$(sed -n 's/.*f: cache miss \([0-9a-f]*\).*/\1/p' <<<"$out")"
 check "first run is correct" $([ "$(head -1 <<<"$reference")" = "$expected_first_line" ] && echo 0 || echo 1)
 check "two entries written" $([ "$(ls "$cache"/*.so | wc -l)" = 2 ] && echo 0 || echo 1)
 check "no temporary files left (only entries and the lock file)" $([ -z "$(ls -A "$cache" | grep -v '\.so$' | grep -vx lock)" ] && echo 0 || echo 1)
@@ -148,6 +149,33 @@ done
 check "concurrent processes: each kernel compiled once ($misses misses, $hits hits)" $([ $misses = 2 ] && [ $hits = 6 ] && echo 0 || echo 1)
 check "concurrent processes: all exit 0 with the same output" $([ $same = 4 ] && echo 0 || echo 1)
 check "concurrent processes: no temporary files left" $([ -z "$(ls -A "$conc" | grep -v '\.so$' | grep -vx lock)" ] && echo 0 || echo 1)
+
+# 3d. the lock as another process holds it (an OFD lock on one byte of `lock`,
+# at the first 12 hex digits of the hash): a holder that ends without writing
+# the entry lets the waiter compile it; Ctrl-C stops a waiter
+cat > "$tmp/hold.py" <<'PY2'
+import fcntl, os, struct, sys, time
+fd = os.open(sys.argv[1] + "/lock", os.O_RDWR | os.O_CREAT, 0o600)
+F_OFD_SETLK = 37
+fcntl.fcntl(fd, F_OFD_SETLK, struct.pack("hhqqi4x", fcntl.F_WRLCK, 0, int(sys.argv[2][:12], 16), 1, 0))
+open(sys.argv[1] + "/../held", "w").close()
+time.sleep(float(sys.argv[3]))
+PY2
+hold() {  # hold DIR SECONDS: in the background, returns once the lock is held
+  rm -f "$tmp/held"; mkdir -p -m 0700 "$1"
+  python3 "$tmp/hold.py" "$1" "$fhash" "$2" & holder=$!
+  while [ ! -e "$tmp/held" ] && kill -0 $holder 2>/dev/null; do sleep 0.05; done
+}
+hold "$tmp/locked" 1.5
+run KILN_CACHE_DIR="$tmp/locked" KILN_JIT_LOG=1
+wait $holder
+check "lock holder wrote nothing: the waiter compiles it" $([ $rc = 0 ] && grep -q "f: cache miss $fhash after waiting for another process" <<<"$out" && [ "$(grep -v '^kiln-jit:' <<<"$out")" = "$reference" ] && echo 0 || echo 1)
+rm -rf "$tmp/locked"
+hold "$tmp/locked" 30
+(cd "$here" && KILN_CACHE_DIR="$tmp/locked" exec "$kiln" kernel.lisp >"$tmp/int.out" 2>&1) & waiter=$!
+sleep 1; kill -INT $waiter; wait $waiter; rc=$?
+kill $holder; wait $holder 2>/dev/null
+check "Ctrl-C stops a process waiting for the lock" $([ $rc = 130 ] && grep -qx interrupted "$tmp/int.out" && [ -z "$(ls -A "$tmp/locked" | grep -vx lock)" ] && echo 0 || echo 1)
 
 # 4. unwritable cache directory: in-memory compiles, one warning
 touch "$tmp/regular-file"
