@@ -27,9 +27,10 @@ int jit_check_main() {
   if (dir.empty()) {
     std::printf("jit-check: kernel cache off (KILN_CACHE_DIR=off or no home directory)\n");
   } else {
-    bool writable = kernel_cache_writable(dir);
-    std::printf("jit-check: kernel cache %s (%s)\n", dir.c_str(),
-                writable ? "writable" : "NOT writable: kernels compile in memory");
+    std::string problem = kernel_cache_problem(dir);
+    std::printf(
+        "jit-check: kernel cache %s (%s)\n", dir.c_str(),
+        problem.empty() ? "writable" : ("NOT usable, " + problem + ": kernels compile in memory").c_str());
   }
 
   // relu(x W + 0.5) on 5x7 and 7x9: a matmul with remainder tiles, a broadcast

@@ -144,9 +144,15 @@ Value make_kernel(const std::string &name, std::unique_ptr<Graph> graph, const A
     delete layout;
     throw_errorf("kernel {}: cannot allocate {} bytes of scratch memory", name, bytes);
   }
+  // Owned here until the kernel holds them: compiling may throw (Ctrl-C while
+  // waiting for another process's compile of the same kernel).
+  std::unique_ptr<KernelLayout> layout_owner(layout);
+  std::unique_ptr<double, void (*)(void *)> scratch_owner(scratch, std::free);
   std::string key = kernel_key_text(graph_canonical_text(*graph));
   BuildData data{graph.get(), layout};
   CompiledCode code = compile_cached(name, key, build_kernel, &data);
+  layout_owner.release();
+  scratch_owner.release();
 
   g_last_build =
       KernelBuildInfo{code.fn != nullptr, code.cache_hit, code.in_memory, code.millis, code.failure};
