@@ -109,6 +109,9 @@ struct Builder {
       // sign(a) = (a > 0) - (a < 0); abs'(0) = 0 as in PyTorch.
       give(a, bin(Op::Mul, gr, bin(Op::Sub, bin(Op::Greater, a, c(0.0)), bin(Op::Less, a, c(0.0)))));
       return;
+    case Op::Softplus:  // softplus' = sigmoid, and 1 where the forward is x itself
+      give(a, bin(Op::Mul, gr, sel(bin(Op::Greater, a, c(20.0)), c(1.0), un(Op::Sigmoid, a))));
+      return;
     case Op::Sin: give(a, bin(Op::Mul, gr, un(Op::Cos, a))); return;
     case Op::Cos: give(a, bin(Op::Mul, gr, un(Op::Neg, un(Op::Sin, a)))); return;
     case Op::Tan: give(a, bin(Op::Mul, gr, bin(Op::Add, c(1.0), bin(Op::Mul, i, i)))); return;

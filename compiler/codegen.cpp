@@ -291,6 +291,9 @@ struct Emitter {
     }
     case UnaryOp::Relu: x = once(x); return select(cmp(GCC_JIT_COMPARISON_GT, x, lit(0.0)), x, lit(0.0));
     case UnaryOp::Abs: return builtin1("__builtin_fabs", x);
+    case UnaryOp::Softplus:
+      x = once(x);
+      return select(cmp(GCC_JIT_COMPARISON_GT, x, lit(20.0)), x, call1("log1p", call1("exp", x)));
     case UnaryOp::Sin: return call1("sin", x);
     case UnaryOp::Cos: return call1("cos", x);
     case UnaryOp::Tan: return call1("tan", x);

@@ -141,8 +141,16 @@ Value FusedElementwise::eval(Frame *env) {
     }
     data[i] = &scalars[i];
   }
-  // Numbers only: the builtins' own calls give a number, not a rank-0 tensor.
+  // A call on numbers only gives a number (NaNs made canonical), not a block of
+  // doubles: such nests run as the calls themselves.
   if (!shaped && !any_tensor) return unfused->eval(env);
+  bool number_step[kMaxSteps];
+  for (int s = 0; s < nsteps; s++) {
+    auto is_number_operand = [&](int o) { return o >= 0 ? number_step[o] : is_number(values[-1 - o]); };
+    const Step &st = steps[s];
+    number_step[s] = is_number_operand(st.a) && (g_fusable[st.entry].unary || is_number_operand(st.b));
+    if (number_step[s]) return unfused->eval(env);
+  }
 
   g_site = this;
   Tensor *out = alloc_tensor(shape);

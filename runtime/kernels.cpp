@@ -78,6 +78,8 @@ double apply_unary(UnaryOp op, double x) {
   case UnaryOp::Sigmoid: return 1.0 / (1.0 + std::exp(-x));
   case UnaryOp::Relu: return x > 0.0 ? x : 0.0;
   case UnaryOp::Abs: return std::fabs(x);
+  // PyTorch's softplus (beta 1, threshold 20): exact enough above 20, no overflow below.
+  case UnaryOp::Softplus: return x > 20.0 ? x : std::log1p(std::exp(x));
   case UnaryOp::Sin: return std::sin(x);
   case UnaryOp::Cos: return std::cos(x);
   case UnaryOp::Tan: return std::tan(x);

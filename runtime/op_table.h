@@ -64,6 +64,8 @@
   X(Sigmoid, "tensor-sigmoid", nullptr, "sigmoid", true, "(tensor-sigmoid T): elementwise 1/(1+e^-x).") \
   X(Relu, "relu", nullptr, "relu", true, "(relu T): elementwise max(x, 0).")                            \
   X(Abs, "tensor-abs", "abs", "abs", true, "(tensor-abs T): elementwise |x|.")                          \
+  X(Softplus, "tensor-softplus", nullptr, "softplus", true,                                             \
+    "(tensor-softplus T): elementwise log(1+e^x) (x itself above 20, as PyTorch).")                     \
   X(Sin, nullptr, "sin", "sin", false, "")                                                              \
   X(Cos, nullptr, "cos", "cos", false, "")                                                              \
   X(Tan, nullptr, "tan", "tan", false, "")                                                              \

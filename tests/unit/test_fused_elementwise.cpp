@@ -19,10 +19,15 @@ using namespace kiln;
 
 namespace {
 
-const char *const kBinary[] = {"tensor-add", "tensor-sub", "tensor-mul",
-                               "tensor-div", "tensor-pow", "tensor-maximum"};
-const char *const kUnary[] = {"tensor-neg",     "tensor-exp", "tensor-log", "tensor-sqrt",
-                              "tensor-sigmoid", "tensor-abs", "relu",       "tensor-tanh"};
+// Every fusable builtin of runtime/op_table.h.
+template <class Row, size_t N> std::vector<const char *> fusable_names(const Row (&rows)[N]) {
+  std::vector<const char *> names;
+  for (const Row &r : rows)
+    if (r.fusable) names.push_back(r.builtin);
+  return names;
+}
+const std::vector<const char *> kBinary = fusable_names(kBinaryOps);
+const std::vector<const char *> kUnary = fusable_names(kUnaryOps);
 const char *const kLeaves[] = {"a", "b", "c", "s", "z", "0.5", "-2", "-0.0"};
 
 // One random tree of calls written as let* bindings t0, t1, ... (`steps`), the
@@ -36,7 +41,7 @@ struct Nest {
 std::string grow(std::mt19937 &rng, int depth, Nest &out) {
   if (depth == 0 || rng() % 4 == 0) return kLeaves[rng() % 8];
   bool unary = rng() % 3 == 0;
-  std::string op = unary ? kUnary[rng() % 8] : kBinary[rng() % 6];
+  std::string op = unary ? kUnary[rng() % kUnary.size()] : kBinary[rng() % kBinary.size()];
   std::string a = grow(rng, depth - 1, out);
   std::string call;
   if (unary) {
@@ -53,7 +58,7 @@ std::string grow(std::mt19937 &rng, int depth, Nest &out) {
 std::string grow_nested(std::mt19937 &rng, int depth) {
   if (depth == 0 || rng() % 4 == 0) return kLeaves[rng() % 8];
   bool unary = rng() % 3 == 0;
-  std::string op = unary ? kUnary[rng() % 8] : kBinary[rng() % 6];
+  std::string op = unary ? kUnary[rng() % kUnary.size()] : kBinary[rng() % kBinary.size()];
   std::string a = grow_nested(rng, depth - 1);
   if (unary) return fmt::format("({} {})", op, a);
   std::string b = grow_nested(rng, depth - 1);

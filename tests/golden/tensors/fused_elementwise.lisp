@@ -57,3 +57,9 @@
 (define (f x) (tensor-sum (tensor-sub x (tensor-mul 0.5 (tensor-mul x x)))))
 (show (graph-grad f (tensor '(1 2 3))))
 (show (graph-node-count f (tensor '(1 2 3))))
+;; a number-only step inside a nest gives a Lisp number (canonical NaN) as the call does
+(define fa (tensor '(1.0 2.0)))
+(define fb (tensor '(3.0 -0.0)))
+(write (equal? (tensor-add fb (tensor-mul (tensor-sqrt -2) fa))
+               (let* ((t0 (tensor-sqrt -2)) (t1 (tensor-mul t0 fa))) (tensor-add fb t1))))
+(newline)
