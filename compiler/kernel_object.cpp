@@ -7,10 +7,10 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "../runtime/args.h"
 #include "../runtime/error.h"
 #include "../runtime/tensor.h"
 #include "../runtime/threadpool.h"
-#include "../stdlib/builtins.h"
 #include "graph_eval.h"
 #include "jit_context.h"
 #include "kernel_cache.h"
@@ -127,12 +127,18 @@ Value apply_kernel(Value self, int argc, Value *argv) {
 
 }  // namespace
 
-void register_kernel_type() {
-  TypeHooks &h = g_type_hooks[T_KERNEL];
-  h.name = "kernel";
-  h.print = print_kernel;
-  h.apply = apply_kernel;
+uint8_t kernel_type() {
+  static const uint8_t type = [] {
+    uint8_t t = register_object_type("kernel");
+    TypeHooks &h = g_type_hooks[t];
+    h.print = print_kernel;
+    h.apply = apply_kernel;
+    return t;
+  }();
+  return type;
 }
+
+void register_kernel_type() { kernel_type(); }
 
 Value make_kernel(const std::string &name, std::unique_ptr<Graph> graph, const ArgSpec *specs, bool grad) {
   register_kernel_type();
@@ -161,7 +167,7 @@ Value make_kernel(const std::string &name, std::unique_ptr<Graph> graph, const A
                 "); using the graph interpreter");
   }
 
-  Kernel *k = alloc_obj<Kernel>(T_KERNEL);
+  Kernel *k = alloc_obj<Kernel>(kernel_type());
   char *nm = static_cast<char *>(gc_alloc_atomic(name.size() + 1));
   std::memcpy(nm, name.c_str(), name.size() + 1);
   k->name = nm;

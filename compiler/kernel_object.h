@@ -1,4 +1,4 @@
-// kernel_object.h — compiled kernels as Kiln values (T_KERNEL, SPEC §3/§8/§9).
+// kernel_object.h — compiled kernels as Kiln values (a registered object type, SPEC §3/§8/§9).
 //
 // Invariants:
 //   * A Kernel is a GC object; the graph, layout and scratch area it points to are
@@ -37,14 +37,16 @@ struct Kernel {
   bool grad;        // returns (LOSS G1 ...) rather than one value
 };
 
-inline bool is_kernel(Value v) { return has_type(v, T_KERNEL); }
+// The kernels' type tag (register_kernel_type registers it on first use).
+uint8_t kernel_type();
+inline bool is_kernel(Value v) { return has_type(v, kernel_type()); }
 
 // Compiles `graph` (taking ownership) into a kernel named `name`. When
 // libgccjit fails, prints one warning naming the cause and returns a kernel
 // that interprets the graph.
 Value make_kernel(const std::string &name, std::unique_ptr<Graph> graph, const ArgSpec *specs, bool grad);
 
-// Registers the T_KERNEL hooks (apply, print, name). Idempotent.
+// Registers the kernel type and its hooks (apply, print, name). Idempotent.
 void register_kernel_type();
 
 // How the last make_kernel obtained its code (tests, --jit-check).

@@ -9,11 +9,11 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "../runtime/args.h"
 #include "../runtime/eval.h"
 #include "../runtime/nodes.h"
 #include "../runtime/printer.h"
 #include "../runtime/tensor.h"
-#include "../stdlib/builtins.h"
 #include "autodiff.h"
 #include "optimize.h"
 
@@ -44,10 +44,12 @@ Graph &active_graph(std::string_view who) {
   return *g_trace.graph;
 }
 
-bool is_symbolic(Value v) { return has_type(v, T_SYMBOLIC); }
+uint8_t g_symbolic_type = 0;  // registered by install_graph_hooks
+
+bool is_symbolic(Value v) { return g_symbolic_type && has_type(v, g_symbolic_type); }
 
 Value make_symbolic(int32_t node) {
-  auto *s = alloc_obj<SymbolicValue>(T_SYMBOLIC);
+  auto *s = alloc_obj<SymbolicValue>(g_symbolic_type);
   s->trace_id = g_trace.id;
   s->node = node;
   s->shape = (*g_trace.graph)[node].shape;
@@ -411,10 +413,12 @@ void install_graph_hooks() {
   static bool installed = false;
   if (installed) return;
   installed = true;
-  g_symbolic_arith = symbolic_op;
-  g_select_hook = select_hook;
-  TypeHooks &h = g_type_hooks[T_SYMBOLIC];
-  h.name = "symbolic value";
+  g_symbolic_type = register_object_type("symbolic value");
+  TypeHooks &h = g_type_hooks[g_symbolic_type];
+  h.arith = symbolic_op;
+  h.arith_rank = 2;  // above tensors: (+ tensor symbolic) records a node
+  h.select = select_hook;
+  h.truth = [](Value, const char *who) { unsupported(who); };
   h.print = [](std::string &out, Value v, bool) {
     out += "#<symbolic value ";
     out += shape_string(as<SymbolicValue>(v)->shape);

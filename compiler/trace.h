@@ -9,8 +9,8 @@
 
 namespace kiln {
 
-// Installs the graph module's hooks (g_symbolic_arith, g_select_hook, the
-// T_SYMBOLIC type hooks, the tensor builtins' symbolic entry). Idempotent.
+// Installs the graph module's hooks (the
+// symbolic value type and its hooks, the tensor builtins' symbolic entry). Idempotent.
 void install_graph_hooks();
 
 // Records F called on one symbolic value per spec into `g` and returns the

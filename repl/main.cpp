@@ -9,9 +9,11 @@
 #include <string>
 #include <vector>
 
+#include "compiler/jit_context.h"
 #include "runtime/eval.h"
 #include "runtime/printer.h"
 #include "session.h"
+#include "stdlib/boot.h"
 #include "stdlib/builtins.h"
 #include "test_runner.h"
 
@@ -51,8 +53,6 @@ struct Options {
   std::vector<std::string> args;
 };
 
-int (*g_jit_check)() = nullptr;
-
 // Ctrl-C in a script or -e: the evaluator stops at its next procedure call or
 // loop iteration with "interrupted" (exit 130); a second Ctrl-C, for code stuck
 // outside the evaluator, kills the process as usual. The REPL installs its own.
@@ -68,14 +68,8 @@ static int run(void *p) {
   Options &o = *static_cast<Options *>(p);
   std::signal(SIGINT, on_sigint);
   int code = 0;
-  if (run_guarded([] { init_runtime(); }, &code) != RunResult::ok) return code ? code : 1;
-  if (o.jit_check) {
-    if (!g_jit_check) {
-      std::puts("jit-check: this kiln was built without the native kernel compiler");
-      return 1;
-    }
-    return g_jit_check();
-  }
+  if (run_guarded([] { init_kiln(); }, &code) != RunResult::ok) return code ? code : 1;
+  if (o.jit_check) return jit_check_main();
   {
     std::vector<Value> cl;
     cl.push_back(make_string(o.file.empty() ? "kiln" : o.file));

@@ -12,7 +12,8 @@
 
 namespace kiln {
 
-// gc_init, symbols, ports, builtins and the embedded prelude.
+// gc_init, special forms and ports: an evaluator without builtins. A program
+// starts with init_kiln() (stdlib/boot.h), which adds the builtins and prelude.
 void init_runtime();
 
 Value eval_toplevel(Value form);                                 // analyse and run one form

@@ -10,8 +10,6 @@ namespace kiln {
 Node *g_site = nullptr;
 SrcLoc current_site_loc() { return g_site ? g_site->loc : SrcLoc{}; }
 
-Value (*g_select_hook)(Value test, Value then_value, Value else_value) = nullptr;
-
 static int edit_distance(std::string_view a, std::string_view b) {
   std::vector<int> prev(b.size() + 1), cur(b.size() + 1);
   for (size_t j = 0; j <= b.size(); j++) prev[j] = int(j);
@@ -46,8 +44,8 @@ void used_before_definition(Value name) {
   throw_errorf("{}: variable used before its definition", is_symbol(name) ? symbol_name(name) : "?");
 }
 
-void symbolic_truth(const char *form) {
-  throw_errorf("graph: '{}' is not supported inside a traced function", form);
+void check_truth_known(Value v, const char *form) {
+  if (truth_unknown(v)) g_type_hooks[hdr(v)->type].truth(v, form);
 }
 
 Value finish_tail(Value r) {

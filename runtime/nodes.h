@@ -12,7 +12,6 @@ namespace kiln {
 
 [[noreturn]] void undefined_variable(Value symbol);
 [[noreturn]] void used_before_definition(Value name);
-extern Value (*g_select_hook)(Value test, Value then_value, Value else_value);
 Value finish_tail(Value r);
 
 struct Const : Node {
@@ -123,10 +122,10 @@ struct If : Node {
   Value eval(Frame *env) override {
     Value t = test->eval(env);
     if (t == FALSE_V) return else_->eval(env);
-    if (is_ptr(t) && hdr(t)->type == T_SYMBOLIC && g_select_hook) [[unlikely]] {
+    if (is_ptr(t) && g_type_hooks[hdr(t)->type].select) [[unlikely]] {
       Value a = finish_tail(then_->eval(env));
       Value b = finish_tail(else_->eval(env));
-      return g_select_hook(t, a, b);
+      return g_type_hooks[hdr(t)->type].select(t, a, b);
     }
     return then_->eval(env);
   }
@@ -203,10 +202,10 @@ struct Let : Node {
   Value eval(Frame *env) override;
 };
 
-// A traced value's truth is not known while recording; only `if` turns a
-// symbolic comparison into a select, so and/or/not refuse it.
-[[noreturn]] void symbolic_truth(const char *form);
-inline bool is_traced_value(Value v) { return is_ptr(v) && hdr(v)->type == T_SYMBOLIC; }
+// Values whose truth is unknown (TypeHooks::truth: traced values, of which only
+// `if` makes a select) are refused by and/or/not.
+void check_truth_known(Value v, const char *form);
+inline bool truth_unknown(Value v) { return is_ptr(v) && g_type_hooks[hdr(v)->type].truth; }
 
 struct And : Node {
   Node **items;
@@ -216,8 +215,8 @@ struct And : Node {
     for (int i = 0; i < n - 1; i++) {
       Value v = items[i]->eval(env);
       if (v == FALSE_V) return FALSE_V;
-      if (is_traced_value(v)) [[unlikely]]
-        symbolic_truth("and");
+      if (truth_unknown(v)) [[unlikely]]
+        check_truth_known(v, "and");
     }
     return items[n - 1]->eval(env);
   }
@@ -230,8 +229,8 @@ struct Or : Node {
   Value eval(Frame *env) override {
     for (int i = 0; i < n - 1; i++) {
       Value v = items[i]->eval(env);
-      if (is_traced_value(v)) [[unlikely]]
-        symbolic_truth("or");
+      if (truth_unknown(v)) [[unlikely]]
+        check_truth_known(v, "or");
       if (v != FALSE_V) return v;
     }
     return items[n - 1]->eval(env);

@@ -6,7 +6,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "../stdlib/builtins.h"
+#include "args.h"
 #include "error.h"
 
 namespace kiln {
@@ -33,14 +33,15 @@ int64_t checked_mul(const char *op, int64_t a, int64_t b) {
 }
 
 Value not_a_number(const char *who, int argc, Value *argv, int pos0) {
-  if (g_generic_arith) {
-    for (int i = 0; i < argc; i++) {
-      if (is_generic_operand(argv[i])) {
-        Value r = g_generic_arith(who, argc, argv);
-        if (r != NOVALUE) return r;
-        break;
-      }
-    }
+  const TypeHooks *best = nullptr;
+  for (int i = 0; i < argc; i++) {
+    if (!is_ptr(argv[i])) continue;
+    const TypeHooks &h = g_type_hooks[hdr(argv[i])->type];
+    if (h.arith && (!best || h.arith_rank > best->arith_rank)) best = &h;
+  }
+  if (best) {
+    Value r = best->arith(who, argc, argv);
+    if (r != NOVALUE) return r;
   }
   type_error(who, pos0 + 1, "a number", argv[pos0]);
 }

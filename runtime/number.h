@@ -6,8 +6,9 @@
 // by zero raises "division by zero". Any float operand makes the result a
 // float. The inline functions handle fixnum/fixnum and double/double operands
 // without a call; every other combination (boxed integers, mixed operands,
-// non-numbers) goes to the *_slow functions, which also route tensors and
-// traced values to g_generic_arith before raising a type error.
+// non-numbers) goes to the *_slow functions, which also route values whose type
+// has an arithmetic hook (TypeHooks::arith: tensors, traced values) to it before
+// raising a type error.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -69,9 +70,9 @@ inline bool num_eq(Value a, Value b) {
 int compare_int_double(int64_t i, double d);
 
 // ---- helpers shared by the numeric builtins --------------------------------
-// Called when argv[pos0] (0-based) is not a number: returns g_generic_arith's
-// result when some argument is a tensor or traced value and the hook handles
-// it, otherwise raises "WHO: argument POS must be a number, got V".
+// Called when argv[pos0] (0-based) is not a number: returns the arithmetic hook's
+// result when some argument's type has one (the highest arith_rank) and it
+// handles the call, otherwise raises "WHO: argument POS must be a number, got V".
 Value not_a_number(const char *who, int argc, Value *argv, int pos0);
 [[noreturn]] void integer_overflow(const char *op);  // "integer overflow in OP"
 [[noreturn]] void division_by_zero();                // "division by zero"

@@ -3,9 +3,18 @@
 #include <string>
 #include <unordered_map>
 
+#include "error.h"
+
 namespace kiln {
 
 TypeHooks g_type_hooks[256];
+
+uint8_t register_object_type(const char *name) {
+  static int next = T_OPAQUE + 1;
+  if (next > 255) throw_errorf("too many object types (registering {})", name);
+  g_type_hooks[next].name = name;
+  return uint8_t(next++);
+}
 
 Value cons(Value a, Value d) {
   Pair *p = alloc_obj<Pair>(T_PAIR);
@@ -114,7 +123,6 @@ bool is_procedure(Value v) {
   switch (hdr(v)->type) {
   case T_CLOSURE:
   case T_BUILTIN:
-  case T_KERNEL:
   case T_CONTINUATION:
   case T_PARAMETER: return true;
   default: return g_type_hooks[hdr(v)->type].apply != nullptr;

@@ -28,7 +28,6 @@ enum ObjType : uint8_t {
   T_BUILTIN,
   T_MACRO,
   T_TENSOR,
-  T_KERNEL,
   T_HASHTABLE,
   T_ERROR,
   T_RECORD_TYPE,
@@ -39,8 +38,8 @@ enum ObjType : uint8_t {
   T_VALUES,
   T_PORT,
   T_ENVIRONMENT,
-  T_SYMBOLIC,  // a traced value inside graph recording (compiler/)
-  T_OPAQUE,    // runtime-internal objects that are never shown to Lisp code
+  T_OPAQUE,  // runtime-internal objects that are never shown to Lisp code
+  // Types registered by the layers above (register_object_type) follow.
 };
 
 struct ObjHeader {
@@ -243,8 +242,23 @@ struct TypeHooks {
   // Set for callable types (compiled kernels): makes is_procedure true and is
   // what apply_proc calls. The argument count is not checked before the call.
   Value (*apply)(Value self, int argc, Value *argv) = nullptr;
+  // Numeric procedures (+ - * / max min abs sqrt exp log sin cos tan expt square 1+ 1-
+  // and the comparisons) given a value of this type call this instead of raising
+  // their type error; `op` is the procedure's name; NOVALUE means "not handled".
+  // When values of several such types meet, the highest arith_rank decides.
+  Value (*arith)(const char *op, int argc, Value *argv) = nullptr;
+  int arith_rank = 0;
+  // `if` whose test is of this type: the form's value, from both branches' values.
+  Value (*select)(Value test, Value then_value, Value else_value) = nullptr;
+  // Set for values whose truth is unknown (traced values): `and`, `or` and `not`
+  // call it with their name, and it raises.
+  void (*truth)(Value v, const char *who) = nullptr;
 };
 extern TypeHooks g_type_hooks[256];
+
+// A fresh type tag for a foreign value type (kernels, traced values), whose
+// behaviour is its g_type_hooks entry. Raises when the 256 tags are used up.
+uint8_t register_object_type(const char *name);
 
 // Human name of a value's type, for error messages ("pair", "string", ...).
 const char *type_name(Value v);

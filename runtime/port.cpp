@@ -8,7 +8,7 @@
 // and with-output-to-string sets their value directly.
 #include "port.h"
 
-#include "../stdlib/builtins.h"
+#include "args.h"
 #include "error.h"
 
 namespace kiln {

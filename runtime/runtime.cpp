@@ -1,9 +1,10 @@
-// runtime.cpp — bringing the runtime up, and running source text.
+// runtime.cpp — bringing the evaluator up (no builtins: stdlib/boot.h adds
+// them), and running source text.
 #include <cstdio>
 #include <fstream>
 #include <sstream>
 
-#include "../stdlib/builtins.h"
+#include "args.h"
 #include "eval.h"
 #include "port.h"
 #include "reader.h"
@@ -11,7 +12,6 @@
 
 namespace kiln {
 
-extern const char *const kPreludeSource;
 void init_special_forms();
 
 void init_runtime() {
@@ -22,8 +22,6 @@ void init_runtime() {
   init_out_of_memory_error();
   init_special_forms();
   init_ports();
-  init_builtins();
-  eval_string(kPreludeSource, "<prelude>");
 }
 
 Value eval_string(std::string_view src, const std::string &name) {

@@ -3,7 +3,7 @@
 
 #include <cstring>
 
-#include "../stdlib/builtins.h"
+#include "args.h"
 #include "error.h"
 #include "printer.h"
 

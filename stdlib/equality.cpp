@@ -3,6 +3,7 @@
 // Invariant: the comparisons themselves live in runtime/equal.h so hash tables
 // and other C++ code share exactly the semantics these builtins expose.
 #include "../runtime/equal.h"
+#include "../runtime/nodes.h"
 #include "builtins.h"
 
 namespace kiln {
@@ -12,7 +13,7 @@ static Value bi_eqv(int, Value *a) { return boolv(eqv(a[0], a[1])); }
 static Value bi_equal(int, Value *a) { return boolv(equal(a[0], a[1])); }
 
 static Value bi_not(int, Value *a) {
-  if (has_type(a[0], T_SYMBOLIC)) throw_error("graph: 'not' is not supported inside a traced function");
+  check_truth_known(a[0], "not");
   return boolv(a[0] == FALSE_V);
 }
 static Value bi_booleanp(int, Value *a) { return boolv(is_bool(a[0])); }

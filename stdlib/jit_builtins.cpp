@@ -13,8 +13,6 @@
 
 namespace kiln {
 
-// Defined in repl/main.cpp; absent from the unit-test binary, hence weak.
-extern int (*g_jit_check)() __attribute__((weak));
 // runtime/eval.cpp (declared in eval_internal.h, whose Node clashes with graph.h's).
 Value closure_name(Value closure);
 
@@ -49,7 +47,6 @@ Value bi_kernel_p(int, Value *argv) { return boolv(is_kernel(argv[0])); }
 BuiltinRegistrar reg([] {
   register_kernel_type();
   jit_exclude_from_gc_roots();
-  if (&g_jit_check) g_jit_check = jit_check_main;
   defbuiltin(
       "graph-compile", 1, -1, bi_graph_compile,
       "(graph-compile F ARG...) compiles F's optimised graph, specialised to the shapes of the example "

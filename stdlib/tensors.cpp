@@ -20,8 +20,6 @@
 
 namespace kiln {
 
-Value (*g_symbolic_arith)(const char *op, int argc, Value *argv) = nullptr;
-
 namespace {
 
 // ---- argument helpers -------------------------------------------------------------
@@ -469,12 +467,6 @@ Value b_tensor_slice(int, Value *argv) {
 
 // ---- generic arithmetic: (+ t 1), (* 2 t), (sqrt t) ... ------------------------------
 
-bool any_of_type(int argc, Value *argv, uint8_t type) {
-  for (int i = 0; i < argc; i++)
-    if (has_type(argv[i], type)) return true;
-  return false;
-}
-
 Value fold(const char *op, BinaryOp bop, int argc, Value *argv) {
   Value acc = argv[0];
   for (int i = 1; i < argc; i++) acc = binary(op, bop, acc, argv[i], i == 1 ? 1 : i, i + 1);
@@ -482,9 +474,6 @@ Value fold(const char *op, BinaryOp bop, int argc, Value *argv) {
 }
 
 Value tensor_arith(const char *op, int argc, Value *argv) {
-  // Traced values belong to the graph module; it decides what mixes with them.
-  if (any_of_type(argc, argv, T_SYMBOLIC))
-    return g_symbolic_arith ? g_symbolic_arith(op, argc, argv) : NOVALUE;
   for (int i = 0; i < argc; i++)
     if (!is_tensor(argv[i]) && !is_number(argv[i])) type_error(op, i + 1, "a number or a tensor", argv[i]);
   std::string_view o = op;
@@ -513,7 +502,8 @@ Value tensor_arith(const char *op, int argc, Value *argv) {
 
 BuiltinRegistrar reg([] {
   register_tensor_type();
-  g_generic_arith = tensor_arith;
+  g_type_hooks[T_TENSOR].arith = tensor_arith;  // traced values outrank tensors
+  g_type_hooks[T_TENSOR].arith_rank = 1;
 
   defbuiltin("tensor", 1, 1, b_tensor,
              "(tensor X): a tensor from a number or nested lists/vectors of numbers.");

@@ -18,6 +18,7 @@
 #include "compiler/graph_eval.h"
 #include "runtime/eval.h"
 #include "runtime/tensor.h"
+#include "stdlib/boot.h"
 
 using namespace kiln;
 using Clock = std::chrono::steady_clock;
@@ -40,7 +41,7 @@ void run_kernels(const Graph &g, std::vector<const double *> &val, std::vector<s
 }
 
 int bench(void *) {
-  init_runtime();
+  init_kiln();
   Value loss = eval_string(
       "(lambda (x w b t nn) (/ (tensor-sum (square (- (relu (+ (matmul x w) b)) t))) nn))", "bench");
   int64_t m = 64, k = 256, n = 64;

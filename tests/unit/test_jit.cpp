@@ -59,7 +59,7 @@ Value call_kernel(Value k, std::initializer_list<Value> args) {
   Value *argv = gc_values(args.size());
   int argc = 0;
   for (Value v : args) argv[argc++] = v;
-  return g_type_hooks[T_KERNEL].apply(k, argc, argv);
+  return g_type_hooks[kernel_type()].apply(k, argc, argv);
 }
 
 // Compiles g (argument specs `specs`) and checks that one call on args[0..argc)
@@ -72,7 +72,7 @@ void check_kernel_matches_interpreter(const char *name, std::unique_ptr<Graph> g
   Value k = make_kernel(name, std::move(g), specs, true);
   REQUIRE(last_kernel_build().compiled);
   size_t i = 0;
-  for (Value l = g_type_hooks[T_KERNEL].apply(k, argc, args); is_pair(l); l = cdr(l), i++) {
+  for (Value l = g_type_hooks[kernel_type()].apply(k, argc, args); is_pair(l); l = cdr(l), i++) {
     INFO("output " << i);
     CHECK(same_bits(car(l), want[i]));
   }
@@ -250,7 +250,7 @@ TEST_CASE("jit: calling convention, numbers, printing and shape errors", "[jit]"
   Value k = make_kernel("scale", std::move(g), specs, true);
   REQUIRE(is_procedure(k));
   std::string printed;
-  g_type_hooks[T_KERNEL].print(printed, k, true);
+  g_type_hooks[kernel_type()].print(printed, k, true);
   CHECK(printed == "#<kernel scale (2x3 scalar)>");
 
   Value t = filled_tensor(Shape::of({2, 3}), 1);

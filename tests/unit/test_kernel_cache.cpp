@@ -251,7 +251,7 @@ double first_element(Value k) {
   for (int64_t i = 0; i < t->size; i++) t->data[i] = 1.0;
   Value *argv = static_cast<Value *>(gc_alloc(sizeof(Value)));
   argv[0] = from_ptr(t);
-  Value r = g_type_hooks[T_KERNEL].apply(k, 1, argv);
+  Value r = g_type_hooks[kernel_type()].apply(k, 1, argv);
   return tensor_of(r)->data[0];
 }
 

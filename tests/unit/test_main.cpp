@@ -5,10 +5,11 @@
 #include <catch2/catch.hpp>
 
 #include "runtime/eval.h"
+#include "stdlib/boot.h"
 
 int main(int argc, char **argv) {
   kiln::gc_init();
   kiln::init_stack_limit_for_main_thread();
-  kiln::init_runtime();
+  kiln::init_kiln();
   return Catch::Session().run(argc, argv);
 }

@@ -1,0 +1,95 @@
+// args.cpp — defining builtins and checking their arguments (see args.h).
+#include "args.h"
+
+namespace kiln {
+
+Value defbuiltin(const char *name, int min, int max, BuiltinFn fn, const char *doc) {
+  Builtin *b = alloc_obj<Builtin>(T_BUILTIN);
+  b->fn = fn;
+  b->name = name;
+  b->doc = doc;
+  b->min_args = min;
+  b->max_args = max;
+  Value v = from_ptr(b);
+  sym(intern(name))->global = v;
+  return v;
+}
+
+void defglobal(const char *name, Value v) { sym(intern(name))->global = v; }
+
+int64_t arg_int(const char *who, int pos, Value v) {
+  if (is_int(v)) return int_of(v);
+  type_error(who, pos, "an integer", v);
+}
+
+int64_t arg_index(const char *who, int pos, Value v) {
+  if (is_int(v) && int_of(v) >= 0) return int_of(v);
+  type_error(who, pos, "a non-negative integer", v);
+}
+
+double arg_num(const char *who, int pos, Value v) {
+  if (is_double(v)) return double_of(v);
+  if (is_int(v)) return double(int_of(v));
+  type_error(who, pos, "a number", v);
+}
+
+String *arg_string(const char *who, int pos, Value v) {
+  if (is_string(v)) return as<String>(v);
+  type_error(who, pos, "a string", v);
+}
+
+Value arg_symbol(const char *who, int pos, Value v) {
+  if (is_symbol(v)) return v;
+  type_error(who, pos, "a symbol", v);
+}
+
+uint32_t arg_char(const char *who, int pos, Value v) {
+  if (is_char(v)) return char_of(v);
+  type_error(who, pos, "a char", v);
+}
+
+Pair *arg_pair(const char *who, int pos, Value v) {
+  if (is_pair(v)) return as<Pair>(v);
+  type_error(who, pos, "a pair", v);
+}
+
+Vector *arg_vector(const char *who, int pos, Value v) {
+  if (is_vector(v)) return as<Vector>(v);
+  type_error(who, pos, "a vector", v);
+}
+
+int64_t list_length(Value v) {
+  int64_t n = 0;
+  Value slow = v;
+  while (is_pair(v)) {
+    v = cdr(v);
+    n++;
+    if (!is_pair(v)) break;
+    v = cdr(v);
+    n++;
+    slow = cdr(slow);
+    if (v == slow) return -1;  // cyclic
+  }
+  return v == NIL ? n : -1;
+}
+
+Value arg_list(const char *who, int pos, Value v) {
+  if (list_length(v) >= 0) return v;
+  type_error(who, pos, "a proper list", v);
+}
+
+Value arg_proc(const char *who, int pos, Value v) {
+  if (is_procedure(v)) return v;
+  type_error(who, pos, "a procedure", v);
+}
+
+Value list_from(const Value *items, int64_t n) {
+  Value r = NIL;
+  for (int64_t i = n - 1; i >= 0; i--) r = cons(items[i], r);
+  return r;
+}
+Value list1(Value a) { return cons(a, NIL); }
+Value list2(Value a, Value b) { return cons(a, cons(b, NIL)); }
+Value list3(Value a, Value b, Value c) { return cons(a, cons(b, cons(c, NIL))); }
+
+}  // namespace kiln

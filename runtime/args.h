@@ -1,0 +1,40 @@
+// args.h — defining builtins and checking their arguments: the auxiliary tier
+// every layer above the evaluator uses (as Lua's lauxlib).
+//
+// Invariant: a builtin is called only with argc inside [min_args, max_args]
+// (the evaluator checks the count and raises arity_error before the call), so a
+// builtin only checks types and ranges, always through the arg_* helpers below,
+// which raise the one message shape "WHO: argument POS must be WHAT, got V"
+// naming the builtin and the 1-based position.
+#pragma once
+#include "error.h"
+#include "object.h"
+
+namespace kiln {
+
+// Binds NAME globally to a builtin. max = -1 for variadic.
+Value defbuiltin(const char *name, int min, int max, BuiltinFn fn, const char *doc = nullptr);
+// Binds NAME globally to any value (constants, procedures defined in C++).
+void defglobal(const char *name, Value v);
+
+// Argument checkers: return the converted value or raise
+// "WHO: argument POS must be WHAT, got V".
+int64_t arg_int(const char *who, int pos, Value v);
+int64_t arg_index(const char *who, int pos, Value v);  // non-negative integer
+double arg_num(const char *who, int pos, Value v);     // integer or float, as double
+String *arg_string(const char *who, int pos, Value v);
+Value arg_symbol(const char *who, int pos, Value v);
+uint32_t arg_char(const char *who, int pos, Value v);
+Pair *arg_pair(const char *who, int pos, Value v);
+Vector *arg_vector(const char *who, int pos, Value v);
+Value arg_list(const char *who, int pos, Value v);  // proper list
+Value arg_proc(const char *who, int pos, Value v);
+int64_t list_length(Value v);  // -1 if not a proper list
+
+// Convenience list builders.
+Value list_from(const Value *items, int64_t n);
+Value list1(Value a);
+Value list2(Value a, Value b);
+Value list3(Value a, Value b, Value c);
+
+}  // namespace kiln

@@ -1,0 +1,20 @@
+// boot.cpp — starting Kiln (see boot.h).
+#include "boot.h"
+
+#include "../runtime/eval.h"
+#include "builtins.h"
+
+namespace kiln {
+
+extern const char *const kPreludeSource;  // prelude_embed.cpp, generated from prelude.lisp
+
+void init_kiln() {
+  static bool done = false;
+  if (done) return;
+  done = true;
+  init_runtime();
+  init_builtins();
+  eval_string(kPreludeSource, "<prelude>");
+}
+
+}  // namespace kiln
