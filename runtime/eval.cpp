@@ -24,7 +24,7 @@ static std::string proc_display_name(Closure *c) {
   return is_symbol(n) ? std::string(symbol_name(n)) : std::string("#<procedure>");
 }
 
-void not_a_procedure(Value f) { throw_errorf("not a procedure: {}", write_string(f)); }
+void not_a_procedure(Value f) { throw_errorf("not a procedure: {}", error_value_string(f)); }
 
 void stack_overflow() {
   // Leave headroom so the handler machinery itself can run.

@@ -589,11 +589,14 @@ static std::optional<OpenContainer> print_start(std::string &out, Value v, bool 
 // Depth-first with an explicit stack of open containers, so nesting is
 // bounded by memory, not by the C stack. The stack holds Values in malloc
 // memory, safe for the reason SearchStates gives.
-static void print_iterative(std::string &out, Value root, bool write, Labels *labels) {
+// Stops early once `out` holds `stop_at` characters (print_value_capped).
+static void print_iterative(std::string &out, Value root, bool write, Labels *labels,
+                            size_t stop_at = SIZE_MAX) {
   std::vector<OpenContainer> open;
   Value v = root;
   bool w = write;
   for (;;) {
+    if (out.size() >= stop_at) return;
     Value first;
     bool has_first;
     if (auto c = print_start(out, v, w, labels, open.size(), &first, &has_first)) {
@@ -615,17 +618,32 @@ static void print_iterative(std::string &out, Value root, bool write, Labels *la
   }
 }
 
-void print_value(std::string &out, Value v, bool write) {
+static void print_value_until(std::string &out, Value v, bool write, size_t stop_at) {
   size_t start = out.size();
   try {
-    print_iterative(out, v, write, nullptr);
+    print_iterative(out, v, write, nullptr, stop_at);
     return;
   } catch (MaybeCyclic &) {
     out.resize(start);
   }
   Labels labels;
   for (Value t : find_labelled(v, false)) labels.ids.emplace(t.bits, -1);
-  print_iterative(out, v, write, &labels);
+  print_iterative(out, v, write, &labels, stop_at);
+}
+
+void print_value(std::string &out, Value v, bool write) { print_value_until(out, v, write, SIZE_MAX); }
+
+void print_value_capped(std::string &out, Value v, bool write, size_t max_chars) {
+  size_t start = out.size();
+  // One character past the cap tells "exactly max_chars" from "more".
+  print_value_until(out, v, write, start + max_chars + 1);
+  if (out.size() - start > max_chars) {
+    size_t cut = start + max_chars;
+    // Never split a UTF-8 sequence (a symbol's or a displayed string's bytes).
+    while (cut > start && (static_cast<unsigned char>(out[cut]) & 0xc0) == 0x80) cut--;
+    out.resize(cut);
+    out += "...";
+  }
 }
 
 void print_value_shared(std::string &out, Value v) {
