@@ -2,6 +2,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <new>
 
 #include "eval.h"
 #include "eval_internal.h"
@@ -59,7 +60,14 @@ void gc_out_of_memory(size_t bytes) {
   struct Reset {
     ~Reset() { raising = false; }
   } reset;
-  throw_errorf("out of memory: cannot allocate {} bytes", bytes);
+  std::string msg;
+  try {
+    msg = fmt::format("out of memory: cannot allocate {} bytes", bytes);
+  } catch (const std::bad_alloc &) {
+    // malloc is out too: the message made at start-up needs no memory.
+    throw_raised(g_out_of_memory, {});
+  }
+  throw_error(msg);
 }
 
 // R7RS: the current handler runs in the dynamic context of the raise, with the

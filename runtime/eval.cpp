@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <new>
 
 #include "eval_internal.h"
 #include "handlers.h"
@@ -120,7 +121,12 @@ Value run_closure(Closure *c, Frame *f) {
     try {
       r = c->lam->body->eval(f);
     } catch (LispError &e) {
-      if (e.trace.size() < 10) e.trace.push_back(TraceEntry{proc_display_name(c), e.pending});
+      // Out of malloc memory (the error may be "out of memory"), the backtrace
+      // loses this line rather than the error becoming a std::bad_alloc.
+      try {
+        if (e.trace.size() < 10) e.trace.push_back(TraceEntry{proc_display_name(c), e.pending});
+      } catch (const std::bad_alloc &) {
+      }
       e.pending = entry_site ? entry_site->loc : SrcLoc{};
       throw;
     }
