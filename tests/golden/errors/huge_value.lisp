@@ -26,6 +26,12 @@
 (define cyc (list 1 2 3))
 (set-cdr! (cddr cyc) cyc)
 (report (lambda () (error "cycle:" cyc)))
+(define vc (vector 1 2))
+(vector-set! vc 0 vc)
+(report (lambda () (error "vector cycle:" vc)))
+; deep nesting without a cycle prints unlabelled, cut
+(define deep (let loop ((i 0) (x 'end)) (if (= i 2000) x (loop (+ i 1) (list x)))))
+(report (lambda () (error "deep:" deep)))
 ; a short value is untouched
 (report (lambda () (error "short:" '(1 2 3) "text")))
 ; and uncaught, the error line carries the cut value
