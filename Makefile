@@ -32,7 +32,7 @@ GC_STRESS_SKIP ?= lists/basics lists/errors lists/higher_order lists/sort \
                   vectors/vectors hashtables/basic equality/equal syntax/lazy \
                   tail/case_arrow tail/apply_values tail/deep_recursion tail/stack_overflow \
                   tensors/heap_flat tensors/summation_order printer/deep_nesting reader/deep_nesting \
-                  errors/out_of_memory
+                  errors/out_of_memory errors/huge_value
 
 # libgccjit's headers come with the matching gcc; tmux drives the REPL tests;
 # python3 drives some test tools; zlib gives model files their CRC-32.
