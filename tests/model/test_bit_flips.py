@@ -147,6 +147,22 @@ with tempfile.TemporaryDirectory() as d:
         elif not got.startswith("load-model: %s: " % n) or expect_error[n] not in got:
             fail("%s: got %r, want an error naming it with %r" % (n, got, expect_error[n]))
 
+    # save-model never writes through a link planted at its temporary name
+    # (PATH.tmp.PID.N, and PATH.tmp.PID as it once was; exec keeps the shell's
+    # pid) and leaves no temporary file.
+    with open(os.path.join(d, "victim"), "w") as f:
+        f.write("keep me\n")
+    r = subprocess.run(["bash", "-c", 'ln -s victim planted.kiln.tmp.$$ && ln -s victim planted.kiln.tmp.$$.0 && exec "$0" -e "$1"', KILN,
+                        '(save-model "planted.kiln" 42) (display (load-model "planted.kiln"))'],
+                       cwd=d, capture_output=True, text=True, timeout=120)
+    if r.returncode != 0 or r.stdout != "42":
+        fail("save next to a planted link: status %d, %r %r" % (r.returncode, r.stdout, r.stderr))
+    if open(os.path.join(d, "victim")).read() != "keep me\n":
+        fail("save-model wrote through the link planted at its temporary name")
+    left = sorted(n for n in os.listdir(d) if n.startswith("planted.kiln"))
+    if len(left) != 3 or left[0] != "planted.kiln" or not all(os.path.islink(os.path.join(d, n)) for n in left[1:]):
+        fail("after the save the directory holds %r" % left)
+
 if failures:
     print("%d failure(s)" % len(failures))
     sys.exit(1)
