@@ -32,11 +32,11 @@ GC_STRESS_SKIP ?= lists/basics lists/errors lists/higher_order lists/sort \
                   vectors/vectors hashtables/basic equality/equal syntax/lazy \
                   tail/case_arrow tail/apply_values tail/deep_recursion tail/stack_overflow \
                   tensors/heap_flat tensors/summation_order printer/deep_nesting reader/deep_nesting \
-                  errors/out_of_memory
+                  errors/out_of_memory errors/huge_value
 
 # libgccjit's headers come with the matching gcc; tmux drives the REPL tests;
-# python3 drives some test tools.
-DEB_PACKAGES := libgc-dev libgccjit-12-dev libfmt-dev catch2 libreadline-dev \
+# python3 drives some test tools; zlib gives model files their CRC-32.
+DEB_PACKAGES := libgc-dev libgccjit-12-dev libfmt-dev catch2 libreadline-dev zlib1g-dev \
                 cmake g++ pkg-config make tmux python3 clang-format
 
 ASAN_ENV := ASAN_OPTIONS=detect_stack_use_after_return=0:detect_leaks=0 \

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -50,6 +51,33 @@ static void make_parent_dirs(const std::string &path) {
   }
 }
 
+static bool write_all(int fd, const std::string &text) {
+  for (size_t done = 0; done < text.size();) {
+    ssize_t n = write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    done += size_t(n);
+  }
+  return true;
+}
+
+// Replaces the file with `lines` through a temporary file of this session's
+// own: mkostemp creates it with O_EXCL and mode 0600 under a fresh name, so
+// two sessions trimming at once never write into one file, a link planted at
+// a predictable name is never followed, and the history stays private. It is
+// fsynced before the rename, so a crash leaves the old history or the whole
+// new one.
+static void rewrite_history(const std::string &path, const std::vector<std::string> &lines) {
+  std::string text;
+  for (const std::string &l : lines) text += l + '\n';
+  std::string tmp = path + ".XXXXXX";
+  int fd = mkostemp(tmp.data(), O_CLOEXEC);
+  if (fd < 0) return;
+  bool ok = fchmod(fd, 0600) == 0 && write_all(fd, text) && fsync(fd) == 0;
+  ok = close(fd) == 0 && ok;
+  if (!ok || rename(tmp.c_str(), path.c_str()) != 0) unlink(tmp.c_str());
+}
+
 std::vector<std::string> load_history(const std::string &path, size_t keep) {
   std::vector<std::string> lines;
   if (path.empty()) return lines;
@@ -61,15 +89,7 @@ std::vector<std::string> load_history(const std::string &path, size_t keep) {
   size_t total = lines.size();
   if (total > keep) {
     lines.erase(lines.begin(), lines.end() - long(keep));
-    if (total > 2 * keep) {
-      // Rewrite through a temporary file so a crash never leaves half a history.
-      std::string tmp = path + ".tmp";
-      std::ofstream out(tmp, std::ios::trunc);
-      for (const std::string &l : lines) out << l << '\n';
-      out.close();
-      if (out) std::rename(tmp.c_str(), path.c_str());
-      else std::remove(tmp.c_str());
-    }
+    if (total > 2 * keep) rewrite_history(path, lines);
   }
   std::vector<std::string> entries;
   entries.reserve(lines.size());

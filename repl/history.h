@@ -21,7 +21,8 @@ std::string encode_history_entry(const std::string &entry);
 std::string decode_history_entry(const std::string &line);
 
 // The last `keep` entries of the file (oldest first); rewrites the file with
-// only those when it has grown past twice that many.
+// only those when it has grown past twice that many (mode 0600, through a
+// temporary file with a name of its own, renamed over it).
 std::vector<std::string> load_history(const std::string &path, size_t keep);
 
 // Appends one entry, creating the file's directory (mode 0700) as needed.

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <new>
 
 #include "interrupt.h"
 #include "runtime/error.h"
@@ -12,6 +13,7 @@
 #include "runtime/printer.h"
 #include "runtime/reader.h"
 #include "runtime/srcloc.h"
+#include "session.h"
 
 namespace kiln {
 
@@ -62,14 +64,20 @@ bool run_in_repl(ReplSession &s, const std::function<void()> &fn) {
     fn();
     return true;
   } catch (LispError &e) {
-    std::string line = error_line(e);
-    g_raised = NOVALUE;
-    print_repl_error(s, line);
+    try {
+      std::string line = error_line(e);
+      g_raised = NOVALUE;
+      print_repl_error(s, line);
+    } catch (const std::bad_alloc &) {
+      report_malloc_exhausted();
+    }
   } catch (ExitThrow &x) {
     s.finished = true;
     s.exit_code = x.code;
   } catch (ContinuationThrow &) {
     print_repl_error(s, "error: continuation invoked outside its extent");
+  } catch (const std::bad_alloc &) {
+    report_malloc_exhausted();
   } catch (InterruptThrow &) {
     // On a terminal the line discipline has echoed ^C without a newline.
     std::fflush(stdout);

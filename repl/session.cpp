@@ -1,6 +1,7 @@
 #include "session.h"
 
 #include <cstdio>
+#include <new>
 
 #include "runtime/eval.h"
 #include "runtime/printer.h"
@@ -31,12 +32,23 @@ void report_uncaught(const LispError &e) {
   g_raised = NOVALUE;
 }
 
+void report_malloc_exhausted() {
+  g_raised = NOVALUE;
+  std::fflush(stdout);
+  std::fputs("error: out of memory\n", stderr);
+  std::fflush(stderr);
+}
+
 RunResult run_guarded(const std::function<void()> &fn, int *exit_code) {
   try {
     fn();
     return RunResult::ok;
   } catch (LispError &e) {
-    report_uncaught(e);
+    try {
+      report_uncaught(e);
+    } catch (const std::bad_alloc &) {
+      report_malloc_exhausted();
+    }
     *exit_code = 1;
     return RunResult::error;
   } catch (ExitThrow &x) {
@@ -49,6 +61,10 @@ RunResult run_guarded(const std::function<void()> &fn, int *exit_code) {
   } catch (InterruptThrow &) {
     report_uncaught_message("interrupted");
     *exit_code = 130;
+    return RunResult::error;
+  } catch (const std::bad_alloc &) {
+    report_malloc_exhausted();
+    *exit_code = 1;
     return RunResult::error;
   }
 }

@@ -15,6 +15,9 @@ namespace kiln {
 // Prints "FILE:LINE:COL: error: MESSAGE" and the "  at NAME (LOC)" lines.
 void report_uncaught(const LispError &e);
 void report_uncaught_message(const std::string &msg);
+// C++ memory (malloc) ran out where no Lisp error could be made, or while
+// reporting one: prints "error: out of memory" without allocating.
+void report_malloc_exhausted();
 
 enum class RunResult { ok, error, exit };
 // Runs fn; on an uncaught Lisp error reports it. *exit_code is set for exit.

@@ -653,7 +653,7 @@ static Node *analyze_body(Value forms, Scope *sc, bool tail, Value whole) {
 
 static Node *analyze_call(Value x, Scope *sc, bool tail) {
   int n = list_len(cdr(x));
-  if (n < 0) syntax_error(x, fmt::format("bad syntax: improper list in call {}", write_string(x)));
+  if (n < 0) syntax_error(x, fmt::format("bad syntax: improper list in call {}", error_value_string(x)));
   Node *fn = analyze(car(x), sc, false);
   Node **args = node_array<Node>(n);
   int i = 0;

@@ -2,6 +2,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <new>
 
 #include "eval.h"
 #include "eval_internal.h"
@@ -16,10 +17,17 @@ Value g_raised = NOVALUE;
 Value g_escape_values = NOVALUE;
 Value g_handlers = NIL;
 
-// Values printed inside messages are cut so one bad argument cannot flood a line.
+std::string error_value_string(Value v, size_t max_chars) {
+  std::string s;
+  print_value_capped(s, v, true, max_chars);
+  return s;
+}
+
+// A type error is one line: its value is cut much shorter than other messages'
+// (80 characters at most, `...` included).
 static std::string short_write(Value v) {
-  std::string s = write_string(v);
-  if (s.size() > 80) s = s.substr(0, 77) + "...";
+  std::string s = error_value_string(v, 80);
+  if (s.size() > 80) s = error_value_string(v, 77);
   return s;
 }
 
@@ -52,7 +60,14 @@ void gc_out_of_memory(size_t bytes) {
   struct Reset {
     ~Reset() { raising = false; }
   } reset;
-  throw_errorf("out of memory: cannot allocate {} bytes", bytes);
+  std::string msg;
+  try {
+    msg = fmt::format("out of memory: cannot allocate {} bytes", bytes);
+  } catch (const std::bad_alloc &) {
+    // malloc is out too: the message made at start-up needs no memory.
+    throw_raised(g_out_of_memory, {});
+  }
+  throw_error(msg);
 }
 
 // R7RS: the current handler runs in the dynamic context of the raise, with the
@@ -109,15 +124,16 @@ void arity_error(std::string_view who, int min, int max, int got) {
 std::string error_message_of(Value raised) {
   if (is_error_obj(raised)) {
     ErrorObj *e = as<ErrorObj>(raised);
-    std::string s =
-        is_string(e->message) ? std::string(string_view_of(e->message)) : display_string(e->message);
+    std::string s;
+    if (is_string(e->message)) s = string_view_of(e->message);
+    else print_value_capped(s, e->message, false, kErrorValueChars);
     for (Value p = e->irritants; is_pair(p); p = cdr(p)) {
       s += ' ';
-      s += write_string(car(p));
+      s += error_value_string(car(p));
     }
     return s;
   }
-  return "uncaught exception: " + write_string(raised);
+  return "uncaught exception: " + error_value_string(raised);
 }
 
 }  // namespace kiln

@@ -80,6 +80,12 @@ template <class... A> [[noreturn]] void throw_errorf(fmt::format_string<A...> f,
 // "WHO: expected N arguments, got M" (N may be "at least 1", "1 to 2")
 [[noreturn]] void arity_error(std::string_view who, int min, int max, int got);
 
+// A value as error messages print it: `write` form, cut at `max_chars`
+// characters with `...` appended, so one huge value cannot flood the terminal
+// or cost more than the cap to print.
+constexpr size_t kErrorValueChars = 1000;
+std::string error_value_string(Value v, size_t max_chars = kErrorValueChars);
+
 // The message an uncaught raised value prints after "error: ".
 std::string error_message_of(Value raised);
 

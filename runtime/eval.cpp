@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <new>
 
 #include "eval_internal.h"
 #include "handlers.h"
@@ -24,7 +25,7 @@ static std::string proc_display_name(Closure *c) {
   return is_symbol(n) ? std::string(symbol_name(n)) : std::string("#<procedure>");
 }
 
-void not_a_procedure(Value f) { throw_errorf("not a procedure: {}", write_string(f)); }
+void not_a_procedure(Value f) { throw_errorf("not a procedure: {}", error_value_string(f)); }
 
 void stack_overflow() {
   // Leave headroom so the handler machinery itself can run.
@@ -120,7 +121,12 @@ Value run_closure(Closure *c, Frame *f) {
     try {
       r = c->lam->body->eval(f);
     } catch (LispError &e) {
-      if (e.trace.size() < 10) e.trace.push_back(TraceEntry{proc_display_name(c), e.pending});
+      // Out of malloc memory (the error may be "out of memory"), the backtrace
+      // loses this line rather than the error becoming a std::bad_alloc.
+      try {
+        if (e.trace.size() < 10) e.trace.push_back(TraceEntry{proc_display_name(c), e.pending});
+      } catch (const std::bad_alloc &) {
+      }
       e.pending = entry_site ? entry_site->loc : SrcLoc{};
       throw;
     }

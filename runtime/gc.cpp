@@ -42,6 +42,30 @@ static int exclude_library_data(struct dl_phdr_info *info, size_t, void *) {
   return 0;
 }
 
+// Tensor data are large pointer-free blocks allocated "ignore off page"; the
+// collector's advice about repeated large allocations does not apply to them,
+// so that warning is dropped. So is every note the collector makes while
+// memory runs out (a heap that cannot grow, a header or scratch block it cannot
+// get): an allocation it finally refuses is Kiln's own "out of memory" error
+// (gc_out_of_memory), and one it still satisfies needs no report. Every other
+// warning still reaches stderr.
+static bool is_dropped_gc_warning(const char *msg) {
+  static const char *const kDropped[] = {"Repeated allocation of very large block",
+                                         "Failed to expand heap",
+                                         "Out of Memory",  // "...Trying to continue", "...Returning NULL"
+                                         "Out of memory",  // "- trying to allocate requested amount"
+                                         "Header allocation failed",
+                                         "Failed to grow mark stack"};
+  for (const char *dropped : kDropped)
+    if (std::strstr(msg, dropped)) return true;
+  return false;
+}
+
+void gc_warning(char *msg, GC_word arg) {
+  if (is_dropped_gc_warning(msg)) return;
+  std::fprintf(stderr, msg, static_cast<unsigned long>(arg));
+}
+
 void gc_init() {
   static bool done = false;
   if (done) return;
@@ -65,17 +89,7 @@ void gc_init() {
   constexpr size_t kStartingHeap = 8u << 20;
   if (!std::getenv("GC_INITIAL_HEAP_SIZE") && GC_get_heap_size() < kStartingHeap)
     GC_expand_hp(kStartingHeap - GC_get_heap_size());
-  // Tensor data are large pointer-free blocks allocated "ignore off page"; the
-  // collector's advice about repeated large allocations does not apply to them,
-  // so that warning is dropped, and so are its notes on a refused allocation,
-  // which Kiln reports as an "out of memory" error. Every other warning still
-  // reaches stderr.
-  GC_set_warn_proc([](char *msg, GC_word arg) {
-    for (const char *dropped :
-         {"Repeated allocation of very large block", "Failed to expand heap", "Out of Memory"})
-      if (std::strstr(msg, dropped)) return;
-    std::fprintf(stderr, msg, static_cast<unsigned long>(arg));
-  });
+  GC_set_warn_proc(gc_warning);
   if (const char *s = std::getenv("KILN_GC_STRESS")) {
     long n = std::strtol(s, nullptr, 10);
     if (n > 0) g_gc_stress_every = uint64_t(n);

@@ -13,6 +13,9 @@
 namespace kiln {
 
 void gc_init();
+// The collector's warning procedure (gc_init installs it): drops the notes it
+// makes while memory runs out, passes every other warning to stderr.
+void gc_warning(char *msg, GC_word arg);
 // Writable segments of shared libraries gc_init told the collector to skip
 // (see kUnscannedLibraries in gc.cpp).
 extern int g_gc_unscanned_segments;

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cstdlib>
 #include <optional>
@@ -439,11 +440,12 @@ static bool next_element(std::string &out, OpenContainer &c, Labels *labels, Val
 // element in *first unless next_element gives that (*has_first false). At a container: in the first attempt
 // (no labels), counts its nesting, in the second, prints its label; a label reference prints whole.
 static std::optional<OpenContainer> print_start(std::string &out, Value v, bool write, Labels *labels,
-                                                size_t depth, Value *first, bool *has_first) {
+                                                size_t depth, size_t max_depth, Value *first,
+                                                bool *has_first) {
   if (is_container(v)) {
     if (labels) {
       if (print_label(out, labels, v)) return std::nullopt;
-    } else if (depth >= kMaxCheckedDepth) {
+    } else if (depth >= max_depth) {
       throw MaybeCyclic{};
     }
   }
@@ -589,14 +591,18 @@ static std::optional<OpenContainer> print_start(std::string &out, Value v, bool 
 // Depth-first with an explicit stack of open containers, so nesting is
 // bounded by memory, not by the C stack. The stack holds Values in malloc
 // memory, safe for the reason SearchStates gives.
-static void print_iterative(std::string &out, Value root, bool write, Labels *labels) {
+// Stops early once `out` holds `stop_at` characters (print_value_capped). The
+// first attempt (no labels) gives up at nesting `max_depth`.
+static void print_iterative(std::string &out, Value root, bool write, Labels *labels, size_t stop_at,
+                            size_t max_depth) {
   std::vector<OpenContainer> open;
   Value v = root;
   bool w = write;
   for (;;) {
+    if (out.size() >= stop_at) return;
     Value first;
     bool has_first;
-    if (auto c = print_start(out, v, w, labels, open.size(), &first, &has_first)) {
+    if (auto c = print_start(out, v, w, labels, open.size(), max_depth, &first, &has_first)) {
       open.push_back(*c);
       if (has_first) {
         v = first;
@@ -615,23 +621,45 @@ static void print_iterative(std::string &out, Value root, bool write, Labels *la
   }
 }
 
-void print_value(std::string &out, Value v, bool write) {
+// `max_depth` bounds the first attempt's nesting: past it, a cycle through
+// cars or elements is looked for before printing on.
+static void print_value_until(std::string &out, Value v, bool write, size_t stop_at, size_t max_depth) {
   size_t start = out.size();
   try {
-    print_iterative(out, v, write, nullptr);
+    print_iterative(out, v, write, nullptr, stop_at, max_depth);
     return;
   } catch (MaybeCyclic &) {
     out.resize(start);
   }
   Labels labels;
   for (Value t : find_labelled(v, false)) labels.ids.emplace(t.bits, -1);
-  print_iterative(out, v, write, &labels);
+  print_iterative(out, v, write, &labels, stop_at, max_depth);
+}
+
+void print_value(std::string &out, Value v, bool write) {
+  print_value_until(out, v, write, SIZE_MAX, kMaxCheckedDepth);
+}
+
+void print_value_capped(std::string &out, Value v, bool write, size_t max_chars) {
+  size_t start = out.size();
+  // One character past the cap tells "exactly max_chars" from "more". Every
+  // level of nesting prints at least one character, so a cycle through cars or
+  // elements is looked for once a quarter of the cap is nested, well before the
+  // cut could come first and print it unlabelled.
+  print_value_until(out, v, write, start + max_chars + 1, std::min<size_t>(kMaxCheckedDepth, max_chars / 4));
+  if (out.size() - start > max_chars) {
+    size_t cut = start + max_chars;
+    // Never split a UTF-8 sequence (a symbol's or a displayed string's bytes).
+    while (cut > start && (static_cast<unsigned char>(out[cut]) & 0xc0) == 0x80) cut--;
+    out.resize(cut);
+    out += "...";
+  }
 }
 
 void print_value_shared(std::string &out, Value v) {
   Labels labels;
   for (Value t : find_labelled(v, true)) labels.ids.emplace(t.bits, -1);
-  print_iterative(out, v, true, &labels);
+  print_iterative(out, v, true, &labels, SIZE_MAX, kMaxCheckedDepth);
 }
 
 std::string write_string(Value v) {

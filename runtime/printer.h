@@ -17,6 +17,9 @@ void print_value(std::string &out, Value v, bool write);
 // cyclic) gets a datum label: (let ((l (list 1))) (list l l)) prints
 // (#0=(1) #0#).
 void print_value_shared(std::string &out, Value v);
+// At most max_chars characters of the printed value, then `...` when there was
+// more; the printing itself stops there, so a huge value costs no more.
+void print_value_capped(std::string &out, Value v, bool write, size_t max_chars);
 std::string write_string(Value v);
 std::string display_string(Value v);
 // The float rule of SPEC §3: shortest round-trip digits, always marked as a float.

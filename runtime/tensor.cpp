@@ -92,8 +92,8 @@ void transpose_permutation(int argc, Value axes, const Shape &s, int *perm) {
     }
   }
   if (!ok)
-    throw_errorf("transpose: axes {} are not a permutation of 0..{} for {}", write_string(axes), s.rank - 1,
-                 describe_shape(s));
+    throw_errorf("transpose: axes {} are not a permutation of 0..{} for {}", error_value_string(axes),
+                 s.rank - 1, describe_shape(s));
 }
 
 int tensor_axis(const char *who, int pos, Value axis, const Shape &s) {

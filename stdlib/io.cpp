@@ -38,7 +38,7 @@ Port *out_port(const char *who, int argc, Value *argv, int idx) {
   Value v = argc > idx ? argv[idx] : current_output_port();
   if (!is_port(v) || !(as<Port>(v)->kind & PORT_OUTPUT)) {
     if (argc > idx) type_error(who, idx + 1, "an output port", v);
-    throw_errorf("{}: the current output port is not an output port, got {}", who, write_string(v));
+    throw_errorf("{}: the current output port is not an output port, got {}", who, error_value_string(v));
   }
   return checked_open(who, as<Port>(v));
 }
@@ -47,7 +47,7 @@ Port *in_port(const char *who, int argc, Value *argv, int idx) {
   Value v = argc > idx ? argv[idx] : current_input_port();
   if (!is_port(v) || !(as<Port>(v)->kind & PORT_INPUT)) {
     if (argc > idx) type_error(who, idx + 1, "an input port", v);
-    throw_errorf("{}: the current input port is not an input port, got {}", who, write_string(v));
+    throw_errorf("{}: the current input port is not an input port, got {}", who, error_value_string(v));
   }
   return checked_open(who, as<Port>(v));
 }

@@ -1,20 +1,29 @@
 // model_file.cpp — save-model / load-model (SPEC §7), format in docs/model-format.md.
 //
-// Invariant: a model file is line-oriented text, `kiln-model 1` first and
-// `end` last, one item header per line, so every reading error can name the
-// line. Floats are written as C99 hex floats (%a) and read with strtod, which
-// round-trips every double bit for bit (NaN is written as `nan`, read back as
-// the canonical NaN). The reader never trusts a count: every length is checked
-// against what the file really holds before anything is allocated, so a
-// damaged file raises an error and never crashes or allocates wildly.
+// Invariant: a model file is line-oriented text, `kiln-model 2` first, then the
+// value, `end`, and a `crc32 XXXXXXXX` line last (zlib's CRC-32 of every byte
+// before it), one item header per line, so every reading error can name the
+// line. The checksum is checked before anything is parsed: a damaged file is
+// refused as damaged, never read as a different value. Floats are written as
+// C99 hex floats (%a) and read with strtod, which round-trips every double bit
+// for bit (NaN is written as `nan`, read back as the canonical NaN); the reader
+// accepts only that form, so a decimal or out-of-range float is an error. The
+// reader never trusts a count: every length is checked against what the file
+// really holds before anything is allocated, so a damaged file raises an error
+// and never crashes or allocates wildly. Version 1 (no checksum line) is still
+// read, by the same strict rules.
+#include <fcntl.h>
 #include <fmt/format.h>
 #include <unistd.h>
+#include <zlib.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -25,7 +34,9 @@
 namespace kiln {
 namespace {
 
-constexpr int kFormatVersion = 1;
+constexpr int kFormatVersion = 2;      // what save-model writes
+constexpr int kOldestReadVersion = 1;  // version 1: no checksum line
+constexpr const char *kChecksumWord = "crc32 ";
 constexpr int kMaxDepth = 10000;
 constexpr int kFloatsPerLine = 8;
 
@@ -59,7 +70,7 @@ void put_quoted(std::string &out, std::string_view s) {
   throw_errorf(
       "save-model: cannot save {} (only numbers, strings, symbols, booleans, chars, lists, vectors and "
       "tensors)",
-      write_string(v));
+      error_value_string(v));
 }
 
 void write_value(std::string &out, Value v, int depth) {
@@ -118,16 +129,46 @@ void write_value(std::string &out, Value v, int depth) {
   }
 }
 
+uint32_t checksum_of(const char *data, size_t n) {
+  uLong crc = crc32(0L, Z_NULL, 0);
+  // zlib takes a uInt length: feed a large text in pieces.
+  while (n > 0) {
+    uInt piece = uInt(std::min<size_t>(n, 1u << 30));
+    crc = crc32(crc, reinterpret_cast<const Bytef *>(data), piece);
+    data += piece;
+    n -= piece;
+  }
+  return uint32_t(crc);
+}
+
 Value b_save_model(int, Value *argv) {
   arg_string("save-model", 1, argv[0]);
   std::string path(string_view_of(argv[0]));
   std::string text = "kiln-model " + std::to_string(kFormatVersion) + "\n";
   write_value(text, argv[1], 0);
   text += "end\n";
+  text += fmt::format("{}{:08x}\n", kChecksumWord, checksum_of(text.data(), text.size()));
   // Atomic replace: a reader sees the old file or the whole new one.
-  std::string tmp = path + ".tmp." + std::to_string(getpid());
-  FILE *f = std::fopen(tmp.c_str(), "wb");
-  if (!f) throw_errorf("save-model: cannot write {}: {}", path, std::strerror(errno));
+  // The temporary file is new (O_EXCL: a link planted at its name is never
+  // followed) and its name is this call's own, so two saves at once, from two
+  // processes or two threads, never write into one file.
+  static std::atomic<uint64_t> saves{0};
+  std::string tmp;
+  int fd = -1;
+  for (int attempt = 0; fd < 0 && attempt < 100; attempt++) {
+    tmp = fmt::format("{}.tmp.{}.{}", path, getpid(), saves++);
+    fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (fd < 0 && errno != EEXIST) break;
+  }
+  FILE *f = fd < 0 ? nullptr : fdopen(fd, "wb");
+  if (!f) {
+    int err = errno;
+    if (fd >= 0) {
+      close(fd);
+      unlink(tmp.c_str());
+    }
+    throw_errorf("save-model: cannot write {}: {}", path, std::strerror(err));
+  }
   bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
   ok = std::fflush(f) == 0 && ok;
   ok = fsync(fileno(f)) == 0 && ok;
@@ -165,8 +206,13 @@ struct Reader {
   }
 };
 
+// Decimal digits with an optional '-', as std::to_string writes them: no '+',
+// no spaces, nothing after.
 bool parse_int(const std::string &s, int64_t &out) {
-  if (s.empty()) return false;
+  size_t digits = s.size() > 0 && s[0] == '-' ? 1 : 0;
+  if (digits == s.size()) return false;
+  for (size_t i = digits; i < s.size(); i++)
+    if (!std::isdigit((unsigned char)s[i])) return false;
   errno = 0;
   char *end = nullptr;
   long long v = std::strtoll(s.c_str(), &end, 10);
@@ -175,11 +221,50 @@ bool parse_int(const std::string &s, int64_t &out) {
   return true;
 }
 
-bool parse_float(const std::string &s, double &out) {
-  if (s.empty() || std::isspace((unsigned char)s[0])) return false;
+size_t hex_digits_at(const std::string &s, size_t i) {
+  size_t start = i;
+  while (i < s.size() && (std::isdigit((unsigned char)s[i]) || (s[i] >= 'a' && s[i] <= 'f'))) i++;
+  return i - start;
+}
+
+// What put_float writes and nothing else: `nan`, `inf`, `-inf`, or
+// -?0xH[.H...]p[+-]D as printf's %a spells it (lowercase). Empty when `s` is one
+// and `out` holds its value; otherwise the reason it is refused.
+std::string parse_float(const std::string &s, double &out) {
+  const std::string expected = "expected a hex float (like 0x1.8p+1), inf, -inf or nan, got '" + s + "'";
+  if (s == "nan") {
+    out = std::numeric_limits<double>::quiet_NaN();
+    return "";
+  }
+  if (s == "inf" || s == "-inf") {
+    out = s[0] == '-' ? -HUGE_VAL : HUGE_VAL;
+    return "";
+  }
+  size_t i = s.size() > 0 && s[0] == '-' ? 1 : 0;
+  if (s.compare(i, 2, "0x") != 0) return expected;
+  i += 2;
+  size_t n = hex_digits_at(s, i);
+  if (n == 0) return expected;
+  bool nonzero = s.find_first_not_of('0', i) < i + n;
+  i += n;
+  if (i < s.size() && s[i] == '.') {
+    n = hex_digits_at(s, ++i);
+    if (n == 0) return expected;
+    nonzero = nonzero || s.find_first_not_of('0', i) < i + n;
+    i += n;
+  }
+  if (i + 1 >= s.size() || s[i] != 'p' || (s[i + 1] != '+' && s[i + 1] != '-')) return expected;
+  i += 2;
+  if (i == s.size()) return expected;
+  for (; i < s.size(); i++)
+    if (!std::isdigit((unsigned char)s[i])) return expected;
   char *end = nullptr;
   out = std::strtod(s.c_str(), &end);
-  return *end == 0;
+  if (*end) return expected;
+  // Too large for a double, or so small that it rounds to zero: not a value
+  // save-model can have written.
+  if (std::isinf(out) || (out == 0 && nonzero)) return "float out of range for a double: '" + s + "'";
+  return "";
 }
 
 bool parse_quoted(const std::string &s, std::string &out) {
@@ -231,7 +316,8 @@ Value read_value(Reader &r, int depth) {
   }
   if (word == "float") {
     double d;
-    if (!parse_float(rest, d)) r.bad(at, "expected a float, got '" + rest + "'");
+    std::string why = parse_float(rest, d);
+    if (!why.empty()) r.bad(at, why);
     return make_double(d);
   }
   if (word == "true" && rest.empty()) return TRUE_V;
@@ -311,7 +397,8 @@ Value read_value(Reader &r, int depth) {
         double d;
         if (filled >= int64_t(size))
           r.bad(line_at, "more elements than a " + shape_string(s) + " tensor holds");
-        if (!parse_float(tok, d)) r.bad(line_at, "expected a float, got '" + tok + "'");
+        std::string why = parse_float(tok, d);
+        if (!why.empty()) r.bad(line_at, why);
         t->data[filled++] = d;
         on_line++;
         if (sp == std::string::npos) break;
@@ -324,6 +411,28 @@ Value read_value(Reader &r, int depth) {
     return keep;
   }
   r.bad(at, "unknown item '" + word + "'");
+}
+
+// The last line is `crc32 ` and eight lowercase hex digits, the CRC-32 of every
+// byte before that line. Called with the file's complete lines, so `text` ends
+// with the checksum line and its newline. Hex digits must be lowercase: with
+// either case accepted, a flipped case bit would go unnoticed.
+void check_checksum(const Reader &r, const std::string &text) {
+  size_t at = r.lines.size() - 1;
+  const std::string &line = r.lines[at];
+  size_t word = std::strlen(kChecksumWord);
+  if (line.compare(0, word, kChecksumWord) != 0)
+    throw_errorf("load-model: {}: no checksum line at line {} (the file is truncated or damaged)", r.path,
+                 at + 1);
+  if (line.size() != word + 8 || hex_digits_at(line, word) != 8)
+    r.bad(at, "expected 'crc32' and 8 lowercase hex digits, got '" + line + "'");
+  uint32_t stored = uint32_t(std::strtoul(line.c_str() + word, nullptr, 16));
+  uint32_t actual = checksum_of(text.data(), text.size() - line.size() - 1);
+  if (stored != actual)
+    throw_errorf(
+        "load-model: {}: checksum mismatch (the file says {:08x}, its contents give {:08x}): the file is "
+        "damaged",
+        r.path, stored, actual);
 }
 
 Value b_load_model(int, Value *argv) {
@@ -356,10 +465,15 @@ Value b_load_model(int, Value *argv) {
   int64_t version;
   if (!parse_int(r.lines[0].substr(11), version))
     throw_errorf("load-model: {}: not a Kiln model file", r.path);
-  if (version != kFormatVersion)
-    throw_errorf("load-model: {}: unsupported format version {} (this Kiln reads version {})", r.path,
-                 version, kFormatVersion);
+  if (version < kOldestReadVersion || version > kFormatVersion)
+    throw_errorf("load-model: {}: unsupported format version {} (this Kiln reads versions {} to {})", r.path,
+                 version, kOldestReadVersion, kFormatVersion);
   if (cut) r.lines.pop_back();  // never trust a partial line
+  if (version >= 2) {
+    if (cut || r.lines.size() < 2) r.truncated();
+    check_checksum(r, text);
+    r.lines.pop_back();
+  }
   r.next = 1;
   Value v = read_value(r, 0);
   if (r.next >= r.lines.size()) r.truncated();

@@ -239,7 +239,8 @@ Value b_string_map(int argc, Value *a) {
   for (int64_t i = 0; i < n; i++) {
     for (int j = 1; j < argc; j++) args[j - 1] = make_char((unsigned char)as<String>(a[j])->data[i]);
     Value c = apply_proc(proc, argc - 1, args);
-    if (!is_char(c)) throw_errorf("string-map: the procedure must return a char, got {}", write_string(c));
+    if (!is_char(c))
+      throw_errorf("string-map: the procedure must return a char, got {}", error_value_string(c));
     as<String>(out)->data[i] = char(char_of(c));
   }
   return out;

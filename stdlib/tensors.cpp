@@ -92,12 +92,13 @@ void fill_nested(Value v, const Shape &s, int depth, double *&out) {
       return;
     }
     if (is_sequence(v))
-      throw_errorf("tensor: ragged input at depth {}: expected a number, got {}", depth, write_string(v));
-    throw_errorf("tensor: element at depth {} must be a number, got {}", depth, write_string(v));
+      throw_errorf("tensor: ragged input at depth {}: expected a number, got {}", depth,
+                   error_value_string(v));
+    throw_errorf("tensor: element at depth {} must be a number, got {}", depth, error_value_string(v));
   }
   if (!is_sequence(v) || sequence_length(v) != s.dim[depth])
     throw_errorf("tensor: ragged input at depth {}: expected a list of {} element{}, got {}", depth,
-                 s.dim[depth], s.dim[depth] == 1 ? "" : "s", write_string(v));
+                 s.dim[depth], s.dim[depth] == 1 ? "" : "s", error_value_string(v));
   if (is_vector(v)) {
     Vector *vec = as<Vector>(v);
     for (int64_t i = 0; i < vec->len; i++) fill_nested(vec->items[i], s, depth + 1, out);
@@ -308,7 +309,7 @@ Value b_tensor_map(int, Value *argv) {
     Value x = make_double(in->data[i]);
     Value r = apply_proc(f, 1, &x);
     if (!is_number(r))
-      throw_errorf("tensor-map: the procedure must return a number, got {}", write_string(r));
+      throw_errorf("tensor-map: the procedure must return a number, got {}", error_value_string(r));
     out->data[i] = number_as_double(r);
   }
   return keep;
@@ -404,7 +405,8 @@ Value b_reshape(int, Value *argv) {
     if (s.rank == kMaxRank)
       throw_errorf("reshape: rank {} exceeds the maximum rank {}", list_length(spec), kMaxRank);
     if (int_of(d) == -1) {
-      if (infer >= 0) throw_errorf("reshape: only one -1 is allowed in the shape {}", write_string(spec));
+      if (infer >= 0)
+        throw_errorf("reshape: only one -1 is allowed in the shape {}", error_value_string(spec));
       infer = s.rank;
       s.dim[s.rank++] = -1;
     } else {

@@ -1,7 +1,10 @@
 // GC-safety tests: build large structures that are reachable only from this
 // test's stack, force full collections with garbage allocated in between, and
 // check that every object survived intact.
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
+#include <cstdio>
 #include <string>
 
 #include "runtime/eval.h"
@@ -149,4 +152,43 @@ TEST_CASE("gc: the executable's data is scanned, the listed libraries' data is n
   CHECK(g_garbage_finalized > 0);
   CHECK_FALSE(g_static_object_finalized);
   CHECK(int_of(car(g_only_in_static_data)) == 7);
+}
+
+namespace {
+
+// What gc_warning writes to stderr for one warning.
+std::string warning_output(const char *msg, GC_word arg) {
+  std::fflush(stderr);
+  int saved = dup(2);
+  FILE *capture = std::tmpfile();
+  REQUIRE(capture != nullptr);
+  dup2(fileno(capture), 2);
+  gc_warning(const_cast<char *>(msg), arg);
+  std::fflush(stderr);
+  dup2(saved, 2);
+  close(saved);
+  std::string out;
+  std::rewind(capture);
+  for (int c; (c = std::fgetc(capture)) != EOF;) out += char(c);
+  std::fclose(capture);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("gc: the collector's out-of-memory notes never reach stderr", "[gc]") {
+  // libgc 8.2's texts, as its WARN macro passes them to the warn procedure.
+  for (const char *msg : {"GC Warning: Out of memory - trying to allocate requested amount (%ld bytes)...\n",
+                          "GC Warning: Header allocation failed: dropping block\n",
+                          "GC Warning: Out of Memory!  Trying to continue...\n",
+                          "GC Warning: Out of Memory! Heap size: %ld MiB. Returning NULL!\n",
+                          "GC Warning: Failed to expand heap by %ld bytes\n",
+                          "GC Warning: Failed to grow mark stack to %ld frames\n",
+                          "GC Warning: Repeated allocation of very large block (appr. size %ld):\n"})
+    CHECK(warning_output(msg, 336) == "");
+  // Every other warning still does, with its argument.
+  CHECK(warning_output("GC Warning: Marker thread creation failed, errno= %ld\n", 11) ==
+        "GC Warning: Marker thread creation failed, errno= 11\n");
+  CHECK(warning_output("GC Warning: GC_get_nprocs() returned %ld\n", 7) ==
+        "GC Warning: GC_get_nprocs() returned 7\n");
 }

@@ -1,0 +1,169 @@
+#!/usr/bin/env python3
+"""Model files refuse damage: every single-bit flip of a saved file, and every
+float the format does not allow, is a clear error naming the file (exit 1, never
+a signal), while intact files of versions 1 and 2 load.
+
+usage: test_bit_flips.py KILN_BINARY
+"""
+import os
+import subprocess
+import sys
+import tempfile
+import zlib
+
+KILN = os.path.realpath(sys.argv[1])
+failures = []
+
+
+def fail(msg):
+    failures.append(msg)
+    print("FAIL:", msg)
+
+
+def kiln(args, cwd, timeout=300):
+    return subprocess.run([KILN] + args, cwd=cwd, capture_output=True, text=True,
+                          encoding="latin-1", timeout=timeout)
+
+
+def with_checksum(body):
+    """A version-2 file: BODY (ending in 'end\\n') and its crc32 line."""
+    return body + "crc32 %08x\n" % zlib.crc32(body.encode("latin-1"))
+
+
+def lisp_string(s):
+    return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def load_each(names, cwd):
+    """Loads every file in one kiln process; returns {name: report line}."""
+    prog = "".join(
+        "(guard (e (#t (display (condition/report-string e))))"
+        " (write (load-model %s)))\n(newline)\n" % lisp_string(n) for n in names)
+    with open(os.path.join(cwd, "load_each.lisp"), "w") as f:
+        f.write(prog)
+    r = kiln(["load_each.lisp"], cwd)
+    if r.returncode != 0:
+        fail("batch load ended with status %d: %s" % (r.returncode, r.stderr[-500:]))
+        return {}
+    lines = r.stdout.split("\n")[:len(names)]
+    return dict(zip(names, lines))
+
+
+with tempfile.TemporaryDirectory() as d:
+    # A small file holding every kind of item.
+    r = kiln(["-e", '(save-model "m.kiln" (list 1 -2 2.5 "hi" (quote s) #\\a #t (quote ())'
+              ' (cons 1 2) (vector 3) (tensor (quote ((1 2) (3 4))))))'], d)
+    if r.returncode != 0:
+        sys.exit("save-model failed: " + r.stderr)
+    whole = open(os.path.join(d, "m.kiln"), "rb").read()
+    body, crc_line = whole[:whole.rindex(b"crc32 ")], whole[whole.rindex(b"crc32 "):]
+    if not whole.startswith(b"kiln-model 2\n") or not body.endswith(b"\nend\n"):
+        fail("unexpected layout: %r" % whole[:40])
+    if crc_line != b"crc32 %08x\n" % zlib.crc32(body):
+        fail("checksum line %r is not zlib's crc32 of the rest" % crc_line)
+
+    # Every single-bit flip, loaded under guard in one process.
+    names = []
+    for i in range(len(whole) * 8):
+        damaged = bytearray(whole)
+        damaged[i // 8] ^= 1 << (i % 8)
+        name = "flip%d.kiln" % i
+        with open(os.path.join(d, name), "wb") as f:
+            f.write(damaged)
+        names.append(name)
+    reports = load_each(names, d)
+    for name in names:
+        got = reports.get(name, "")
+        if not got.startswith("load-model: %s: " % name):
+            fail("%s (bit %s) was not refused with an error naming it: %r"
+                 % (name, name[4:-5], got[:200]))
+    # Some of them uncaught, each in its own process: status 1 and the error line.
+    for name in names[::41]:
+        r = kiln([ "-e", "(load-model %s)" % lisp_string(name)], d)
+        if r.returncode != 1 or ("error: load-model: %s: " % name) not in r.stderr:
+            fail("%s uncaught: status %d, stderr %r" % (name, r.returncode, r.stderr[:200]))
+
+    # Intact files load: the saved one, and version 1 without a checksum.
+    cases = {
+        "saved.kiln": (whole.decode("latin-1"),
+                       '(1 -2 2.5 "hi" s #\\a #t () (1 . 2) #(3) #<tensor 2x2 [1.0 2.0 3.0 4.0]>)'),
+        "v1.kiln": ("kiln-model 1\nlist 2\nint 5\nfloat 0x1.8p+1\nend\n", "(5 3.0)"),
+        "hex.kiln": (with_checksum("kiln-model 2\nvector 6\nfloat -0x0p+0\nfloat inf\nfloat -inf\n"
+                                   "float nan\nfloat 0x0.0000000000001p-1022\nfloat 0x1.fffffffffffffp+1023\nend\n"),
+                     "#(-0.0 +inf.0 -inf.0 +nan.0 5e-324 1.7976931348623157e+308)"),
+    }
+    # Refused although the checksum is right: floats and integers the format
+    # does not allow, in both versions.
+    bad = {
+        "decimal": ("float 2.5", "line 2: expected a hex float (like 0x1.8p+1), inf, -inf or nan, got '2.5'"),
+        "infinity": ("float infinity", "got 'infinity'"),
+        "plus_inf": ("float +inf", "got '+inf'"),
+        "upper": ("float 0X1P+0", "got '0X1P+0'"),
+        "no_exp": ("float 0x1.8", "got '0x1.8'"),
+        "exp_digits": ("float 0x1p", "got '0x1p'"),
+        "space": ("float  0x1p+0", "got ' 0x1p+0'"),
+        "overflow": ("float 0x1p+1024", "line 2: float out of range for a double: '0x1p+1024'"),
+        "huge_exp": ("float 0x1p+99999999999999999999", "float out of range"),
+        "underflow": ("float 0x1p-1080", "float out of range for a double: '0x1p-1080'"),
+        "tensor_decimal": ("tensor 1 2\n0x1p+0 1.5", "line 3: expected a hex float"),
+        "tensor_inf": ("tensor 1 2\n0x1p+0 Infinity", "got 'Infinity'"),
+        "int_plus": ("int +5", "line 2: expected an integer, got '+5'"),
+        "int_space": ("int  5", "expected an integer, got ' 5'"),
+    }
+    expect_error = {}
+    for key, (item, msg) in bad.items():
+        cases_v = {"v2_" + key: with_checksum("kiln-model 2\n%s\nend\n" % item),
+                   "v1_" + key: "kiln-model 1\n%s\nend\n" % item}
+        for n, text in cases_v.items():
+            expect_error[n + ".kiln"] = msg
+            cases[n + ".kiln"] = (text, None)
+    # The checksum line itself.
+    body2 = "kiln-model 2\nint 7\nend\n"
+    good_crc = "%08x" % zlib.crc32(body2.encode())
+    other = "%08x" % (zlib.crc32(body2.encode()) ^ 1)
+    for n, text, msg in [
+        ("crc_wrong", body2 + "crc32 %s\n" % other,
+         "checksum mismatch (the file says %s, its contents give %s): the file is damaged" % (other, good_crc)),
+        ("crc_upper", body2 + "crc32 %s\n" % good_crc.upper(), "line 4: expected 'crc32' and 8 lowercase hex digits"),
+        ("crc_short", body2 + "crc32 %s\n" % good_crc[:7], "expected 'crc32' and 8 lowercase hex digits"),
+        ("crc_missing", body2, "no checksum line at line 3 (the file is truncated or damaged)"),
+        ("crc_after_extra", body2 + "int 1\ncrc32 %08x\n" % zlib.crc32((body2 + "int 1\n").encode()),
+         "line 4: unexpected text after 'end'"),
+        ("v1_with_crc", "kiln-model 1\nint 7\nend\ncrc32 %s\n" % good_crc, "line 4: unexpected text after 'end'"),
+        ("version3", "kiln-model 3\nint 7\nend\n", "unsupported format version 3 (this Kiln reads versions 1 to 2)"),
+        ("version0", "kiln-model 0\nint 7\nend\n", "unsupported format version 0"),
+    ]:
+        cases[n + ".kiln"] = (text, None)
+        expect_error[n + ".kiln"] = msg
+    for n, (text, _) in cases.items():
+        with open(os.path.join(d, n), "w", encoding="latin-1") as f:
+            f.write(text)
+    reports = load_each(list(cases), d)
+    for n, (_, want) in cases.items():
+        got = reports.get(n, "")
+        if want is not None:
+            if got != want:
+                fail("%s: loaded %r, want %r" % (n, got, want))
+        elif not got.startswith("load-model: %s: " % n) or expect_error[n] not in got:
+            fail("%s: got %r, want an error naming it with %r" % (n, got, expect_error[n]))
+
+    # save-model never writes through a link planted at its temporary name
+    # (PATH.tmp.PID.N, and PATH.tmp.PID as it once was; exec keeps the shell's
+    # pid) and leaves no temporary file.
+    with open(os.path.join(d, "victim"), "w") as f:
+        f.write("keep me\n")
+    r = subprocess.run(["bash", "-c", 'ln -s victim planted.kiln.tmp.$$ && ln -s victim planted.kiln.tmp.$$.0 && exec "$0" -e "$1"', KILN,
+                        '(save-model "planted.kiln" 42) (display (load-model "planted.kiln"))'],
+                       cwd=d, capture_output=True, text=True, timeout=120)
+    if r.returncode != 0 or r.stdout != "42":
+        fail("save next to a planted link: status %d, %r %r" % (r.returncode, r.stdout, r.stderr))
+    if open(os.path.join(d, "victim")).read() != "keep me\n":
+        fail("save-model wrote through the link planted at its temporary name")
+    left = sorted(n for n in os.listdir(d) if n.startswith("planted.kiln"))
+    if len(left) != 3 or left[0] != "planted.kiln" or not all(os.path.islink(os.path.join(d, n)) for n in left[1:]):
+        fail("after the save the directory holds %r" % left)
+
+if failures:
+    print("%d failure(s)" % len(failures))
+    sys.exit(1)
+print("model files: every bit flip and every disallowed float refused")
