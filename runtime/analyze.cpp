@@ -402,7 +402,14 @@ static Value defmacro_transformer(Value params, Value body, Value name, Value fo
 
 // ---- define-record-type ------------------------------------------------------
 
-Value expand_define_record_type(Value form);  // records.cpp
+// Set by the library that defines records (stdlib/records.cpp).
+static Value (*g_record_type_expander)(Value form) = nullptr;
+void set_define_record_type_expander(Value (*expand)(Value form)) { g_record_type_expander = expand; }
+
+static Value expand_define_record_type(Value form) {
+  if (!g_record_type_expander) throw_error("define-record-type: records are not available");
+  return g_record_type_expander(form);
+}
 
 // ---- cond / case / guard -----------------------------------------------------
 

@@ -16,7 +16,10 @@ namespace kiln {
 // starts with init_kiln() (stdlib/boot.h), which adds the builtins and prelude.
 void init_runtime();
 
-Value eval_toplevel(Value form);                                 // analyse and run one form
+Value eval_toplevel(Value form);  // analyse and run one form
+// define-record-type expands through the records library, which registers its
+// expander here (its record type and accessor objects live above the runtime).
+void set_define_record_type_expander(Value (*expand)(Value form));
 Value apply_proc(Value f, int argc, Value *argv);                // call any procedure
 Value load_file(const std::string &path);                        // read and run a file; last value
 bool read_file_text(const std::string &path, std::string *out);  // false if unreadable

@@ -1,4 +1,5 @@
 // records.cpp — define-record-type and the record primitives it expands into.
+#include "../runtime/eval.h"
 #include "../runtime/eval_internal.h"
 #include "../runtime/srcloc.h"
 #include "builtins.h"
@@ -131,6 +132,7 @@ Value expand_define_record_type(Value form) {
 }
 
 static BuiltinRegistrar reg([] {
+  set_define_record_type_expander(expand_define_record_type);
   g_record_make = defbuiltin("%record-make", 1, -1, record_make);
   g_record_is = defbuiltin("%record-is?", 2, 2, record_is);
   g_record_ref = defbuiltin("%record-ref", 4, 4, record_ref);
