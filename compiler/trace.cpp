@@ -201,7 +201,9 @@ Value symbolic_reshape(const char *who, Value *argv) {
     if (!is_int(d) || int_of(d) == 0 || int_of(d) < -1 || s.rank == kMaxRank)
       type_error(who, 2, expected, spec);
     if (int_of(d) == -1) {
-      if (infer >= 0) throw_errorf("reshape: only one -1 is allowed in the shape {}", write_string(spec));
+      if (infer >= 0)
+        throw_errorf("reshape: only one -1 is allowed in the shape {}",
+                     write_string_capped(spec, kMessageValueLimit));
       infer = s.rank;
       s.dim[s.rank++] = 1;
     } else {
@@ -212,7 +214,7 @@ Value symbolic_reshape(const char *who, Value *argv) {
   if (infer >= 0 && known <= size && size % known == 0) s.dim[infer] = size / known;
   if (s.size() != size)
     throw_errorf("reshape: cannot reshape {} ({} elements) into {}", shape_string(g[x].shape), size,
-                 write_string(spec));
+                 write_string_capped(spec, kMessageValueLimit));
   return make_symbolic(g.reshape(x, s, false));
 }
 
@@ -423,7 +425,8 @@ int32_t trace_into(Graph &g, const char *who, Value f, int argc, const ArgSpec *
   g.num_params = argc;
   Value r = apply_proc(f, argc, argv);
   if (!is_symbolic(r) && !is_number(r) && !is_tensor(r))
-    throw_errorf("{}: the traced function must return a number or a tensor, got {}", who, write_string(r));
+    throw_errorf("{}: the traced function must return a number or a tensor, got {}", who,
+                 write_string_capped(r, kMessageValueLimit));
   return node_of(who, 0, r);
 }
 

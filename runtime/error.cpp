@@ -17,11 +17,7 @@ Value g_escape_values = NOVALUE;
 Value g_handlers = NIL;
 
 // Values printed inside messages are cut so one bad argument cannot flood a line.
-static std::string short_write(Value v) {
-  std::string s = write_string(v);
-  if (s.size() > 80) s = s.substr(0, 77) + "...";
-  return s;
-}
+static std::string short_write(Value v) { return write_string_capped(v, 80); }
 
 [[noreturn]] static void throw_raised(Value obj, SrcLoc loc) {
   g_raised = obj;
@@ -53,6 +49,16 @@ void gc_out_of_memory(size_t bytes) {
     ~Reset() { raising = false; }
   } reset;
   throw_errorf("out of memory: cannot allocate {} bytes", bytes);
+}
+
+void gc_out_of_memory_for(uint64_t count, size_t size, size_t header) {
+  unsigned __int128 bytes = static_cast<unsigned __int128>(count) * size + header;
+  std::string digits;
+  do {
+    digits.insert(digits.begin(), char('0' + int(bytes % 10)));
+    bytes /= 10;
+  } while (bytes != 0);
+  throw_errorf("out of memory: cannot allocate {} bytes", digits);
 }
 
 // R7RS: the current handler runs in the dynamic context of the raise, with the
@@ -113,11 +119,11 @@ std::string error_message_of(Value raised) {
         is_string(e->message) ? std::string(string_view_of(e->message)) : display_string(e->message);
     for (Value p = e->irritants; is_pair(p); p = cdr(p)) {
       s += ' ';
-      s += write_string(car(p));
+      s += write_string_capped(car(p), kMessageValueLimit);
     }
     return s;
   }
-  return "uncaught exception: " + write_string(raised);
+  return "uncaught exception: " + write_string_capped(raised, kMessageValueLimit);
 }
 
 }  // namespace kiln

@@ -26,7 +26,7 @@ static String *new_string(int64_t len) {
   String *s = alloc_obj<String>(T_STRING);
   s->len = len;
   s->cap = len;
-  s->data = static_cast<char *>(gc_alloc_atomic(size_t(len) + 1));
+  s->data = static_cast<char *>(gc_alloc_atomic(alloc_bytes(uint64_t(len), 1, 1)));
   s->data[len] = 0;
   return s;
 }
@@ -44,8 +44,12 @@ Value make_string_filled(int64_t n, char c) {
 }
 
 void string_append_bytes(String *s, const char *p, size_t n) {
-  if (s->len + int64_t(n) > s->cap) {
-    int64_t cap = s->cap * 2 + int64_t(n) + 16;
+  if (n > uint64_t(s->cap - s->len)) {
+    uint64_t need = alloc_bytes(uint64_t(s->len), 1, n);
+    if (need > uint64_t(INT64_MAX) - 1) gc_out_of_memory_for(need, 1, 1);
+    // Doubling, but never past what int64 lengths can count.
+    int64_t cap = s->cap < (int64_t(1) << 61) ? s->cap * 2 + 16 : 0;
+    if (uint64_t(cap) < need) cap = int64_t(need);
     char *d = static_cast<char *>(gc_alloc_atomic(size_t(cap) + 1));
     std::memcpy(d, s->data, size_t(s->len));
     s->data = d;
@@ -72,6 +76,7 @@ static Symbol *new_symbol(std::string_view name, bool root) {
   s->special = 0;
   s->hash = uint32_t(std::hash<std::string_view>()(name));
   s->alias_of = NOVALUE;
+  s->scope_bindings = 0;
   return s;
 }
 
@@ -95,7 +100,7 @@ void for_each_symbol(const std::function<void(Value)> &f) {
 }
 
 Value make_vector(int64_t n, Value fill) {
-  Vector *v = alloc_obj<Vector>(T_VECTOR, sizeof(Value) * size_t(n));
+  Vector *v = alloc_obj<Vector>(T_VECTOR, alloc_bytes(uint64_t(n), sizeof(Value)));
   v->len = n;
   for (int64_t i = 0; i < n; i++) v->items[i] = fill;
   return from_ptr(v);

@@ -586,14 +586,28 @@ static std::optional<OpenContainer> print_start(std::string &out, Value v, bool 
   return c;
 }
 
+// Thrown inside print_value only, when the output passed its limit.
+struct LimitReached {};
+
+// How far one print_value call may go: `end` is the output size past which it
+// stops (a value's printed form can be astronomically long: 60 levels of
+// (list x x) print 2^60 leaves); `poll` lets Ctrl-C stop it.
+struct PrintLimit {
+  size_t end = SIZE_MAX;
+  bool poll = false;
+};
+
 // Depth-first with an explicit stack of open containers, so nesting is
 // bounded by memory, not by the C stack. The stack holds Values in malloc
 // memory, safe for the reason SearchStates gives.
-static void print_iterative(std::string &out, Value root, bool write, Labels *labels) {
+static void print_iterative(std::string &out, Value root, bool write, Labels *labels,
+                            const PrintLimit &limit) {
   std::vector<OpenContainer> open;
   Value v = root;
   bool w = write;
-  for (;;) {
+  for (uint32_t steps = 0;; steps++) {
+    if (out.size() > limit.end) throw LimitReached{};
+    if (limit.poll && (steps & 1023) == 0) check_interrupt();
     Value first;
     bool has_first;
     if (auto c = print_start(out, v, w, labels, open.size(), &first, &has_first)) {
@@ -615,28 +629,47 @@ static void print_iterative(std::string &out, Value root, bool write, Labels *la
   }
 }
 
-void print_value(std::string &out, Value v, bool write) {
+static void print_limited(std::string &out, Value v, bool write, const PrintLimit &limit) {
   size_t start = out.size();
   try {
-    print_iterative(out, v, write, nullptr);
+    print_iterative(out, v, write, nullptr, limit);
     return;
   } catch (MaybeCyclic &) {
     out.resize(start);
   }
   Labels labels;
   for (Value t : find_labelled(v, false)) labels.ids.emplace(t.bits, -1);
-  print_iterative(out, v, write, &labels);
+  print_iterative(out, v, write, &labels, limit);
+}
+
+void print_value(std::string &out, Value v, bool write) { print_limited(out, v, write, PrintLimit{}); }
+
+void print_value_interruptible(std::string &out, Value v, bool write) {
+  print_limited(out, v, write, PrintLimit{SIZE_MAX, true});
 }
 
 void print_value_shared(std::string &out, Value v) {
   Labels labels;
   for (Value t : find_labelled(v, true)) labels.ids.emplace(t.bits, -1);
-  print_iterative(out, v, true, &labels);
+  print_iterative(out, v, true, &labels, PrintLimit{SIZE_MAX, true});
 }
 
 std::string write_string(Value v) {
   std::string s;
   print_value(s, v, true);
+  return s;
+}
+
+std::string write_string_capped(Value v, size_t limit) {
+  std::string s;
+  try {
+    print_limited(s, v, true, PrintLimit{limit, false});
+  } catch (LimitReached &) {
+  }
+  if (s.size() > limit) {
+    s.resize(limit > 3 ? limit - 3 : 0);
+    s += "...";
+  }
   return s;
 }
 

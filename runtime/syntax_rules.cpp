@@ -367,7 +367,8 @@ Value make_syntax_rules(Value spec, Value form) {
   for (Value p = cdr(rest); is_pair(p); p = cdr(p)) {
     Value rule = car(p);
     if (!is_pair(rule) || !is_pair(cdr(rule)) || !is_pair(car(rule)))
-      throw_error_at(loc_of(form), fmt::format("syntax-rules: bad rule {}", write_string(rule)));
+      throw_error_at(loc_of(form),
+                     fmt::format("syntax-rules: bad rule {}", write_string_capped(rule, kMessageValueLimit)));
     Value pat = car(rule), tmpl = car(cdr(rule));
     Value patvars = NIL;
     ex.pattern_vars(cdr(pat), &patvars);
@@ -389,7 +390,7 @@ Value expand_syntax_rules(Value rules_v, Value form, const std::function<bool(Va
     if (ex.match(cdr(pat), cdr(form), &b)) return ex.expand(tmpl, b, binders, false);
   }
   throw_error_at(loc_of(form), fmt::format("{}: no syntax-rules pattern matches {}", symbol_name(r->name),
-                                           write_string(form)));
+                                           write_string_capped(form, kMessageValueLimit)));
 }
 
 }  // namespace kiln

@@ -20,16 +20,24 @@ void init_builtins() {
   for (auto fn : registrars()) fn();
 }
 
-Value defbuiltin(const char *name, int min, int max, BuiltinFn fn, const char *doc) {
+static Value new_builtin(const char *name, int min, int max, BuiltinFn fn, const char *doc) {
   Builtin *b = alloc_obj<Builtin>(T_BUILTIN);
   b->fn = fn;
   b->name = name;
   b->doc = doc;
   b->min_args = min;
   b->max_args = max;
-  Value v = from_ptr(b);
+  return from_ptr(b);
+}
+
+Value defbuiltin(const char *name, int min, int max, BuiltinFn fn, const char *doc) {
+  Value v = new_builtin(name, min, max, fn, doc);
   sym(intern(name))->global = v;
   return v;
+}
+
+Value make_builtin(const char *name, int min, int max, BuiltinFn fn) {
+  return new_builtin(name, min, max, fn, nullptr);
 }
 
 void defglobal(const char *name, Value v) { sym(intern(name))->global = v; }

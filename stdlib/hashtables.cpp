@@ -46,7 +46,7 @@ static Value bi_make_equal_table(int, Value *) { return make_hashtable(HASH_EQUA
 static Value bi_hash_table_p(int, Value *a) { return boolv(is_hashtable(a[0])); }
 
 [[noreturn]] static void key_not_found(const char *who, Value key) {
-  throw_errorf("{}: key not found: {}", who, write_string(key));
+  throw_errorf("{}: key not found: {}", who, write_string_capped(key, kMessageValueLimit));
 }
 
 // (hash-table-ref ht key [failure-thunk [success-proc]])

@@ -38,7 +38,8 @@ Port *out_port(const char *who, int argc, Value *argv, int idx) {
   Value v = argc > idx ? argv[idx] : current_output_port();
   if (!is_port(v) || !(as<Port>(v)->kind & PORT_OUTPUT)) {
     if (argc > idx) type_error(who, idx + 1, "an output port", v);
-    throw_errorf("{}: the current output port is not an output port, got {}", who, write_string(v));
+    throw_errorf("{}: the current output port is not an output port, got {}", who,
+                 write_string_capped(v, kMessageValueLimit));
   }
   return checked_open(who, as<Port>(v));
 }
@@ -47,7 +48,8 @@ Port *in_port(const char *who, int argc, Value *argv, int idx) {
   Value v = argc > idx ? argv[idx] : current_input_port();
   if (!is_port(v) || !(as<Port>(v)->kind & PORT_INPUT)) {
     if (argc > idx) type_error(who, idx + 1, "an input port", v);
-    throw_errorf("{}: the current input port is not an input port, got {}", who, write_string(v));
+    throw_errorf("{}: the current input port is not an input port, got {}", who,
+                 write_string_capped(v, kMessageValueLimit));
   }
   return checked_open(who, as<Port>(v));
 }
@@ -62,7 +64,7 @@ Port *any_port(const char *who, Value v) {
 Value print_to(const char *who, int argc, Value *argv, bool write) {
   Port *p = out_port(who, argc, argv, 1);
   std::string s;
-  print_value(s, argv[0], write);
+  print_value_interruptible(s, argv[0], write);
   port_write(p, s);
   return UNSPEC;
 }
@@ -113,7 +115,7 @@ Value print_line(const char *who, int argc, Value *argv) {
   std::string s;
   for (int i = 0; i < argc; i++) {
     if (i) s += ' ';
-    print_value(s, argv[i], false);
+    print_value_interruptible(s, argv[i], false);
   }
   s += '\n';
   port_write(p, s);

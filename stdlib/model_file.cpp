@@ -59,7 +59,7 @@ void put_quoted(std::string &out, std::string_view s) {
   throw_errorf(
       "save-model: cannot save {} (only numbers, strings, symbols, booleans, chars, lists, vectors and "
       "tensors)",
-      write_string(v));
+      write_string_capped(v, kMessageValueLimit));
 }
 
 void write_value(std::string &out, Value v, int depth) {

@@ -239,7 +239,9 @@ Value b_string_map(int argc, Value *a) {
   for (int64_t i = 0; i < n; i++) {
     for (int j = 1; j < argc; j++) args[j - 1] = make_char((unsigned char)as<String>(a[j])->data[i]);
     Value c = apply_proc(proc, argc - 1, args);
-    if (!is_char(c)) throw_errorf("string-map: the procedure must return a char, got {}", write_string(c));
+    if (!is_char(c))
+      throw_errorf("string-map: the procedure must return a char, got {}",
+                   write_string_capped(c, kMessageValueLimit));
     as<String>(out)->data[i] = char(char_of(c));
   }
   return out;
@@ -262,7 +264,7 @@ Value b_gensym(int argc, Value *a) {
 
 Value b_str(int argc, Value *argv) {
   std::string out;
-  for (int i = 0; i < argc; i++) print_value(out, argv[i], false);
+  for (int i = 0; i < argc; i++) print_value_interruptible(out, argv[i], false);
   return str_of(out);
 }
 
@@ -283,7 +285,7 @@ std::string expand_format(const char *who, std::string_view fmt, int argc, Value
     case 's':
     case 'S':
       if (next >= argc) throw_errorf("{}: too few arguments for the format string", who);
-      print_value(out, args[next++], d == 's' || d == 'S');
+      print_value_interruptible(out, args[next++], d == 's' || d == 'S');
       break;
     case '%': out += '\n'; break;
     case '~': out += '~'; break;

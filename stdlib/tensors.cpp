@@ -56,15 +56,15 @@ Shape arg_shape(const char *who, int pos, Value v) {
   if (is_int(v) && int_of(v) > 0) {
     s.rank = 1;
     s.dim[0] = int_of(v);
-    return s;
-  }
-  if (list_length(v) < 0) type_error(who, pos, "a list of positive integers", v);
-  for (Value p = v; p != NIL; p = cdr(p)) {
-    Value d = car(p);
-    if (!is_int(d) || int_of(d) <= 0) type_error(who, pos, "a list of positive integers", v);
-    if (s.rank == kMaxRank)
-      throw_errorf("{}: rank {} exceeds the maximum rank {}", who, list_length(v), kMaxRank);
-    s.dim[s.rank++] = int_of(d);
+  } else {
+    if (list_length(v) < 0) type_error(who, pos, "a list of positive integers", v);
+    for (Value p = v; p != NIL; p = cdr(p)) {
+      Value d = car(p);
+      if (!is_int(d) || int_of(d) <= 0) type_error(who, pos, "a list of positive integers", v);
+      if (s.rank == kMaxRank)
+        throw_errorf("{}: rank {} exceeds the maximum rank {}", who, list_length(v), kMaxRank);
+      s.dim[s.rank++] = int_of(d);
+    }
   }
   // Guard the element count against overflow (and absurd allocations).
   double count = 1;
@@ -93,12 +93,14 @@ void fill_nested(Value v, const Shape &s, int depth, double *&out) {
       return;
     }
     if (is_sequence(v))
-      throw_errorf("tensor: ragged input at depth {}: expected a number, got {}", depth, write_string(v));
-    throw_errorf("tensor: element at depth {} must be a number, got {}", depth, write_string(v));
+      throw_errorf("tensor: ragged input at depth {}: expected a number, got {}", depth,
+                   write_string_capped(v, kMessageValueLimit));
+    throw_errorf("tensor: element at depth {} must be a number, got {}", depth,
+                 write_string_capped(v, kMessageValueLimit));
   }
   if (!is_sequence(v) || sequence_length(v) != s.dim[depth])
     throw_errorf("tensor: ragged input at depth {}: expected a list of {} element{}, got {}", depth,
-                 s.dim[depth], s.dim[depth] == 1 ? "" : "s", write_string(v));
+                 s.dim[depth], s.dim[depth] == 1 ? "" : "s", write_string_capped(v, kMessageValueLimit));
   if (is_vector(v)) {
     Vector *vec = as<Vector>(v);
     for (int64_t i = 0; i < vec->len; i++) fill_nested(vec->items[i], s, depth + 1, out);
@@ -286,7 +288,8 @@ Value b_tensor_map(int, Value *argv) {
     Value x = make_double(in->data[i]);
     Value r = apply_proc(f, 1, &x);
     if (!is_number(r))
-      throw_errorf("tensor-map: the procedure must return a number, got {}", write_string(r));
+      throw_errorf("tensor-map: the procedure must return a number, got {}",
+                   write_string_capped(r, kMessageValueLimit));
     out->data[i] = number_as_double(r);
   }
   return keep;
@@ -380,7 +383,9 @@ Value b_reshape(int, Value *argv) {
     if (s.rank == kMaxRank)
       throw_errorf("reshape: rank {} exceeds the maximum rank {}", list_length(spec), kMaxRank);
     if (int_of(d) == -1) {
-      if (infer >= 0) throw_errorf("reshape: only one -1 is allowed in the shape {}", write_string(spec));
+      if (infer >= 0)
+        throw_errorf("reshape: only one -1 is allowed in the shape {}",
+                     write_string_capped(spec, kMessageValueLimit));
       infer = s.rank;
       s.dim[s.rank++] = -1;
     } else {
