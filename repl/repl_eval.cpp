@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <new>
+#include <stdexcept>
 
 #include "interrupt.h"
 #include "runtime/error.h"
@@ -70,6 +72,10 @@ bool run_in_repl(ReplSession &s, const std::function<void()> &fn) {
     s.exit_code = x.code;
   } catch (ContinuationThrow &) {
     print_repl_error(s, "error: continuation invoked outside its extent");
+  } catch (std::bad_alloc &) {  // see run_guarded
+    print_repl_error(s, "error: out of memory");
+  } catch (std::length_error &) {
+    print_repl_error(s, "error: out of memory");
   } catch (InterruptThrow &) {
     // On a terminal the line discipline has echoed ^C without a newline.
     std::fflush(stdout);

@@ -1,6 +1,8 @@
 #include "session.h"
 
 #include <cstdio>
+#include <new>
+#include <stdexcept>
 
 #include "runtime/eval.h"
 #include "runtime/printer.h"
@@ -49,6 +51,16 @@ RunResult run_guarded(const std::function<void()> &fn, int *exit_code) {
   } catch (InterruptThrow &) {
     report_uncaught_message("interrupted");
     *exit_code = 130;
+    return RunResult::error;
+  } catch (std::bad_alloc &) {
+    // malloc memory (std::string, std::vector) a builtin needed for a result
+    // too large: (apply string-append (make-list 1000 big-string)).
+    report_uncaught_message("error: out of memory");
+    *exit_code = 1;
+    return RunResult::error;
+  } catch (std::length_error &) {
+    report_uncaught_message("error: out of memory");
+    *exit_code = 1;
     return RunResult::error;
   }
 }

@@ -1,7 +1,10 @@
 #include "object.h"
 
+#include <algorithm>
 #include <string>
 #include <unordered_map>
+
+#include "eval.h"
 
 namespace kiln {
 
@@ -102,7 +105,12 @@ void for_each_symbol(const std::function<void(Value)> &f) {
 Value make_vector(int64_t n, Value fill) {
   Vector *v = alloc_obj<Vector>(T_VECTOR, alloc_bytes(uint64_t(n), sizeof(Value)));
   v->len = n;
-  for (int64_t i = 0; i < n; i++) v->items[i] = fill;
+  // In chunks that poll for Ctrl-C: (make-vector (expt 2 30)) fills 8 GiB.
+  constexpr int64_t kChunk = int64_t(1) << 20;
+  for (int64_t i = 0; i < n; i += kChunk) {
+    check_interrupt();
+    for (int64_t j = i, e = std::min(n, i + kChunk); j < e; j++) v->items[j] = fill;
+  }
   return from_ptr(v);
 }
 

@@ -2,6 +2,8 @@
 
 #include <vector>
 
+#include "../runtime/eval.h"
+
 namespace kiln {
 
 Value (*g_generic_arith)(const char *op, int argc, Value *argv) = nullptr;
@@ -94,6 +96,7 @@ int64_t list_length(Value v) {
     n++;
     slow = cdr(slow);
     if (v == slow) return -1;  // cyclic
+    if ((n & 0xFFFF) == 0) check_interrupt();
   }
   return v == NIL ? n : -1;
 }
@@ -110,7 +113,10 @@ Value arg_proc(const char *who, int pos, Value v) {
 
 Value list_from(const Value *items, int64_t n) {
   Value r = NIL;
-  for (int64_t i = n - 1; i >= 0; i--) r = cons(items[i], r);
+  for (int64_t i = n - 1; i >= 0; i--) {
+    if ((i & 0xFFFF) == 0) check_interrupt();
+    r = cons(items[i], r);
+  }
   return r;
 }
 Value list1(Value a) { return cons(a, NIL); }
