@@ -636,6 +636,11 @@ static void print_limited(std::string &out, Value v, bool write, const PrintLimi
     return;
   } catch (MaybeCyclic &) {
     out.resize(start);
+  } catch (LimitReached &) {
+    // The first attempt unfolds a cycle until it nests 1000 deep: a limit
+    // reached before that may have cut an unfolding, so the limited text is
+    // the labelled one, #0=#(#0# 2), not #(#(#(...
+    out.resize(start);
   }
   Labels labels;
   for (Value t : find_labelled(v, false)) labels.ids.emplace(t.bits, -1);
