@@ -94,6 +94,7 @@ Graph::~Graph() {
 }
 
 int32_t Graph::add_node_raw(const GraphNode &n) {
+  checked_tensor_size(n.shape);
   nodes.push_back(n);
   table_valid_ = false;
   return int32_t(nodes.size() - 1);
@@ -115,6 +116,9 @@ void Graph::rehash() {
 }
 
 int32_t Graph::intern(GraphNode &n) {
+  // Every later buffer of this node is sized from its shape, which a chain of
+  // broadcasts can make wrap (each input only 2^20 elements).
+  checked_tensor_size(n.shape);
   if (!table_valid_) rehash();
   std::vector<int32_t> &slots = slots_;
   size_t mask = slots.size() - 1;

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <new>
+#include <stdexcept>
 
 #include "interrupt.h"
 #include "runtime/error.h"
@@ -77,6 +78,8 @@ bool run_in_repl(ReplSession &s, const std::function<void()> &fn) {
   } catch (ContinuationThrow &) {
     print_repl_error(s, "error: continuation invoked outside its extent");
   } catch (const std::bad_alloc &) {
+    report_malloc_exhausted();
+  } catch (const std::length_error &) {  // a size past what malloc can hold
     report_malloc_exhausted();
   } catch (InterruptThrow &) {
     // On a terminal the line discipline has echoed ^C without a newline.

@@ -2,6 +2,7 @@
 
 #include <cstdio>
 #include <new>
+#include <stdexcept>
 
 #include "runtime/eval.h"
 #include "runtime/printer.h"
@@ -63,6 +64,10 @@ RunResult run_guarded(const std::function<void()> &fn, int *exit_code) {
     *exit_code = 130;
     return RunResult::error;
   } catch (const std::bad_alloc &) {
+    report_malloc_exhausted();
+    *exit_code = 1;
+    return RunResult::error;
+  } catch (const std::length_error &) {  // a size past what malloc can hold
     report_malloc_exhausted();
     *exit_code = 1;
     return RunResult::error;

@@ -1,18 +1,28 @@
 // args.cpp — defining builtins and checking their arguments (see args.h).
 #include "args.h"
 
+#include "eval.h"
+
 namespace kiln {
 
-Value defbuiltin(const char *name, int min, int max, BuiltinFn fn, const char *doc) {
+static Value new_builtin(const char *name, int min, int max, BuiltinFn fn, const char *doc) {
   Builtin *b = alloc_obj<Builtin>(T_BUILTIN);
   b->fn = fn;
   b->name = name;
   b->doc = doc;
   b->min_args = min;
   b->max_args = max;
-  Value v = from_ptr(b);
+  return from_ptr(b);
+}
+
+Value defbuiltin(const char *name, int min, int max, BuiltinFn fn, const char *doc) {
+  Value v = new_builtin(name, min, max, fn, doc);
   sym(intern(name))->global = v;
   return v;
+}
+
+Value make_builtin(const char *name, int min, int max, BuiltinFn fn) {
+  return new_builtin(name, min, max, fn, nullptr);
 }
 
 void defglobal(const char *name, Value v) { sym(intern(name))->global = v; }
@@ -69,6 +79,7 @@ int64_t list_length(Value v) {
     n++;
     slow = cdr(slow);
     if (v == slow) return -1;  // cyclic
+    if ((n & 0xFFFF) == 0) check_interrupt();
   }
   return v == NIL ? n : -1;
 }
@@ -85,7 +96,10 @@ Value arg_proc(const char *who, int pos, Value v) {
 
 Value list_from(const Value *items, int64_t n) {
   Value r = NIL;
-  for (int64_t i = n - 1; i >= 0; i--) r = cons(items[i], r);
+  for (int64_t i = n - 1; i >= 0; i--) {
+    if ((i & 0xFFFF) == 0) check_interrupt();
+    r = cons(items[i], r);
+  }
   return r;
 }
 Value list1(Value a) { return cons(a, NIL); }

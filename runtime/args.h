@@ -14,6 +14,9 @@ namespace kiln {
 
 // Binds NAME globally to a builtin. max = -1 for variadic.
 Value defbuiltin(const char *name, int min, int max, BuiltinFn fn, const char *doc = nullptr);
+// A builtin bound to no name, for expansions that hold it as a quoted constant
+// (define-record-type's primitives); NAME is what it prints and reports as.
+Value make_builtin(const char *name, int min, int max, BuiltinFn fn);
 // Binds NAME globally to any value (constants, procedures defined in C++).
 void defglobal(const char *name, Value v);
 

@@ -5,6 +5,7 @@
 #include <utility>
 #include <vector>
 
+#include "eval.h"
 #include "object.h"
 
 namespace kiln {
@@ -87,7 +88,8 @@ static int equal_fast(Value a, Value b, int depth, int64_t &budget) {
   if (++depth > kMaxFastDepth || --budget < 0) return kGiveUp;
   Value mark_a = NOVALUE, mark_b = NOVALUE;  // Brent: a pair of chains that loop together
   int64_t steps = 0, power = 1;              // comes back to the last mark
-  for (;;) {
+  for (uint32_t n = 1;; n++) {
+    if ((n & 0xFFFF) == 0) check_interrupt();  // a long chain; its cars are budgeted
     uint8_t ta;
     int leaf = compare_leaves(a, b, &ta);
     if (leaf != kContainer) return leaf;
@@ -142,7 +144,8 @@ class Equivalences {
 static bool equal_cyclic(Value a, Value b) {
   Equivalences eqs;
   std::vector<std::pair<Value, Value>> owed{{a, b}};  // comparisons still to make
-  while (!owed.empty()) {
+  for (uint32_t n = 1; !owed.empty(); n++) {
+    if ((n & 0xFFFF) == 0) check_interrupt();
     auto [x, y] = owed.back();
     owed.pop_back();
     for (;;) {

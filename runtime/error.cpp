@@ -70,6 +70,16 @@ void gc_out_of_memory(size_t bytes) {
   throw_error(msg);
 }
 
+void gc_out_of_memory_for(uint64_t count, size_t size, size_t header) {
+  unsigned __int128 bytes = static_cast<unsigned __int128>(count) * size + header;
+  std::string digits;
+  do {
+    digits.insert(digits.begin(), char('0' + int(bytes % 10)));
+    bytes /= 10;
+  } while (bytes != 0);
+  throw_errorf("out of memory: cannot allocate {} bytes", digits);
+}
+
 // R7RS: the current handler runs in the dynamic context of the raise, with the
 // handler stack minus itself. A guard's marker (not a procedure) means "unwind
 // to the guard": that is what the C++ throw does.

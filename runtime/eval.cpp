@@ -38,13 +38,11 @@ void stack_overflow() {
   throw_error("stack overflow");
 }
 
-static inline void check_interrupt_inline() {
-  if (g_interrupt) [[unlikely]] {
-    g_interrupt = 0;
-    throw InterruptThrow{};
-  }
+void throw_interrupt() {
+  g_interrupt = 0;
+  throw InterruptThrow{};
 }
-void check_interrupt() { check_interrupt_inline(); }
+static inline void check_interrupt_inline() { check_interrupt(); }
 
 static inline void check_stack_and_interrupt() {
   check_stack();
@@ -145,6 +143,9 @@ Value run_closure(Closure *c, Frame *f) {
 }
 
 Value apply_proc(Value f, int argc, Value *argv) {
+  // Builtins that call a procedure per element ((for-each car l), sort) run
+  // no evaluator loop of their own to poll for Ctrl-C: this is their poll.
+  check_interrupt();
   if (is_closure(f)) {
     Closure *c = select_case(as<Closure>(f), argc);
     Lambda *L = c->lam;

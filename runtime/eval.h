@@ -27,6 +27,15 @@ Value eval_string(std::string_view src, const std::string &name);
 
 // Set by the SIGINT handler; polled at calls and loop back-edges.
 extern volatile std::sig_atomic_t g_interrupt;
+[[noreturn]] void throw_interrupt();  // clears g_interrupt, throws InterruptThrow
+// Throws InterruptThrow if Ctrl-C arrived. The evaluator polls at every call;
+// a builtin or runtime loop whose trip count comes from Lisp data (a count, a
+// length, a shape, the size of a structure) polls on each step or chunk, so
+// that (iota 9223372036854775807) stops at Ctrl-C like a Lisp loop does.
+inline void check_interrupt() {
+  if (g_interrupt) [[unlikely]]
+    throw_interrupt();
+}
 
 // Runs fn on a thread with a stack large enough for 100 000 Lisp frames.
 int run_on_big_stack(int (*fn)(void *), void *arg);

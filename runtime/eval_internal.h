@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "error.h"
+#include "eval.h"
 #include "object.h"
 
 namespace kiln {
@@ -36,9 +37,6 @@ template <class T> using GcVec = std::vector<T, gc_allocator<T>>;
 // stack is a "stack overflow" error rather than a crash.
 extern uintptr_t g_stack_limit;
 [[noreturn]] void stack_overflow();
-// Throws InterruptThrow if Ctrl-C arrived (g_interrupt), for loops that run no
-// Lisp calls, such as a macro that keeps expanding into itself.
-void check_interrupt();
 inline bool stack_exhausted() {
   return reinterpret_cast<uintptr_t>(__builtin_frame_address(0)) < g_stack_limit;
 }

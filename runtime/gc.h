@@ -36,6 +36,21 @@ inline void *gc_checked(void *p, size_t n) {
   return p;
 }
 
+// The out-of-memory error for `count` items of `size` bytes after `header`
+// bytes, a request too large even to count in a size_t: the message gives the
+// exact byte count, as gc_out_of_memory does.
+[[noreturn]] void gc_out_of_memory_for(uint64_t count, size_t size, size_t header);
+
+// header + count * size, checked: every allocation whose size depends on a
+// length or a shape from Lisp computes its bytes here, since a wrapped product
+// would allocate a small block and the caller would fill it far past its end.
+inline size_t alloc_bytes(uint64_t count, size_t size, size_t header = 0) {
+  size_t n;
+  if (__builtin_mul_overflow(count, size, &n) || __builtin_add_overflow(n, header, &n)) [[unlikely]]
+    gc_out_of_memory_for(count, size, header);
+  return n;
+}
+
 inline void *gc_alloc(size_t n) {
   if (g_gc_stress_every) gc_stress_tick();
   return gc_checked(GC_MALLOC(n), n);

@@ -1,5 +1,7 @@
 #include "hashtable.h"
 
+#include <algorithm>
+
 #include "equal.h"
 #include "error.h"
 #include "gc.h"
@@ -31,11 +33,11 @@ static void allocate(HashTable *t, int64_t cap) {
   t->cap = cap;
   t->used = 0;
   t->count = 0;
-  t->entries = static_cast<Value *>(gc_alloc(sizeof(Value) * 2 * size_t(cap)));
-  t->hashes = static_cast<uint64_t *>(gc_alloc_atomic(sizeof(uint64_t) * size_t(cap)));
+  t->entries = static_cast<Value *>(gc_alloc(alloc_bytes(uint64_t(cap), 2 * sizeof(Value))));
+  t->hashes = static_cast<uint64_t *>(gc_alloc_atomic(alloc_bytes(uint64_t(cap), sizeof(uint64_t))));
   int64_t slots = 1;
   while (slots < 2 * cap) slots <<= 1;
-  t->index = static_cast<uint64_t *>(gc_alloc_atomic(sizeof(uint64_t) * size_t(slots)));
+  t->index = static_cast<uint64_t *>(gc_alloc_atomic(alloc_bytes(uint64_t(slots), sizeof(uint64_t))));
   for (int64_t i = 0; i < slots; i++) t->index[i] = kEmptySlot;
   t->index_mask = slots - 1;
 }
@@ -76,8 +78,11 @@ static void rebuild(HashTable *t) {
 Value make_hashtable(HashKind kind, int64_t capacity_hint) {
   HashTable *t = alloc_obj<HashTable>(T_HASHTABLE);
   t->kind = kind;
+  // Only a hint: storage beyond this is allocated as entries arrive, so a
+  // huge hint neither overflows `cap` nor reserves memory nobody uses.
+  constexpr int64_t kMaxHint = int64_t(1) << 20;
   int64_t cap = kMinCap;
-  while (cap < capacity_hint) cap <<= 1;
+  while (cap < std::min(capacity_hint, kMaxHint)) cap <<= 1;
   allocate(t, cap);
   return from_ptr(t);
 }

@@ -1,9 +1,11 @@
 #include "object.h"
 
+#include <algorithm>
 #include <string>
 #include <unordered_map>
 
 #include "error.h"
+#include "eval.h"
 
 namespace kiln {
 
@@ -35,7 +37,7 @@ static String *new_string(int64_t len) {
   String *s = alloc_obj<String>(T_STRING);
   s->len = len;
   s->cap = len;
-  s->data = static_cast<char *>(gc_alloc_atomic(size_t(len) + 1));
+  s->data = static_cast<char *>(gc_alloc_atomic(alloc_bytes(uint64_t(len), 1, 1)));
   s->data[len] = 0;
   return s;
 }
@@ -53,8 +55,12 @@ Value make_string_filled(int64_t n, char c) {
 }
 
 void string_append_bytes(String *s, const char *p, size_t n) {
-  if (s->len + int64_t(n) > s->cap) {
-    int64_t cap = s->cap * 2 + int64_t(n) + 16;
+  if (n > uint64_t(s->cap - s->len)) {
+    uint64_t need = alloc_bytes(uint64_t(s->len), 1, n);
+    if (need > uint64_t(INT64_MAX) - 1) gc_out_of_memory_for(need, 1, 1);
+    // Doubling, but never past what int64 lengths can count.
+    int64_t cap = s->cap < (int64_t(1) << 61) ? s->cap * 2 + 16 : 0;
+    if (uint64_t(cap) < need) cap = int64_t(need);
     char *d = static_cast<char *>(gc_alloc_atomic(size_t(cap) + 1));
     std::memcpy(d, s->data, size_t(s->len));
     s->data = d;
@@ -81,6 +87,7 @@ static Symbol *new_symbol(std::string_view name, bool root) {
   s->special = 0;
   s->hash = uint32_t(std::hash<std::string_view>()(name));
   s->alias_of = NOVALUE;
+  s->scope_bindings = 0;
   return s;
 }
 
@@ -104,9 +111,14 @@ void for_each_symbol(const std::function<void(Value)> &f) {
 }
 
 Value make_vector(int64_t n, Value fill) {
-  Vector *v = alloc_obj<Vector>(T_VECTOR, sizeof(Value) * size_t(n));
+  Vector *v = alloc_obj<Vector>(T_VECTOR, alloc_bytes(uint64_t(n), sizeof(Value)));
   v->len = n;
-  for (int64_t i = 0; i < n; i++) v->items[i] = fill;
+  // In chunks that poll for Ctrl-C: (make-vector (expt 2 30)) fills 8 GiB.
+  constexpr int64_t kChunk = int64_t(1) << 20;
+  for (int64_t i = 0; i < n; i += kChunk) {
+    check_interrupt();
+    for (int64_t j = i, e = std::min(n, i + kChunk); j < e; j++) v->items[j] = fill;
+  }
   return from_ptr(v);
 }
 

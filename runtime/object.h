@@ -119,6 +119,9 @@ struct Symbol {
   // A syntax-rules alias (see syntax_rules.cpp): the top-level symbol this
   // uninterned one stands for; NOVALUE for every other symbol.
   Value alias_of;
+  // How many scopes being analysed right now bind this symbol (analyze.cpp):
+  // at 0 a lookup knows the name is global without walking the scopes.
+  uint32_t scope_bindings;
 };
 inline bool is_symbol(Value v) { return has_type(v, T_SYMBOL); }
 inline Symbol *sym(Value v) { return as<Symbol>(v); }
@@ -225,7 +228,7 @@ struct Record {
 
 // Generic typed allocation. `extra` is trailing bytes for flexible arrays.
 template <class T> inline T *alloc_obj(uint8_t type, size_t extra = 0) {
-  T *p = static_cast<T *>(gc_alloc(sizeof(T) + extra));
+  T *p = static_cast<T *>(gc_alloc(alloc_bytes(extra, 1, sizeof(T))));
   p->h.type = type;
   p->h.flags = 0;
   p->h.col = 0;

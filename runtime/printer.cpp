@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
 #include <cctype>
 #include <cstdlib>
 #include <optional>
@@ -440,12 +439,11 @@ static bool next_element(std::string &out, OpenContainer &c, Labels *labels, Val
 // element in *first unless next_element gives that (*has_first false). At a container: in the first attempt
 // (no labels), counts its nesting, in the second, prints its label; a label reference prints whole.
 static std::optional<OpenContainer> print_start(std::string &out, Value v, bool write, Labels *labels,
-                                                size_t depth, size_t max_depth, Value *first,
-                                                bool *has_first) {
+                                                size_t depth, Value *first, bool *has_first) {
   if (is_container(v)) {
     if (labels) {
       if (print_label(out, labels, v)) return std::nullopt;
-    } else if (depth >= max_depth) {
+    } else if (depth >= kMaxCheckedDepth) {
       throw MaybeCyclic{};
     }
   }
@@ -588,21 +586,31 @@ static std::optional<OpenContainer> print_start(std::string &out, Value v, bool 
   return c;
 }
 
+// Thrown inside print_value only, when the output passed its limit.
+struct LimitReached {};
+
+// How far one print_value call may go: `end` is the output size past which it
+// stops (a value's printed form can be astronomically long: 60 levels of
+// (list x x) print 2^60 leaves); `poll` lets Ctrl-C stop it.
+struct PrintLimit {
+  size_t end = SIZE_MAX;
+  bool poll = false;
+};
+
 // Depth-first with an explicit stack of open containers, so nesting is
 // bounded by memory, not by the C stack. The stack holds Values in malloc
 // memory, safe for the reason SearchStates gives.
-// Stops early once `out` holds `stop_at` characters (print_value_capped). The
-// first attempt (no labels) gives up at nesting `max_depth`.
-static void print_iterative(std::string &out, Value root, bool write, Labels *labels, size_t stop_at,
-                            size_t max_depth) {
+static void print_iterative(std::string &out, Value root, bool write, Labels *labels,
+                            const PrintLimit &limit) {
   std::vector<OpenContainer> open;
   Value v = root;
   bool w = write;
-  for (;;) {
-    if (out.size() >= stop_at) return;
+  for (uint32_t steps = 0;; steps++) {
+    if (out.size() > limit.end) throw LimitReached{};
+    if (limit.poll && (steps & 1023) == 0) check_interrupt();
     Value first;
     bool has_first;
-    if (auto c = print_start(out, v, w, labels, open.size(), max_depth, &first, &has_first)) {
+    if (auto c = print_start(out, v, w, labels, open.size(), &first, &has_first)) {
       open.push_back(*c);
       if (has_first) {
         v = first;
@@ -621,32 +629,48 @@ static void print_iterative(std::string &out, Value root, bool write, Labels *la
   }
 }
 
-// `max_depth` bounds the first attempt's nesting: past it, a cycle through
-// cars or elements is looked for before printing on.
-static void print_value_until(std::string &out, Value v, bool write, size_t stop_at, size_t max_depth) {
+static void print_limited(std::string &out, Value v, bool write, const PrintLimit &limit) {
   size_t start = out.size();
   try {
-    print_iterative(out, v, write, nullptr, stop_at, max_depth);
+    print_iterative(out, v, write, nullptr, limit);
     return;
   } catch (MaybeCyclic &) {
+    out.resize(start);
+  } catch (LimitReached &) {
+    // The first attempt unfolds a cycle until it nests 1000 deep: a limit
+    // reached before that may have cut an unfolding, so the limited text is
+    // the labelled one, #0=#(#0# 2), not #(#(#(...
     out.resize(start);
   }
   Labels labels;
   for (Value t : find_labelled(v, false)) labels.ids.emplace(t.bits, -1);
-  print_iterative(out, v, write, &labels, stop_at, max_depth);
+  print_iterative(out, v, write, &labels, limit);
 }
 
-void print_value(std::string &out, Value v, bool write) {
-  print_value_until(out, v, write, SIZE_MAX, kMaxCheckedDepth);
+void print_value(std::string &out, Value v, bool write) { print_limited(out, v, write, PrintLimit{}); }
+
+void print_value_interruptible(std::string &out, Value v, bool write) {
+  print_limited(out, v, write, PrintLimit{SIZE_MAX, true});
+}
+
+void print_value_shared(std::string &out, Value v) {
+  Labels labels;
+  for (Value t : find_labelled(v, true)) labels.ids.emplace(t.bits, -1);
+  print_iterative(out, v, true, &labels, PrintLimit{SIZE_MAX, true});
+}
+
+std::string write_string(Value v) {
+  std::string s;
+  print_value(s, v, true);
+  return s;
 }
 
 void print_value_capped(std::string &out, Value v, bool write, size_t max_chars) {
   size_t start = out.size();
-  // One character past the cap tells "exactly max_chars" from "more". Every
-  // level of nesting prints at least one character, so a cycle through cars or
-  // elements is looked for once a quarter of the cap is nested, well before the
-  // cut could come first and print it unlabelled.
-  print_value_until(out, v, write, start + max_chars + 1, std::min<size_t>(kMaxCheckedDepth, max_chars / 4));
+  try {
+    print_limited(out, v, write, PrintLimit{start + max_chars, false});
+  } catch (LimitReached &) {
+  }
   if (out.size() - start > max_chars) {
     size_t cut = start + max_chars;
     // Never split a UTF-8 sequence (a symbol's or a displayed string's bytes).
@@ -654,18 +678,6 @@ void print_value_capped(std::string &out, Value v, bool write, size_t max_chars)
     out.resize(cut);
     out += "...";
   }
-}
-
-void print_value_shared(std::string &out, Value v) {
-  Labels labels;
-  for (Value t : find_labelled(v, true)) labels.ids.emplace(t.bits, -1);
-  print_iterative(out, v, true, &labels, SIZE_MAX, kMaxCheckedDepth);
-}
-
-std::string write_string(Value v) {
-  std::string s;
-  print_value(s, v, true);
-  return s;
 }
 
 std::string display_string(Value v) {

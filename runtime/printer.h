@@ -1,7 +1,8 @@
 // printer.h — display and write (SPEC §3).
 //
-// Invariant: printing never allocates GC memory and never raises, so it is safe
-// inside error reporting, and it always terminates: a cycle is printed with
+// Invariant: printing never allocates GC memory and never raises (but for
+// print_value_interruptible's InterruptThrow), so it is safe inside error
+// reporting, and it always terminates: a cycle is printed with
 // datum labels, as R7RS write does (`#0=(1 2 . #0#)`), by write and display
 // alike; acyclic data, shared or not, prints without labels. Nesting depth
 // costs heap, not C stack, so a million nested lists print too.
@@ -13,6 +14,9 @@
 namespace kiln {
 
 void print_value(std::string &out, Value v, bool write);
+// print_value for write and display: Ctrl-C stops it (InterruptThrow), as the
+// printed form of a small value can be too long to finish (shared structure).
+void print_value_interruptible(std::string &out, Value v, bool write);
 // write-shared: like write, but every object met more than once (shared or
 // cyclic) gets a datum label: (let ((l (list 1))) (list l l)) prints
 // (#0=(1) #0#).

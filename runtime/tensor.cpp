@@ -21,8 +21,19 @@ static double *aligned_data(void *from) {
   return reinterpret_cast<double *>(p);
 }
 
+int64_t checked_tensor_size(const Shape &s) {
+  // Room for the header and the alignment slack too, so that the byte count
+  // alloc_tensor computes from it cannot wrap either.
+  constexpr int64_t kMaxElements = int64_t(1) << 59;
+  int64_t size = 1;
+  for (int i = 0; i < s.rank; i++)
+    if (s.dim[i] < 0 || __builtin_mul_overflow(size, s.dim[i], &size) || size > kMaxElements) [[unlikely]]
+      throw_errorf("out of memory allocating a {} tensor", shape_string(s));
+  return size;
+}
+
 Tensor *alloc_tensor(const Shape &s) {
-  int64_t size = s.size();
+  int64_t size = checked_tensor_size(s);
   size_t bytes = size_t(size) * sizeof(double) + kAlign;
   if (sizeof(Tensor) + bytes < kLargeBlock) {
     // Header and data in ONE pointer-free block: `data` and `base` point into

@@ -28,6 +28,10 @@ struct Tensor {
 inline bool is_tensor(Value v) { return has_type(v, T_TENSOR); }
 inline Tensor *tensor_of(Value v) { return as<Tensor>(v); }
 
+// The element count of shape s, or the error "out of memory allocating a
+// SHAPE tensor" when its bytes would not fit in a size_t: Shape::size() wraps,
+// and a rank-8 broadcast of small tensors can pass 2^64 elements.
+int64_t checked_tensor_size(const Shape &s);
 // A new tensor whose data is uninitialised (fill it before it escapes).
 Tensor *alloc_tensor(const Shape &s);
 Value make_tensor(const Shape &s);

@@ -2,6 +2,8 @@
 
 #include <vector>
 
+#include "../runtime/eval.h"
+
 namespace kiln {
 
 static std::vector<void (*)()> &registrars() {

@@ -271,7 +271,11 @@ static BuiltinRegistrar reg([] {
 
 namespace kiln {
 
-static Value b_write_to_string(int, Value *argv) { return make_string(write_string(argv[0])); }
+static Value b_write_to_string(int, Value *argv) {
+  std::string s;
+  print_value_interruptible(s, argv[0], true);
+  return make_string(s);
+}
 
 static Value b_report_time(int, Value *argv) {
   std::fflush(stdout);

@@ -62,7 +62,7 @@ Port *any_port(const char *who, Value v) {
 Value print_to(const char *who, int argc, Value *argv, bool write) {
   Port *p = out_port(who, argc, argv, 1);
   std::string s;
-  print_value(s, argv[0], write);
+  print_value_interruptible(s, argv[0], write);
   port_write(p, s);
   return UNSPEC;
 }
@@ -113,7 +113,7 @@ Value print_line(const char *who, int argc, Value *argv) {
   std::string s;
   for (int i = 0; i < argc; i++) {
     if (i) s += ' ';
-    print_value(s, argv[i], false);
+    print_value_interruptible(s, argv[i], false);
   }
   s += '\n';
   port_write(p, s);

@@ -32,15 +32,19 @@ inline int64_t checked_length(const char *who, int pos, Value v) {
 // Number of pairs before the first non-pair (for range errors on improper lists).
 inline int64_t count_pairs(Value v) {
   int64_t n = 0;
-  for (; is_pair(v); v = cdr(v)) n++;
+  for (; is_pair(v); v = cdr(v)) {
+    if ((++n & 0xFFFF) == 0) check_interrupt();
+  }
   return n;
 }
 
-// Builds a list front to back in O(1) per element.
+// Builds a list front to back in O(1) per element. A push polls for Ctrl-C:
+// the lists builtins build have the length of their input or of a count.
 struct ListBuilder {
   Value head = NIL;
   Value tail = NIL;
   void push(Value x) {
+    check_interrupt();
     Value cell = cons(x, NIL);
     if (tail == NIL) head = cell;
     else as<Pair>(tail)->cdr = cell;

@@ -80,7 +80,10 @@ static Value bi_make_list(int argc, Value *a) {
   int64_t k = arg_index("make-list", 1, a[0]);
   Value fill = argc > 1 ? a[1] : make_fixnum(0);
   Value r = NIL;
-  for (int64_t i = 0; i < k; i++) r = cons(fill, r);
+  for (int64_t i = 0; i < k; i++) {
+    check_interrupt();
+    r = cons(fill, r);
+  }
   return r;
 }
 
@@ -197,7 +200,10 @@ static Value bi_append_bang(int argc, Value *a) {
 static Value bi_reverse(int, Value *a) {
   checked_length("reverse", 1, a[0]);
   Value r = NIL;
-  for (Value l = a[0]; is_pair(l); l = cdr(l)) r = cons(car(l), r);
+  for (Value l = a[0]; is_pair(l); l = cdr(l)) {
+    check_interrupt();
+    r = cons(car(l), r);
+  }
   return r;
 }
 
@@ -217,6 +223,7 @@ static Value drop_n(const char *who, Value l, Value kv, int kpos) {
   }
   Value x = l;
   for (int64_t i = 0; i < k; i++) {
+    if ((i & 0xFFFF) == 0xFFFF) check_interrupt();
     if (!is_pair(x)) range_error(who, k, "list", count_pairs(l));
     x = cdr(x);
   }
@@ -314,8 +321,10 @@ static Value member_generic(const char *who, Cmp how, int argc, Value *a) {
     how = Cmp::Proc;
   }
   checked_length(who, 2, list);
-  for (Value l = list; is_pair(l); l = cdr(l))
+  for (Value l = list; is_pair(l); l = cdr(l)) {
+    check_interrupt();
     if (same(how, proc, x, car(l))) return l;
+  }
   return FALSE_V;
 }
 static Value bi_memq(int argc, Value *a) { return member_generic("memq", Cmp::Eq, argc, a); }
@@ -332,6 +341,7 @@ static Value assoc_generic(const char *who, Cmp how, int argc, Value *a) {
   if (list_length(alist) < 0) list_arg_error(who, 2, "a list of pairs", alist);
   Value l = alist;
   for (; is_pair(l); l = cdr(l)) {
+    check_interrupt();
     Value entry = car(l);
     if (!is_pair(entry)) list_arg_error(who, 2, "a list of pairs", alist);
     if (same(how, proc, x, car(entry))) return entry;
@@ -550,6 +560,7 @@ static Value bi_delete(int argc, Value *a) {
   ListBuilder b;
   for (Value l = list; is_pair(l); l = cdr(l))
     if (!same(how, proc, x, car(l))) b.push(car(l));
+    else check_interrupt();
   return b.head;
 }
 
@@ -563,6 +574,7 @@ static Value bi_delete_duplicates(int argc, Value *a) {
     Value seen = make_hashtable(HASH_EQUAL);
     Value dummy;
     for (Value l = list; is_pair(l); l = cdr(l)) {
+      check_interrupt();
       if (hashtable_lookup(seen, car(l), &dummy)) continue;
       hashtable_set(seen, car(l), TRUE_V);
       b.push(car(l));

@@ -15,9 +15,28 @@ static std::string bare_name(Value type_name) {
   return n;
 }
 
+// The primitives below are bound to no name: define-record-type's expansion
+// holds them as quoted constants. Still, that expansion is a value a program
+// can take apart ((macroexpand '(define-record-type ...))), so each one checks
+// what the expansion always passes instead of trusting it.
+static RecordType *checked_type(const char *who, int pos, Value rt) {
+  if (!has_type(rt, T_RECORD_TYPE)) type_error(who, pos, "a record type", rt);
+  return as<RecordType>(rt);
+}
+
+static int64_t field_count(RecordType *rt) {
+  int64_t n = 0;
+  for (Value p = rt->fields; is_pair(p); p = cdr(p)) n++;
+  return n;
+}
+
+// (%record-make rt field-value...)
 static Value record_make(int argc, Value *argv) {
-  RecordType *rt = as<RecordType>(argv[0]);
+  RecordType *rt = checked_type("%record-make", 1, argv[0]);
   int64_t n = argc - 1;
+  if (n != field_count(rt))
+    throw_errorf("%record-make: a {} record has {} fields, got {} values", bare_name(rt->name),
+                 field_count(rt), n);
   Record *r = alloc_obj<Record>(T_RECORD, sizeof(Value) * size_t(n));
   r->rtype = from_ptr(rt);
   r->n = n;
@@ -26,23 +45,31 @@ static Value record_make(int argc, Value *argv) {
 }
 
 static Value record_is(int, Value *argv) {
+  checked_type("%record-is?", 2, argv[1]);
   return boolv(has_type(argv[0], T_RECORD) && as<Record>(argv[0])->rtype == argv[1]);
 }
 
-static Record *checked_record(Value obj, Value rt, Value who) {
+// The record `obj` of type `rt` and its field `index`: `who` (the accessor's
+// name) reports a record of another type; the rest is the primitive's error.
+static Value *checked_field(const char *prim, Value obj, Value rt, Value index, Value who, int who_pos) {
+  checked_type(prim, 2, rt);
+  if (!is_symbol(who)) type_error(prim, who_pos, "a symbol", who);
   if (!has_type(obj, T_RECORD) || as<Record>(obj)->rtype != rt)
     type_error(symbol_name(who), 1, "a " + bare_name(as<RecordType>(rt)->name), obj);
-  return as<Record>(obj);
+  Record *r = as<Record>(obj);
+  if (!is_int(index) || int_of(index) < 0 || int_of(index) >= r->n)
+    type_error(prim, 3, fmt::format("a field index below {}", r->n), index);
+  return &r->fields[int_of(index)];
 }
 
 // (%record-ref obj rt index who)
 static Value record_ref(int, Value *argv) {
-  return checked_record(argv[0], argv[1], argv[3])->fields[int_of(argv[2])];
+  return *checked_field("%record-ref", argv[0], argv[1], argv[2], argv[3], 4);
 }
 
 // (%record-set! obj rt index value who)
 static Value record_set(int, Value *argv) {
-  checked_record(argv[0], argv[1], argv[4])->fields[int_of(argv[2])] = argv[3];
+  *checked_field("%record-set!", argv[0], argv[1], argv[2], argv[4], 5) = argv[3];
   return UNSPEC;
 }
 
@@ -133,10 +160,10 @@ Value expand_define_record_type(Value form) {
 
 static BuiltinRegistrar reg([] {
   set_define_record_type_expander(expand_define_record_type);
-  g_record_make = defbuiltin("%record-make", 1, -1, record_make);
-  g_record_is = defbuiltin("%record-is?", 2, 2, record_is);
-  g_record_ref = defbuiltin("%record-ref", 4, 4, record_ref);
-  g_record_set = defbuiltin("%record-set!", 5, 5, record_set);
+  g_record_make = make_builtin("%record-make", 1, -1, record_make);
+  g_record_is = make_builtin("%record-is?", 2, 2, record_is);
+  g_record_ref = make_builtin("%record-ref", 4, 4, record_ref);
+  g_record_set = make_builtin("%record-set!", 5, 5, record_set);
   defbuiltin("record?", 1, 1, [](int, Value *a) { return boolv(has_type(a[0], T_RECORD)); });
 });
 

@@ -263,7 +263,7 @@ Value b_gensym(int argc, Value *a) {
 
 Value b_str(int argc, Value *argv) {
   std::string out;
-  for (int i = 0; i < argc; i++) print_value(out, argv[i], false);
+  for (int i = 0; i < argc; i++) print_value_interruptible(out, argv[i], false);
   return str_of(out);
 }
 
@@ -284,7 +284,7 @@ std::string expand_format(const char *who, std::string_view fmt, int argc, Value
     case 's':
     case 'S':
       if (next >= argc) throw_errorf("{}: too few arguments for the format string", who);
-      print_value(out, args[next++], d == 's' || d == 'S');
+      print_value_interruptible(out, args[next++], d == 's' || d == 'S');
       break;
     case '%': out += '\n'; break;
     case '~': out += '~'; break;

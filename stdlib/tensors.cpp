@@ -55,15 +55,15 @@ Shape arg_shape(const char *who, int pos, Value v) {
   if (is_int(v) && int_of(v) > 0) {
     s.rank = 1;
     s.dim[0] = int_of(v);
-    return s;
-  }
-  if (list_length(v) < 0) type_error(who, pos, "a list of positive integers", v);
-  for (Value p = v; p != NIL; p = cdr(p)) {
-    Value d = car(p);
-    if (!is_int(d) || int_of(d) <= 0) type_error(who, pos, "a list of positive integers", v);
-    if (s.rank == kMaxRank)
-      throw_errorf("{}: rank {} exceeds the maximum rank {}", who, list_length(v), kMaxRank);
-    s.dim[s.rank++] = int_of(d);
+  } else {
+    if (list_length(v) < 0) type_error(who, pos, "a list of positive integers", v);
+    for (Value p = v; p != NIL; p = cdr(p)) {
+      Value d = car(p);
+      if (!is_int(d) || int_of(d) <= 0) type_error(who, pos, "a list of positive integers", v);
+      if (s.rank == kMaxRank)
+        throw_errorf("{}: rank {} exceeds the maximum rank {}", who, list_length(v), kMaxRank);
+      s.dim[s.rank++] = int_of(d);
+    }
   }
   // Guard the element count against overflow (and absurd allocations).
   double count = 1;

@@ -81,7 +81,10 @@ static Value bi_list_to_vector(int, Value *a) {
 static Value bi_vector_fill(int argc, Value *a) {
   Vector *v = vec("vector-fill!", 1, a[0]);
   Span s = optional_span("vector-fill!", argc, a, 2, v->len);
-  for (int64_t i = s.start; i < s.end; i++) v->items[i] = a[1];
+  for (int64_t i = s.start; i < s.end; i++) {
+    if ((i & 0xFFFFF) == 0) check_interrupt();
+    v->items[i] = a[1];
+  }
   return UNSPEC;
 }
 
