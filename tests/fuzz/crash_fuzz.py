@@ -747,10 +747,37 @@ def main():
           f"{runner.timeout:g} s{' (sanitizer build)' if runner.asan else ''}", flush=True)
     start = time.monotonic()
     failures = []
-    kinds_seen = {}
+    tries = {}
+    signatures = set()
     counts = {}
     total = 0
     seed = args.seed
+
+    def report(seed_i, index, origin, kind, program, err):
+        """Saves a failure; minimises the first few of each kind and origin and keeps
+        one minimised program per kind and set of called names."""
+        save.mkdir(parents=True, exist_ok=True)
+        stem = f"seed{seed_i}-case{index}"
+        (save / f"{stem}.orig.lisp").write_bytes(program)
+        tail = err.decode(errors="replace").strip().splitlines()[-4:]
+        print(f"FAIL {save / (stem + '.orig.lisp')} [{origin}]: {kind}", flush=True)
+        for line in tail:
+            print(f"    {line}", flush=True)
+        key = (kind, origin)
+        tries[key] = tries.get(key, 0) + 1
+        if tries[key] > 5 or args.minimise_seconds <= 0:
+            return
+        small = minimise(runner, program, kind, args.minimise_seconds)
+        heads = tuple(sorted(set(re.findall(rb"\(([^\s()'\"#]+)", small))))
+        if (kind, heads) in signatures:
+            print(f"    minimised to a known signature ({kind}: {b' '.join(heads).decode(errors='replace')})",
+                  flush=True)
+            return
+        signatures.add((kind, heads))
+        (save / f"{stem}.min.lisp").write_bytes(small)
+        print(f"    minimised ({len(small)} bytes) {save / (stem + '.min.lisp')}: "
+              f"{small.decode(errors='replace')[:300]}", flush=True)
+
     try:
         while True:
             rng = random.Random(seed)
@@ -760,6 +787,7 @@ def main():
                 if b"exit" in program or b"delete-file" in program:
                     continue
                 cases.append((origin, program))
+            found = []
             with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
                 results = pool.map(lambda c: runner.run(c[1]), cases)
                 for index, ((origin, program), result) in enumerate(zip(cases, results)):
@@ -767,29 +795,15 @@ def main():
                     counts[origin] = counts.get(origin, 0) + 1
                     kind = judge(result)
                     if kind:
-                        failures.append((seed, index, origin, kind, program, result[3]))
+                        found.append((seed, index, origin, kind, program, result[3]))
+            failures += found
+            for f in found:
+                report(*f)
             if not args.minutes or time.monotonic() - start > args.minutes * 60:
                 break
             print(f"crash_fuzz: round seed {seed} done: {total} programs, {len(failures)} failures, "
                   f"{time.monotonic() - start:.0f} s", flush=True)
             seed += 1
-        # minimise and save (one minimised program per failure kind and origin)
-        for seed_i, index, origin, kind, program, err in failures:
-            save.mkdir(parents=True, exist_ok=True)
-            stem = f"seed{seed_i}-case{index}"
-            (save / f"{stem}.orig.lisp").write_bytes(program)
-            key = (kind, origin)
-            tail = err.decode(errors="replace").strip().splitlines()[-4:]
-            print(f"FAIL {save / (stem + '.orig.lisp')} [{origin}]: {kind}", flush=True)
-            for line in tail:
-                print(f"    {line}", flush=True)
-            if key in kinds_seen or args.minimise_seconds <= 0:
-                continue
-            small = minimise(runner, program, kind, args.minimise_seconds)
-            kinds_seen[key] = small
-            (save / f"{stem}.min.lisp").write_bytes(small)
-            shown = small.decode(errors="replace")
-            print(f"    minimised ({len(small)} bytes): {shown[:300]}", flush=True)
     finally:
         runner.cleanup()
     elapsed = time.monotonic() - start

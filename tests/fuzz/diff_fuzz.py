@@ -608,12 +608,14 @@ class Runner:
         self.env.pop("KILN_GC_STRESS", None)
         self.runs = 0
         self.counter = 0
+        self.history = []  # (threads, text) of the batch files since the last clear
 
     def run_text(self, text, threads=2):
         """Runs one batch file; returns (stdout text, returncode or -signal, stderr, timed_out)."""
         self.counter += 1
         path = self.scratch / f"batch{self.counter}.lisp"
         path.write_text(text)
+        self.history.append((threads, text))
         env = dict(self.env)
         env["KILN_THREADS"] = str(threads)
         self.runs += 1
@@ -978,12 +980,17 @@ def check_torch(torch, prog, res):
         return None, False
     except RuntimeError:
         return None, False
-    _, kgrads = grads_of(gg)
+    kloss, kgrads = grads_of(gg)
+    # Normwise: relative to the largest gradient element, the loss and 1, so that
+    # rounding-level values of gradients that cancel to about 0 (d(x/x)/dx: 1e-16
+    # against PyTorch's 0.0) do not count.
+    floor = max([1.0, abs(kloss) if math.isfinite(kloss) else 0.0] +
+                [abs(v) for kg in kgrads for v in kg if math.isfinite(v)])
     for i, (tg, kg) in enumerate(zip(grads, kgrads)):
         ref = [0.0] * len(kg) if tg is None else [float(v) for v in tg.reshape(-1).tolist()]
         if not all(math.isfinite(v) for v in ref):
             continue
-        scale = max([abs(v) for v in ref] + [abs(v) for v in kg if math.isfinite(v)] + [0.0])
+        scale = floor
         for j, (r, k) in enumerate(zip(ref, kg)):
             if not (abs(r - k) <= 1e-12 * max(abs(r), abs(k), scale)):
                 return f"torch: d/d p{i}[{j}] on B: graph-grad {k!r}, PyTorch {r!r}", True
@@ -1037,6 +1044,7 @@ class Fuzzer:
         # finite differences; the group kernels come from the kernel cache.
         if threads_all or any(p.big() for p in progs) or rng.random() < self.args.thread_fraction:
             res1, crashes1 = self.runner.run_programs(progs, {}, threads=1)
+            again = None
             for ident, r1 in res1.items():
                 owner = self.owner(progs, res, ident)
                 if owner is None:
@@ -1044,9 +1052,17 @@ class Fuzzer:
                 self.stats["thread_checked"] += ident < GROUP_BASE
                 for tag, v in sorted(r1.items()):
                     if tag in res.get(ident, {}) and res[ident][tag] != v:
+                        # the same batch with 2 threads again: a difference there too
+                        # is nondeterminism (uninitialised or freed memory), not threads
+                        if again is None:
+                            again, _ = self.runner.run_programs(progs, {}, threads=2)
+                        kind = "threads"
+                        if again.get(ident, {}).get(tag) != res[ident][tag]:
+                            kind = "nondeterministic"
                         fails.setdefault(owner, []).append(
-                            ("threads", f"{tag} with KILN_THREADS=2: {res[ident][tag][:200]}\n"
-                                        f"  with KILN_THREADS=1: {v[:200]}"))
+                            (kind, f"{tag} with KILN_THREADS=2: {res[ident][tag][:200]}\n"
+                                   f"  with KILN_THREADS=1: {v[:200]}\n"
+                                   f"  with KILN_THREADS=2 again: {again.get(ident, {}).get(tag, '')[:200]}"))
                         break
             for ident, desc in crashes1.items():
                 owner = self.owner(progs, res, ident)
@@ -1173,7 +1189,15 @@ class Fuzzer:
         nfail = 0
         for start in range(0, count, self.args.batch):
             batch = progs[start:start + self.args.batch]
+            self.runner.history = []
             fails = self.check_batch(batch, rng)
+            if fails:
+                # the batch files as run, for failures that need the whole batch
+                # (nondeterminism, memory errors that depend on earlier programs)
+                keep = self.out / "batches"
+                keep.mkdir(parents=True, exist_ok=True)
+                for k, (threads, text) in enumerate(self.runner.history):
+                    (keep / f"seed{seed}-from{start}-run{k}-threads{threads}.lisp").write_text(text)
             self.stats["programs"] += len(batch)
             for p in batch:
                 for kind, detail in fails.get(p.ident, [])[:1]:
