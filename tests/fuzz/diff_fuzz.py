@@ -196,6 +196,7 @@ class Gen:
         self.rng = rng
         self.params = []
         self.special = special  # NaN/inf allowed in input set A
+        self.budget = rng.choice([12, 20, 30, 40])  # operations per program, at most
 
     def dim(self):
         return self.rng.choice([1, 2, 2, 3, 3, 4, 5])
@@ -282,8 +283,9 @@ class Gen:
 
     def gen(self, shape, depth, want_tensor=False):
         rng = self.rng
-        if depth <= 0 or rng.random() < 0.18:
+        if depth <= 0 or self.budget <= 0 or rng.random() < 0.12:
             return self.leaf(shape, want_tensor)
+        self.budget -= 1
         choices = ["un", "un", "bin", "bin", "bin", "var", "red", "select"]
         r = len(shape)
         if r >= 1:
@@ -436,7 +438,7 @@ def generate(rng, ident):
     if rng.random() < 0.04:
         return generate_big(rng, ident)
     out_shape = g.shape()
-    depth = rng.choice([2, 3, 3, 4, 4, 5])
+    depth = rng.choice([2, 3, 4, 4, 5, 5, 6])
     body = g.gen(out_shape, depth)
     if not g.params:
         body = Node("bin", "tensor-add", [body, g.leaf(out_shape)], None, out_shape)
@@ -1273,8 +1275,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--kiln", required=True)
     ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--count", type=int, default=int(os.environ.get("KILN_DIFF_FUZZ_COUNT", "300")),
-                    help="programs per seed (default $KILN_DIFF_FUZZ_COUNT or 300)")
+    ap.add_argument("--count", type=int, default=int(os.environ.get("KILN_DIFF_FUZZ_COUNT", "200")),
+                    help="programs per seed (default $KILN_DIFF_FUZZ_COUNT or 200)")
     ap.add_argument("--minutes", type=float, default=0, help="long mode: run seeds seed, seed+1, ... this long")
     ap.add_argument("--batch", type=int, default=50, help="programs per kiln process")
     ap.add_argument("--batch-timeout", type=float, default=300)
