@@ -265,9 +265,9 @@ class Gen:
         else:
             a = [None] * 0 + a
         a = [None] * (r - len(a)) + a
-        # b must supply every dimension a does not
+        # b must supply every dimension a does not, and the full rank if a is shorter
         b = []
-        dropping = rng.random() < 0.5
+        dropping = rng.random() < 0.5 and a[0] is not None if r else False
         for i, d in enumerate(shape):
             need = d != 1 and (a[i] is None or a[i] == 1)
             if dropping and not need:
