@@ -442,6 +442,72 @@ def is_huge_size_call(name, call):
     return name in SIZE_BUILTINS and any(h in call for h in HUGE_INTS + ["1e308", "+inf.0", "1e18", "-1e19"])
 
 
+# Higher-order builtins get callbacks that misbehave: re-enter through a continuation
+# captured inside the call, escape from it, mutate the collection being walked, raise,
+# return odd types, or compare inconsistently.
+HIGHER_ORDER = ["map", "for-each", "append-map", "filter-map", "any", "every", "count", "fold-left",
+                "fold-right", "foldl", "foldr", "fold", "reduce", "filter", "remove", "partition",
+                "delete", "delete-duplicates", "find", "find-tail", "member", "assoc", "apply", "sort",
+                "sort!", "list-sort", "vector-sort", "vector-sort!", "string-for-each", "string-map",
+                "tensor-map", "vector-map", "vector-for-each", "list-tabulate", "hash-table-walk",
+                "hash-table-fold", "hash-table-update!", "hash-table-update!/default", "call-with-values",
+                "dynamic-wind", "with-exception-handler", "graph-eval", "graph-grad", "graph-compile"]
+CALLBACKS = ["(lambda args (call/cc (lambda (c) (set! saved-k c) #t)))",
+             "(lambda args (if escape (escape 'out) 0))",
+             "(lambda args (set-cdr! coll '()) #t)",
+             "(lambda args (set-car! coll 'x) 1)",
+             "(lambda args (vector-fill! vcoll 'z) #f)",
+             "(lambda args (hash-table-clear! hcoll) 0)",
+             "(lambda args (hash-table-set! hcoll (length args) args) 1)",
+             "(lambda args (string-set! scoll 0 #\\z) #\\a)",
+             "(lambda args (raise 'cb))", "(lambda args (car '()))",
+             "(lambda (a b) #t)", "(lambda (a b) (< (random-ish) 5))", "(lambda args 'sym)",
+             "(lambda args (values 1 2))", "(lambda args (values))", "(lambda args args)",
+             "(lambda args (apply max 1 (filter number? args)))", "(lambda (x) (* x 2.0))",
+             "(lambda (x) (tensor-sum x))", "car", "+", "list", "vector", "values", "cons"]
+CB_PRELUDE = """(define saved-k #f)
+(define escape #f)
+(define coll (list 5 3 1 4 2 6 9 8 7 0))
+(define vcoll (vector 5 3 1 4 2 6 9 8 7 0))
+(define hcoll (let ((h (make-hash-table))) (hash-table-set! h 1 2) (hash-table-set! h 3 4) h))
+(define scoll (make-string 10 #\\a))
+(define ri 0)
+(define (random-ish) (set! ri (modulo (+ (* ri 7) 3) 10)) ri)
+(define reentries 0)
+"""
+CB_SHAPES = {"sort": "DC", "sort!": "DC", "vector-sort": "DC", "vector-sort!": "DC", "list-sort": "CD",
+             "member": "DDC", "assoc": "DDC", "hash-table-walk": "DC", "hash-table-fold": "DCD",
+             "hash-table-update!": "DDC", "hash-table-update!/default": "DDCD", "dynamic-wind": "CCC",
+             "with-exception-handler": "CC", "call-with-values": "CC", "fold": "CDD", "fold-left": "CDD",
+             "fold-right": "CDD", "foldl": "CDD", "foldr": "CDD", "reduce": "CDD", "list-tabulate": "DC",
+             "graph-eval": "CD", "graph-grad": "CD", "graph-compile": "CD", "tensor-map": "CD"}
+CB_ARGS = ["coll", "vcoll", "hcoll", "scoll", "'(1 2 3)", "(iota 1000)", "big-list", "circ", "'()",
+           "(tensor '(1.0 2.0 3.0))", "(ones '(2 2))", "1", "'k", "0"]
+
+
+def callback_program(rng, pools):
+    """Guarded calls of higher-order builtins with misbehaving callbacks, some run
+    inside a call/cc so that an escape or a later re-entry through saved-k happens."""
+    names = [n for n in HIGHER_ORDER if n in pools.builtins]
+    calls = []
+    for _ in range(rng.randint(3, 10)):
+        name = rng.choice(names)
+        shape = CB_SHAPES.get(name, "CD") if rng.random() < 0.8 else \
+            "".join(rng.choice("CD") for _ in range(rng.randint(1, 3)))
+        if name in ("map", "for-each", "vector-map", "vector-for-each", "any", "every") and rng.random() < 0.3:
+            shape = "CDD"
+        args = [rng.choice(CALLBACKS) if k == "C" else rng.choice(CB_ARGS) for k in shape]
+        call = f"({name} {' '.join(args)})"
+        if rng.random() < 0.3:
+            call = f"(call/cc (lambda (k) (set! escape k) {call}))"
+        calls.append(f"(try-catch {call} (e) #f)")
+        if rng.random() < 0.2:
+            # re-enter the last captured continuation a few times
+            calls.append("(when (and saved-k (< reentries 3)) (set! reentries (+ reentries 1)) "
+                         "(try-catch (saved-k #f) (e) #f))")
+    return PRELUDE + CB_PRELUDE + "\n".join(calls) + "\n"
+
+
 def builtin_program(rng, pools):
     """A program of guarded builtin calls, or one unguarded huge-size call."""
     name = rng.choice(pools.names)
@@ -773,8 +839,10 @@ def make_case(rng, corpus, corpus_data, pools):
     if r < 0.62 and corpus_data:
         data = [deep_copy(d) for d in rng.choice(corpus_data)]
         return "sexp", print_sexps(mutate_sexp(rng, data, corpus_data, pools)), None
-    if r < 0.95 and pools.names:
+    if r < 0.85 and pools.names:
         return "builtins", builtin_program(rng, pools).encode(), None
+    if r < 0.95 and pools.names:
+        return "callbacks", callback_program(rng, pools).encode(), None
     text, meta = deep_program(rng)
     return "deep", text.encode(), meta
 
