@@ -855,7 +855,7 @@ def main():
     sys.setrecursionlimit(100000)  # the S-expression code recurses over nested data
     ap.add_argument("repo")
     ap.add_argument("--seed", type=int, default=int(os.environ.get("KILN_FUZZ_SEED", "1")))
-    ap.add_argument("--count", type=int, default=int(os.environ.get("KILN_FUZZ_CASES", "600")))
+    ap.add_argument("--count", type=int, default=int(os.environ.get("KILN_FUZZ_CASES", "500")))
     ap.add_argument("--minutes", type=float, default=0, help="long mode: run this long (--count per round)")
     ap.add_argument("--jobs", type=int, default=int(os.environ.get("KILN_FUZZ_JOBS", "2")))
     ap.add_argument("--timeout", type=float, default=float(os.environ.get("KILN_FUZZ_TIMEOUT", "0")) or None)
