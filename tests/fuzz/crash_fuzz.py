@@ -945,6 +945,10 @@ def main():
                 for index, ((origin, program, meta), result) in enumerate(zip(cases, results)):
                     total += 1
                     counts[origin] = counts.get(origin, 0) + 1
+                    if origin in ("builtins", "callbacks"):
+                        # generated calls (each guarded, or the one huge-size call)
+                        calls = program.count(b"(try-catch ") or 1
+                        counts["generated calls"] = counts.get("generated calls", 0) + calls
                     kind = judge(result)
                     if kind:
                         found.append((seed, index, origin, kind, program, result[3], meta))
@@ -953,7 +957,8 @@ def main():
                 report(*f)
             if not args.minutes or time.monotonic() - start > args.minutes * 60:
                 break
-            print(f"crash_fuzz: round seed {seed} done: {total} programs, {len(failures)} failures, "
+            print(f"crash_fuzz: round seed {seed} done: {total} programs "
+                  f"({counts.get('generated calls', 0)} generated builtin calls), {len(failures)} failures, "
                   f"{time.monotonic() - start:.0f} s", flush=True)
             seed += 1
     finally:
