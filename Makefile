@@ -14,8 +14,9 @@ PREFIX ?= /usr/local
 BUILD_DIR ?= build
 ASAN_DIR ?= build-asan
 BENCH ?= benchmarks/tensor_bench.lisp
-# Fewer robustness cases under ASan, which is ~5x slower per run.
-ASAN_FUZZ_CASES ?= 600
+# Fewer fuzz cases under ASan, which is ~5x slower per run (tests/fuzz/, docs/testing.md).
+ASAN_FUZZ_CASES ?= 200
+ASAN_DIFF_FUZZ_COUNT ?= 60
 # Golden tests the ASan build cannot run: ASan frames are several times larger
 # and its stack is capped at 60 MiB (see runtime/eval.cpp), so 100 000 frames
 # of non-tail recursion do not fit there. Release builds run them.
@@ -78,7 +79,7 @@ asan-build:
 # Boehm GC scans memory LeakSanitizer considers leaked, so leak checks are off;
 # fake stacks for use-after-return hide stack roots from the collector.
 asan: deps asan-build
-	$(ASAN_ENV) KILN_FUZZ_CASES=$(ASAN_FUZZ_CASES) KILN_TEST_TIMEOUT=$(ASAN_TEST_TIMEOUT) \
+	$(ASAN_ENV) KILN_FUZZ_CASES=$(ASAN_FUZZ_CASES) KILN_DIFF_FUZZ_COUNT=$(ASAN_DIFF_FUZZ_COUNT) KILN_TEST_TIMEOUT=$(ASAN_TEST_TIMEOUT) \
 	  ctest --test-dir $(ASAN_DIR) --output-on-failure -j$(JOBS) --timeout 1200 -E '^(golden|format)$$'
 	@files=""; \
 	for t in $$(cd tests/golden && find . -name '*.lisp' | sed 's|^\./||; s|\.lisp$$||' | LC_ALL=C sort); do \

@@ -1,0 +1,1357 @@
+#!/usr/bin/env python3
+"""Differential fuzzer: every path that computes a traced function must agree.
+
+usage: diff_fuzz.py --kiln KILN [--seed S] [--count N | --minutes M] [--out DIR] ...
+
+Generates random programs: a function F of up to 8 parameters (numbers, rank-0
+tensors and tensors of rank 1-3, with broadcasting pairs), whose body is a random
+expression tree over every traceable op (the element-wise tensor builtins, the
+generic arithmetic `+ - * / max min expt abs sqrt exp log sin cos tan square 1+ 1-`,
+`tensor-sum/mean/max` with and without axes and keepdims, `matmul`, `transpose`,
+`reshape`, `tensor-slice`, `concat`, and `if` over comparisons, which traces to a
+select), a loss L = sum(F * W) with a constant W, and two input sets: A on a coarse
+grid with ties, zeros, signed zeros and (in some programs) NaN and infinities, B
+random. Many programs go into one kiln process (each call wrapped in try-catch, each
+value printed with `write`, so floats are exact). Checks per program:
+
+  * eager F == graph-eval F (inputs A and B), eager L == graph-eval L ==
+    graph-grad's loss, all bit for bit (textually);
+  * graph-compile F == graph-eval F and graph-compile-grad L == graph-grad L bit for
+    bit, each kernel compiled once and applied to A and to B;
+  * the same output with KILN_THREADS=1 and 2 (programs with a matmul big enough to
+    be split over threads, and a sample of the others);
+  * graph-grad's gradient against central finite differences of graph-eval L at up
+    to 8 elements per input set, skipping elements where the one-sided differences
+    disagree (a kink, a tie, a select boundary) or anything is non-finite;
+  * where `import torch` works, graph-grad's gradient on B against PyTorch float64
+    autograd (normwise relative 1e-12), skipping programs whose forward hits a tie of
+    maximum/minimum/max, a NaN operand of those, or a zero base of pow.
+
+A value on one path and an error on another is a failure; the same error on every
+path is fine. A failure is shrunk (subtrees replaced by operands or leaves, unused
+parameters dropped, inputs simplified) and written as a small reproducer .lisp to
+--out (default ./diff-fuzz-failures). Exit status 1 if anything failed.
+
+Known classes still open in issue 11 are not reported unless --strict: a number vs a
+rank-0 tensor of the same value (the kind rule of SPEC 8.1), an eager comparison or
+whole reduction of a tensor/number that the graph accepts, and non-finite gradients
+in programs using pow/expt/max/min/maximum.
+"""
+import argparse
+import math
+import os
+import random
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+MAX_PARAMS = 8
+GRID = [x / 8 for x in range(-16, 17)]  # -2 .. 2 step 0.125: exact, many ties
+W_VALUES = [-2.0, -1.5, -1.0, -0.75, -0.5, 0.25, 0.5, 0.75, 1.0, 1.25, 2.0, 2.75]
+NUM_CONSTS = [0.0, -0.0, 0.5, 1.0, 2.0, 3.0, -1.0, -1.5, 0.125, 0.25, 1e-3, 10.0]
+POW_EXPONENTS = [2.0, 3.0, 0.5, -1.0, 1.5, 0.0, 1.0, -2.0]
+
+UNARY_TENSOR = ["tensor-neg", "tensor-exp", "tensor-log", "tensor-sqrt", "tensor-tanh",
+                "tensor-sigmoid", "relu", "tensor-abs"]
+UNARY_GENERIC = ["abs", "sqrt", "exp", "log", "sin", "cos", "tan", "square", "1+", "1-",
+                 "-", "/"]
+BINARY_TENSOR = ["tensor-add", "tensor-sub", "tensor-mul", "tensor-div", "tensor-pow",
+                 "tensor-maximum"]
+BINARY_GENERIC = ["+", "-", "*", "/", "max", "min", "expt"]
+VARIADIC = ["+", "-", "*", "/", "max", "min"]
+REDUCE = ["tensor-sum", "tensor-mean", "tensor-max"]
+COMPARE = ["<", "<=", ">", ">=", "="]
+DOMAIN = ["tensor-log", "tensor-sqrt", "log", "sqrt"]  # like their inputs positive
+
+
+# ---------------------------------------------------------------------------
+# Program model
+# ---------------------------------------------------------------------------
+
+class Node:
+    """One expression. kind: param const ctensor un bin red matmul transpose reshape
+    slice concat select. shape: the traced shape (a tuple)."""
+    __slots__ = ("kind", "name", "kids", "extra", "shape")
+
+    def __init__(self, kind, name, kids, extra, shape):
+        self.kind, self.name, self.kids, self.extra, self.shape = kind, name, kids, extra, shape
+
+    def size(self):
+        return 1 + sum(k.size() for k in self.kids)
+
+    def walk(self):
+        yield self
+        for k in self.kids:
+            yield from k.walk()
+
+
+def prod(dims):
+    p = 1
+    for d in dims:
+        p *= d
+    return p
+
+
+def fmt_float(x):
+    if math.isnan(x):
+        return "+nan.0"
+    if math.isinf(x):
+        return "+inf.0" if x > 0 else "-inf.0"
+    r = repr(float(x))
+    return r.replace("e+", "e")
+
+
+def nested(flat, shape):
+    if not shape:
+        return fmt_float(flat[0])
+    step = prod(shape[1:])
+    return "(" + " ".join(nested(flat[i * step:(i + 1) * step], shape[1:])
+                          for i in range(shape[0])) + ")"
+
+
+def tensor_literal(flat, shape):
+    if not shape:
+        return f"(tensor {fmt_float(flat[0])})"
+    return f"(tensor '{nested(flat, shape)})"
+
+
+class Param:
+    """A parameter: shape None is a number, () a rank-0 tensor. `big` parameters are
+    made in Lisp with tensor-randn (their values are not known here)."""
+    __slots__ = ("shape", "a", "b", "big")
+
+    def __init__(self, shape, a, b, big=False):
+        self.shape, self.a, self.b, self.big = shape, a, b, big
+
+    def lisp(self, which):
+        if self.big:
+            return f"(tensor-randn '({' '.join(map(str, self.shape))}) {self.a if which == 'a' else self.b})"
+        vals = self.a if which == "a" else self.b
+        if self.shape is None:
+            return fmt_float(vals[0])
+        return tensor_literal(vals, self.shape)
+
+
+class Program:
+    __slots__ = ("body", "params", "w", "w_shape", "ident", "compile_fwd", "compile_own")
+
+    def __init__(self, body, params, w, w_shape, ident=0):
+        self.body, self.params, self.w, self.w_shape, self.ident = body, params, w, w_shape, ident
+        self.compile_fwd = False  # graph-compile F (each kernel costs ~0.5 s of gcc)
+        self.compile_own = False  # graph-compile-grad L on its own, not only in a group
+
+    def size(self):
+        return self.body.size()
+
+    def big(self):
+        return any(p.big for p in self.params)
+
+
+def to_lisp(n):
+    k = n.kind
+    if k == "param":
+        return f"p{n.extra}"
+    if k == "const":
+        return fmt_float(n.extra)
+    if k == "ctensor":
+        return tensor_literal(n.extra, n.shape)
+    if k in ("un", "bin"):
+        return f"({n.name} {' '.join(to_lisp(c) for c in n.kids)})"
+    if k == "red":
+        axis, keep = n.extra
+        tail = "" if axis is None else f" {axis}" + (" #t" if keep else "")
+        return f"({n.name} {to_lisp(n.kids[0])}{tail})"
+    if k == "matmul":
+        return f"(matmul {to_lisp(n.kids[0])} {to_lisp(n.kids[1])})"
+    if k == "transpose":
+        if n.extra is None:
+            return f"(transpose {to_lisp(n.kids[0])})"
+        return f"(transpose {to_lisp(n.kids[0])} '({' '.join(map(str, n.extra))}))"
+    if k == "reshape":
+        return f"(reshape {to_lisp(n.kids[0])} '({' '.join(map(str, n.extra))}))"
+    if k == "slice":
+        axis, start, end = n.extra
+        return f"(tensor-slice {to_lisp(n.kids[0])} {axis} {start} {end})"
+    if k == "concat":
+        items = " ".join(to_lisp(c) for c in n.kids)
+        return f"(concat (list {items}))" if n.extra is None else f"(concat (list {items}) {n.extra})"
+    if k == "select":
+        ncmp = n.extra
+        test = f"({n.name} {' '.join(to_lisp(c) for c in n.kids[:ncmp])})"
+        return f"(if {test} {to_lisp(n.kids[ncmp])} {to_lisp(n.kids[ncmp + 1])})"
+    raise ValueError(k)
+
+
+# ---------------------------------------------------------------------------
+# Generation
+# ---------------------------------------------------------------------------
+
+class Gen:
+    def __init__(self, rng, special):
+        self.rng = rng
+        self.params = []
+        self.special = special  # NaN/inf allowed in input set A
+        self.budget = rng.choice([12, 20, 30, 40])  # operations per program, at most
+
+    def dim(self):
+        return self.rng.choice([1, 2, 2, 3, 3, 4, 5])
+
+    def shape(self, rank=None):
+        if rank is None:
+            rank = self.rng.choice([0, 1, 1, 2, 2, 2, 3])
+        return tuple(self.dim() for _ in range(rank))
+
+    def values_a(self, n):
+        rng = self.rng
+        out = []
+        base = [rng.choice(GRID) for _ in range(max(1, min(n, 4)))]
+        for _ in range(n):
+            r = rng.random()
+            if r < 0.25:
+                out.append(rng.choice(base))  # ties within and across tensors
+            elif r < 0.32:
+                out.append(rng.choice([0.0, -0.0]))
+            elif self.special and r < 0.38:
+                out.append(rng.choice([math.nan, math.inf, -math.inf]))
+            else:
+                out.append(rng.choice(GRID))
+        return out
+
+    def values_b(self, n):
+        return [self.rng.uniform(-2, 2) for _ in range(n)]
+
+    def new_param(self, shape, number=False):
+        n = 1 if number else prod(shape)
+        p = Param(None if number else shape, self.values_a(n), self.values_b(n))
+        self.params.append(p)
+        return Node("param", None, [], len(self.params) - 1, shape)
+
+    def leaf(self, shape, want_tensor=False):
+        rng = self.rng
+        if not shape:
+            r = rng.random()
+            if r < 0.25 and not want_tensor:
+                return Node("const", None, [], rng.choice(NUM_CONSTS), ())
+            if r < 0.35:
+                return Node("ctensor", None, [], [rng.choice(GRID)], ())
+            same = [i for i, p in enumerate(self.params)
+                    if p.shape == () or (p.shape is None and not want_tensor)]
+            if same and (rng.random() < 0.5 or len(self.params) >= MAX_PARAMS):
+                return Node("param", None, [], rng.choice(same), ())
+            if len(self.params) >= MAX_PARAMS:
+                return Node("ctensor", None, [], [rng.choice(GRID)], ())
+            return self.new_param((), number=(not want_tensor and rng.random() < 0.5))
+        same = [i for i, p in enumerate(self.params) if p.shape == shape]
+        if rng.random() < 0.12 or (len(self.params) >= MAX_PARAMS and not same):
+            return Node("ctensor", None, [], [rng.choice(GRID) for _ in range(prod(shape))], shape)
+        if same and (rng.random() < 0.4 or len(self.params) >= MAX_PARAMS):
+            return Node("param", None, [], rng.choice(same), shape)
+        return self.new_param(shape)
+
+    def broadcast_pair(self, shape):
+        """Two operand shapes whose broadcast is exactly `shape`."""
+        rng = self.rng
+        r = len(shape)
+        a = list(shape)
+        if r and rng.random() < 0.5:
+            drop = rng.randint(0, r)
+            a = [1 if rng.random() < 0.3 else d for d in shape[drop:]]
+            a = [None] * drop + a
+        else:
+            a = [None] * 0 + a
+        a = [None] * (r - len(a)) + a
+        # b must supply every dimension a does not, and the full rank if a is shorter
+        b = []
+        dropping = rng.random() < 0.5 and a[0] is not None if r else False
+        for i, d in enumerate(shape):
+            need = d != 1 and (a[i] is None or a[i] == 1)
+            if dropping and not need:
+                b.append(None)
+                continue
+            dropping = False
+            b.append(d if need or rng.random() < 0.7 else 1)
+        sa = tuple(x for x in a if x is not None)
+        sb = tuple(x for x in b if x is not None)
+        if rng.random() < 0.5:
+            sa, sb = sb, sa
+        return sa, sb
+
+    def gen(self, shape, depth, want_tensor=False):
+        rng = self.rng
+        if depth <= 0 or self.budget <= 0 or rng.random() < 0.12:
+            return self.leaf(shape, want_tensor)
+        self.budget -= 1
+        choices = ["un", "un", "bin", "bin", "bin", "var", "red", "select"]
+        r = len(shape)
+        if r >= 1:
+            choices += ["slice", "concat", "reshape", "red"]
+        if r in (0, 1, 2):
+            choices += ["matmul", "matmul"]
+        if r in (2, 3):
+            choices += ["transpose"]
+        kind = rng.choice(choices)
+        if want_tensor and kind in ("un", "bin", "var", "select") and not shape:
+            kind = "red"
+        if kind == "un":
+            name = rng.choice(UNARY_TENSOR + UNARY_GENERIC)
+            kid = self.gen(shape, depth - 1, want_tensor)
+            if name in DOMAIN and rng.random() < 0.5:
+                kid = Node("un", rng.choice(["tensor-exp", "tensor-abs", "tensor-sigmoid", "square"]),
+                           [kid], None, shape)
+            return Node("un", name, [kid], None, shape)
+        if kind == "bin":
+            name = rng.choice(BINARY_TENSOR + BINARY_GENERIC)
+            sa, sb = self.broadcast_pair(shape)
+            a = self.gen(sa, depth - 1)
+            if name in ("tensor-pow", "expt") and rng.random() < 0.6:
+                b = Node("const", None, [], rng.choice(POW_EXPONENTS), ())
+                if sa != shape:
+                    a = self.gen(shape, depth - 1)
+            else:
+                b = self.gen(sb, depth - 1)
+            return Node("bin", name, [a, b], None, shape)
+        if kind == "var":
+            name = rng.choice(VARIADIC)
+            kids = []
+            sa, sb = self.broadcast_pair(shape)
+            kids = [self.gen(sa, depth - 1), self.gen(sb, depth - 1), self.gen(rng.choice([sa, sb, shape]), depth - 1)]
+            return Node("bin", name, kids, None, shape)
+        if kind == "red":
+            name = rng.choice(REDUCE)
+            if not shape and rng.random() < 0.6:
+                src = self.shape(rng.choice([1, 2, 3]))
+                return Node("red", name, [self.gen(src, depth - 1, True)], (None, False), shape)
+            if r >= 3:
+                return self.leaf(shape, want_tensor)
+            axis = rng.randint(0, r)
+            keep = r >= 1 and shape[min(axis, r - 1)] == 1 and rng.random() < 0.5
+            if keep:
+                axis = min(axis, r - 1)
+                src = list(shape)
+                src[axis] = self.dim()
+            else:
+                src = list(shape)
+                src.insert(axis, self.dim())
+            src = tuple(src)
+            shown = axis - len(src) if rng.random() < 0.25 else axis
+            return Node("red", name, [self.gen(src, depth - 1, True)], (shown, keep), shape)
+        if kind == "matmul":
+            k = self.dim()
+            if r == 2:
+                m, n = shape
+                sa, sb = (m, k), (k, n)
+            elif r == 1:
+                (n,) = shape
+                sa, sb = ((k,), (k, n)) if rng.random() < 0.5 else ((n, k), (k,))
+            else:
+                sa, sb = (k,), (k,)
+            return Node("matmul", None, [self.gen(sa, depth - 1, True), self.gen(sb, depth - 1, True)],
+                        None, shape)
+        if kind == "transpose":
+            if r == 2 and rng.random() < 0.6:
+                perm = None if rng.random() < 0.6 else [1, 0]
+                src = (shape[1], shape[0])
+            else:
+                perm = list(range(r))
+                rng.shuffle(perm)
+                src = [0] * r
+                for i, p in enumerate(perm):
+                    src[p] = shape[i]
+                src = tuple(src)
+            return Node("transpose", None, [self.gen(src, depth - 1, True)], perm, shape)
+        if kind == "reshape":
+            total = prod(shape)
+            src = self.factor(total)
+            spec = list(shape)
+            if spec and rng.random() < 0.4:
+                spec[rng.randrange(len(spec))] = -1
+            return Node("reshape", None, [self.gen(src, depth - 1, True)], spec, shape)
+        if kind == "slice":
+            axis = rng.randrange(r)
+            extra = rng.choice([0, 1, 1, 2, 3])
+            start = rng.randint(0, extra)
+            src = list(shape)
+            src[axis] += extra
+            shown = axis - r if rng.random() < 0.2 else axis
+            return Node("slice", None, [self.gen(tuple(src), depth - 1, True)],
+                        (shown, start, start + shape[axis]), shape)
+        if kind == "concat":
+            axis = rng.randrange(r)
+            total = shape[axis]
+            if total < 2:
+                return self.gen(shape, depth, want_tensor)
+            parts = []
+            left = total
+            while left > 0 and len(parts) < 3:
+                take = rng.randint(1, left) if len(parts) < 2 else left
+                parts.append(take)
+                left -= take
+            if left:
+                parts[-1] += left
+            kids = []
+            for p in parts:
+                s = list(shape)
+                s[axis] = p
+                kids.append(self.gen(tuple(s), depth - 1, True))
+            if axis == 0 and rng.random() < 0.3:
+                shown = None
+            else:
+                shown = axis - r if rng.random() < 0.2 else axis
+            return Node("concat", None, kids, shown, shape)
+        if kind == "select":
+            name = rng.choice(COMPARE)
+            ncmp = 3 if rng.random() < 0.15 else 2
+            if rng.random() < 0.5:
+                cmps = [self.gen((), depth - 2) for _ in range(ncmp)]
+            else:
+                cmps = [self.gen(s, depth - 2) for s in self.broadcast_pair(shape)]
+                if ncmp == 3:
+                    cmps.append(self.gen(shape, depth - 2))
+            then = self.gen(shape, depth - 1)
+            other = self.gen(shape, depth - 1)
+            return Node("select", name, cmps + [then, other], len(cmps), shape)
+        raise ValueError(kind)
+
+    def factor(self, total):
+        rng = self.rng
+        dims = []
+        left = total
+        rank = rng.choice([1, 2, 3])
+        for _ in range(rank - 1):
+            divs = [d for d in range(1, left + 1) if left % d == 0]
+            d = rng.choice(divs)
+            dims.append(d)
+            left //= d
+        dims.append(left)
+        rng.shuffle(dims)
+        return tuple(dims)
+
+
+def generate(rng, ident):
+    special = rng.random() < 0.3
+    g = Gen(rng, special)
+    if rng.random() < 0.04:
+        return generate_big(rng, ident)
+    out_shape = g.shape()
+    depth = rng.choice([2, 3, 4, 4, 5, 5, 6])
+    body = g.gen(out_shape, depth)
+    if not g.params:
+        body = Node("bin", "tensor-add", [body, g.leaf(out_shape)], None, out_shape)
+    n = prod(out_shape)
+    w = [rng.choice(W_VALUES) for _ in range(n)]
+    return Program(body, g.params, w, out_shape, ident)
+
+
+def generate_big(rng, ident):
+    """A matmul of at least 2^21 multiply-adds: split over KILN_THREADS threads."""
+    m, k, n = rng.choice([(129, 128, 128), (136, 130, 120), (64, 256, 130)])
+    pa = Param((m, k), rng.randrange(1 << 30), rng.randrange(1 << 30), big=True)
+    pb = Param((k, n), rng.randrange(1 << 30), rng.randrange(1 << 30), big=True)
+    params = [pa, pb]
+    a = Node("param", None, [], 0, (m, k))
+    b = Node("param", None, [], 1, (k, n))
+    if rng.random() < 0.5:
+        a = Node("un", rng.choice(["tensor-tanh", "relu", "tensor-sigmoid"]), [a], None, (m, k))
+    mm = Node("matmul", None, [a, b], None, (m, n))
+    body = Node("red", "tensor-sum", [Node("un", "tensor-tanh", [mm], None, (m, n))], (0, False), (n,))
+    w = [rng.choice(W_VALUES) for _ in range(n)]
+    return Program(body, params, w, (n,), ident)
+
+
+# ---------------------------------------------------------------------------
+# Lisp batch files
+# ---------------------------------------------------------------------------
+
+HARNESS = r"""
+(define (cv v)
+  (cond ((tensor? v) (list 'T (tensor-shape v) (tensor->list v)))
+        ((number? v) (list 'N v))
+        ((pair? v) (cons 'L (map cv v)))
+        (else (list 'X (format "~s" v)))))
+(define (emsg e) (if (error-object? e) (error-object-message e) (format "~s" e)))
+(define (rc id tag thunk)
+  (let ((r (try-catch (list 'ok (cv (thunk))) (e) (list 'err (emsg e)))))
+    (display id) (display " ") (display tag) (display " ") (write r) (newline) (flush-output-port)
+    r))
+(define (mark id) (display id) (display " begin") (newline) (flush-output-port))
+(define (flat x) (if (pair? x) (apply append (map flat x)) (list x)))
+(define (bump v j h)
+  (if (number? v) (+ v h)
+      (let ((s (tensor-shape v)) (l (list->vector (flat (tensor->list v)))))
+        (vector-set! l j (+ (vector-ref l j) h))
+        (if (null? s) (tensor (vector-ref l 0)) (reshape (tensor (vector->list l)) s)))))
+(define (bump-args args i j h)
+  (let loop ((k 0) (a args))
+    (if (null? a) '()
+        (cons (if (= k i) (bump (car a) j h) (car a)) (loop (+ k 1) (cdr a))))))
+(define (scal v) (if (tensor? v) (tensor-item v) v))
+(define (fd L args pts)
+  (map (lambda (p)
+         (list (try-catch (scal (apply graph-eval L (bump-args args (car p) (cadr p) (caddr p)))) (e) 'err)
+               (try-catch (scal (apply graph-eval L (bump-args args (car p) (cadr p) (- (caddr p))))) (e) 'err)))
+       pts))
+(define (compiled K args) (if (error-object? K) (raise K) (apply K args)))
+;; Compiling costs far more than running, so the losses of several programs whose
+;; graph-grad worked are summed into one function and compiled once.
+(define group '())
+(define (group-add! id L n A B) (set! group (cons (list id L n A B) group)))
+(define (take l n) (if (= n 0) '() (cons (car l) (take (cdr l) (- n 1)))))
+(define (drop l n) (if (= n 0) l (drop (cdr l) (- n 1))))
+(define (combined members)
+  (define (call m args) (apply (cadr m) (take args (caddr m))))
+  (lambda args
+    (let loop ((ms (cdr members)) (args (drop args (caddr (car members))))
+               (acc (call (car members) args)))
+      (if (null? ms) acc
+          (loop (cdr ms) (drop args (caddr (car ms))) (+ acc (call (car ms) args)))))))
+(define (group-check gid members)
+  (display gid) (display " begin") (newline)
+  (display gid) (display " members ") (write (map car members)) (newline) (flush-output-port)
+  (let* ((C (combined members))
+         (A (apply append (map (lambda (m) (list-ref m 3)) members)))
+         (B (apply append (map (lambda (m) (list-ref m 4)) members)))
+         (K (try-catch (apply graph-compile-grad C A) (e) e)))
+    (rc gid 'GG (lambda () (apply graph-grad C A)))
+    (rc gid 'CG (lambda () (compiled K A)))
+    (rc gid 'GG2 (lambda () (apply graph-grad C B)))
+    (rc gid 'CG2 (lambda () (compiled K B)))
+    (display gid) (display " end") (newline) (flush-output-port)))
+(define (group-run gid size)
+  (let loop ((ms (reverse group)) (gid gid))
+    (when (pair? ms)
+      (let ((n (min size (length ms))))
+        (group-check gid (take ms n))
+        (loop (drop ms n) (+ gid 1)))))
+  (set! group '()))
+"""
+GROUP_BASE = 10 ** 9
+GROUP_SIZE = 10
+
+
+def fd_points(prog, rng, which):
+    """Up to 8 (param, element, step) triples for finite differences."""
+    pts = []
+    for i, p in enumerate(prog.params):
+        if p.big:
+            return []
+        vals = p.a if which == "a" else p.b
+        for j, x in enumerate(vals):
+            if math.isfinite(x):
+                pts.append((i, j, 2.0 ** -20 * max(1.0, 2.0 ** math.ceil(math.log2(abs(x)))) if x else 2.0 ** -20))
+    rng.shuffle(pts)
+    return sorted(pts[:8])
+
+
+def program_lisp(prog, fd_a=None, fd_b=None, tags=None):
+    """The definitions and checks of one program; `tags` limits which calls run."""
+    i = prog.ident
+    ps = " ".join(f"p{k}" for k in range(len(prog.params)))
+    out = [f"(mark {i})",
+           f"(define (f{i} {ps}) {to_lisp(prog.body)})"]
+    if prog.w_shape:
+        out.append(f"(define W{i} {tensor_literal(prog.w, prog.w_shape)})")
+        out.append(f"(define (L{i} {ps}) (tensor-sum (tensor-mul (f{i} {ps}) W{i})))")
+    else:
+        out.append(f"(define W{i} {fmt_float(prog.w[0])})")
+        out.append(f"(define (L{i} {ps}) (* (f{i} {ps}) W{i}))")
+    out.append(f"(define A{i} (list {' '.join(p.lisp('a') for p in prog.params)}))")
+    out.append(f"(define B{i} (list {' '.join(p.lisp('b') for p in prog.params)}))")
+
+    def want(t):
+        return tags is None or t in tags
+    calls = [("E", f"(apply f{i} A{i})"), ("E2", f"(apply f{i} B{i})"),
+             ("G", f"(apply graph-eval f{i} A{i})"), ("G2", f"(apply graph-eval f{i} B{i})"),
+             ("EL", f"(apply L{i} A{i})"), ("GL", f"(apply graph-eval L{i} A{i})"),
+             ("GG", f"(apply graph-grad L{i} A{i})"), ("GG2", f"(apply graph-grad L{i} B{i})")]
+    for tag, expr in calls:
+        if not want(tag):
+            continue
+        if tag == "GG" and tags is None and not prog.compile_own:
+            out.append(f"(when (eq? 'ok (car (rc {i} 'GG (lambda () {expr})))) "
+                       f"(group-add! {i} L{i} {len(prog.params)} A{i} B{i}))")
+        else:
+            out.append(f"(rc {i} '{tag} (lambda () {expr}))")
+    if tags is None and not prog.compile_fwd:
+        pass
+    elif want("CF") or want("CF2"):
+        out.append(f"(define KF{i} (try-catch (apply graph-compile f{i} A{i}) (e) e))")
+        out.append(f"(rc {i} 'CF (lambda () (compiled KF{i} A{i})))")
+        out.append(f"(rc {i} 'CF2 (lambda () (compiled KF{i} B{i})))")
+    if tags is None and not prog.compile_own:
+        pass
+    elif want("CG") or want("CG2"):
+        out.append(f"(define KG{i} (try-catch (apply graph-compile-grad L{i} A{i}) (e) e))")
+        out.append(f"(rc {i} 'CG (lambda () (compiled KG{i} A{i})))")
+        out.append(f"(rc {i} 'CG2 (lambda () (compiled KG{i} B{i})))")
+    for tag, pts, args in (("FD", fd_a, f"A{i}"), ("FD2", fd_b, f"B{i}")):
+        if pts and want(tag):
+            lst = " ".join(f"({a} {b} {fmt_float(h)})" for a, b, h in pts)
+            out.append(f"(rc {i} '{tag} (lambda () (fd L{i} {args} '({lst}))))")
+    out.append(f"(display {i}) (display \" end\") (newline)")
+    return "\n".join(out) + "\n"
+
+
+# ---------------------------------------------------------------------------
+# Running kiln
+# ---------------------------------------------------------------------------
+
+class Runner:
+    def __init__(self, kiln, scratch, timeout):
+        self.kiln = kiln
+        self.scratch = scratch
+        self.timeout = timeout
+        self.env = dict(os.environ)
+        self.env["KILN_CACHE_DIR"] = str(scratch / "kernel-cache")
+        self.env.pop("KILN_GC_STRESS", None)
+        self.runs = 0
+        self.counter = 0
+        self.history = []  # (threads, text) of the batch files since the last clear
+
+    def run_text(self, text, threads=2):
+        """Runs one batch file; returns (stdout text, returncode or -signal, stderr, timed_out)."""
+        self.counter += 1
+        path = self.scratch / f"batch{self.counter}.lisp"
+        path.write_text(text)
+        self.history.append((threads, text))
+        env = dict(self.env)
+        env["KILN_THREADS"] = str(threads)
+        self.runs += 1
+        proc = subprocess.Popen([self.kiln, str(path)], cwd=self.scratch, env=env,
+                                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, start_new_session=True)
+        timed_out = False
+        try:
+            out, err = proc.communicate(timeout=self.timeout)
+        except subprocess.TimeoutExpired:
+            timed_out = True
+            os.killpg(proc.pid, signal.SIGKILL)
+            out, err = proc.communicate()
+        finally:
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        path.unlink()
+        return out.decode(errors="replace"), proc.returncode, err.decode(errors="replace"), timed_out
+
+    def run_programs(self, progs, fd, threads=2, tags=None):
+        """Results {ident: {tag: text}} plus {ident: crash description} for programs
+        whose process died while running them (the rest are run again)."""
+        results = {}
+        crashes = {}
+        todo = list(progs)
+        while todo:
+            text = HARNESS + "".join(program_lisp(p, *fd.get(p.ident, (None, None)), tags=tags)
+                                     for p in todo)
+            if tags is None:
+                text += f"(group-run {GROUP_BASE + todo[0].ident * 100} {GROUP_SIZE})\n"
+            out, rc, err, timed_out = self.run_text(text, threads)
+            begun = None
+            done = set()
+            for line in out.splitlines():
+                parts = line.split(" ", 2)
+                if len(parts) < 2 or not parts[0].isdigit():
+                    continue
+                ident = int(parts[0])
+                if parts[1] == "begin":
+                    begun = ident
+                elif parts[1] == "end":
+                    done.add(ident)
+                elif len(parts) == 3:
+                    results.setdefault(ident, {})[parts[1]] = parts[2]
+            if rc == 0 and not timed_out:
+                break
+            how = "timeout" if timed_out else (f"signal {-rc}" if rc < 0 else f"exit status {rc}")
+            desc = f"{how}: " + "\n".join(err.strip().splitlines()[-6:])
+            pending = [p for p in todo if p.ident not in done]
+            if begun is None or begun in done:
+                # died outside any program (or at exit): blame the next one, or the last
+                begun = pending[0].ident if pending else todo[-1].ident
+            crashes[begun] = desc
+            if begun >= GROUP_BASE:
+                break  # the groups come after every program
+            idx = [p.ident for p in todo].index(begun)
+            todo = [p for p in todo[idx + 1:] if p.ident not in done]
+        return results, crashes
+
+
+# ---------------------------------------------------------------------------
+# Checks
+# ---------------------------------------------------------------------------
+
+def normalise(text, strict):
+    if text is None:
+        return None
+    text = text.replace("-nan.0", "+nan.0")  # NaN sign bits are not compared
+    if not strict:
+        text = text.replace("(T () ", "(N ")  # known: number vs rank-0 tensor kinds
+    return text
+
+
+def is_err(text):
+    return text is not None and text.startswith("(err")
+
+
+KNOWN_EAGER_ERRORS = re.compile(
+    r"^\(err \"(<|<=|>|>=|=): argument \d+ must be a (real )?number"
+    r"|^\(err \"tensor-(sum|mean|max): argument 1 must be a tensor")
+
+
+def parse_sexp(text):
+    """A tiny reader for what `write` prints of cv values: lists, symbols, numbers, strings."""
+    tokens = re.findall(r'"(?:[^"\\]|\\.)*"|[()]|[^\s()]+', text)
+    pos = 0
+
+    def atom(tok):
+        if tok.startswith('"'):
+            return tok
+        t = tok.replace(".0", "") if tok in ("+nan.0", "-nan.0", "+inf.0", "-inf.0") else tok
+        if t in ("+nan", "-nan"):
+            return math.nan
+        if t == "+inf":
+            return math.inf
+        if t == "-inf":
+            return -math.inf
+        try:
+            return float(tok) if re.match(r"^[-+]?(\d|\.\d)", tok) else tok
+        except ValueError:
+            return tok
+
+    def read():
+        nonlocal pos
+        tok = tokens[pos]
+        pos += 1
+        if tok == "(":
+            items = []
+            while tokens[pos] != ")":
+                items.append(read())
+            pos += 1
+            return items
+        return atom(tok)
+    return read()
+
+
+def flatten_value(v):
+    """cv value -> flat list of floats."""
+    if v[0] == "N":
+        return [v[1]]
+    if v[0] == "T":
+        out = []
+
+        def rec(x):
+            if isinstance(x, list):
+                for y in x:
+                    rec(y)
+            else:
+                out.append(x)
+        rec(v[2])
+        return out
+    raise ValueError(v)
+
+
+def grads_of(text):
+    """graph-grad result text -> (loss, [flat gradient per parameter])."""
+    v = parse_sexp(text)
+    assert v[0] == "ok"
+    lst = v[1]
+    assert lst[0] == "L"
+    loss = flatten_value(lst[1])[0]
+    return loss, [flatten_value(g) for g in lst[2:]]
+
+
+def uses_known_grad_ops(prog):
+    return any(n.name in ("tensor-pow", "expt", "tensor-maximum", "max", "min") for n in prog.body.walk())
+
+
+def check_fd(prog, res, tag, gtag, pts, which, strict, reference):
+    text = res.get(tag)
+    gg = res.get(gtag)
+    if not pts or text is None or gg is None or is_err(gg) or is_err(text):
+        return None, 0
+    try:
+        loss, grads = grads_of(gg)
+        fdv = [[v[1] if v[0] == "N" else None for v in item[1:]] for item in parse_sexp(text)[1][1:]]
+    except (AssertionError, IndexError, ValueError, TypeError):
+        return None, 0
+    if not math.isfinite(loss):
+        return None, 0
+    checked = 0
+    for (i, j, h), pair in zip(pts, fdv):
+        if len(pair) != 2:
+            continue
+        lp, lm = pair
+        if not isinstance(lp, float) or not isinstance(lm, float):
+            continue
+        if not (math.isfinite(lp) and math.isfinite(lm)):
+            continue
+        x = (prog.params[i].a if which == "a" else prog.params[i].b)[j]
+        hp = (x + h) - x
+        hm = x - (x - h)
+        fwd = (lp - loss) / hp
+        bwd = (loss - lm) / hm
+        central = (lp - lm) / (hp + hm)
+        g = grads[i][j] if j < len(grads[i]) else math.nan
+        if abs(fwd - bwd) > 1e-4 * max(1.0, abs(fwd), abs(bwd)):
+            continue  # a kink, a tie or a select boundary near x
+        if not math.isfinite(g):
+            # A NaN that flows as 0 * inf from a branch a select did not take, or
+            # from elements a slice dropped, is PyTorch's answer too (torch.where):
+            # only a finite PyTorch gradient makes a non-finite one a failure.
+            ref = reference(which)
+            if ref is None or not math.isfinite(ref[i][j]):
+                continue
+            if uses_known_grad_ops(prog) and not strict:
+                continue
+            return (f"{tag}: d/d p{i}[{j}] is {g} but f is smooth there (central difference {central!r}, "
+                    f"PyTorch {ref[i][j]!r})"), checked
+        checked += 1
+        tol = 1e-5 * max(1.0, abs(g), abs(central)) + 1e-7 * max(1.0, abs(loss))
+        if abs(g - central) > tol:
+            return (f"{tag}: d/d p{i}[{j}] at {x!r}: graph-grad {g!r}, central difference "
+                    f"{central!r} (one-sided {fwd!r}, {bwd!r})"), checked
+    return None, checked
+
+
+def check_program(prog, res, strict, torch_check=None):
+    """A list of (kind, detail) failures of one program's results."""
+    fails = []
+
+    def get(tag):
+        return normalise(res.get(tag), strict)
+
+    def agree(t1, t2, kind, eager=False):
+        a, b = get(t1), get(t2)
+        if a is None or b is None:
+            return
+        if is_err(a) and is_err(b):
+            return
+        if is_err(a) != is_err(b):
+            if eager and not strict and is_err(a) and KNOWN_EAGER_ERRORS.search(a):
+                return
+            fails.append((kind, f"{t1} {a[:300]}\n  {t2} {b[:300]}"))
+            return
+        if a != b:
+            fails.append((kind, f"{t1} {a[:300]}\n  {t2} {b[:300]}"))
+
+    agree("E", "G", "eager-vs-graph-eval", eager=True)
+    agree("E2", "G2", "eager-vs-graph-eval", eager=True)
+    agree("EL", "GL", "eager-vs-graph-eval-loss", eager=True)
+    # graph-eval L vs graph-grad's loss
+    gl, gg = get("GL"), get("GG")
+    if gl is not None and gg is not None:
+        if is_err(gl) != is_err(gg):
+            fails.append(("graph-eval-vs-graph-grad-loss", f"GL {gl[:300]}\n  GG {gg[:300]}"))
+        elif not is_err(gl):
+            want = gl[len("(ok "):-1]
+            if not gg[len("(ok (L "):].startswith(want):
+                fails.append(("graph-eval-vs-graph-grad-loss", f"GL {gl[:300]}\n  GG {gg[:300]}"))
+    agree("G", "CF", "graph-compile-vs-graph-eval")
+    agree("G2", "CF2", "graph-compile-vs-graph-eval")
+    agree("GG", "CG", "graph-compile-grad-vs-graph-grad")
+    agree("GG2", "CG2", "graph-compile-grad-vs-graph-grad")
+    return fails
+
+
+# ---------------------------------------------------------------------------
+# PyTorch reference (optional)
+# ---------------------------------------------------------------------------
+
+def torch_module():
+    try:
+        import torch  # noqa: F401
+        torch.set_default_dtype(torch.float64)
+        return torch
+    except Exception:  # absent or broken: the check is skipped
+        return None
+
+
+def reexec_for_torch():
+    """Debian's python3-torch is importable only by /usr/bin/python3; when this is
+    another Python (pyenv, a venv) without torch, run again under that one."""
+    system = "/usr/bin/python3"
+    if os.environ.get("KILN_DIFF_FUZZ_REEXEC") or not os.path.exists(system):
+        return
+    if os.path.realpath(sys.executable) == os.path.realpath(system):
+        return
+    try:
+        ok = subprocess.run([system, "-c", "import torch"], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL, timeout=120).returncode == 0
+    except (OSError, subprocess.TimeoutExpired):
+        return
+    if ok:
+        os.environ["KILN_DIFF_FUZZ_REEXEC"] = "1"
+        os.execv(system, [system] + sys.argv)
+
+
+class TorchSkip(Exception):
+    pass
+
+
+def torch_eval(torch, n, leaves):
+    """Evaluates node n with torch; raises TorchSkip where Kiln's documented rule
+    differs (ties of maximum/minimum/max, NaN operands there, pow base 0)."""
+    k = n.kind
+    T = torch
+    if k == "param":
+        return leaves[n.extra]
+    if k == "const":
+        return T.tensor(n.extra)
+    if k == "ctensor":
+        return T.tensor(n.extra).reshape(n.shape)
+    args = [torch_eval(T, c, leaves) for c in n.kids]
+    if k == "un":
+        x = args[0]
+        name = n.name
+        table = {"tensor-neg": T.neg, "tensor-exp": T.exp, "tensor-log": T.log, "tensor-sqrt": T.sqrt,
+                 "tensor-tanh": T.tanh, "tensor-sigmoid": T.sigmoid, "relu": T.relu, "tensor-abs": T.abs,
+                 "abs": T.abs, "sqrt": T.sqrt, "exp": T.exp, "log": T.log, "sin": T.sin, "cos": T.cos,
+                 "tan": T.tan, "square": lambda v: v * v, "1+": lambda v: v + 1.0,
+                 "1-": lambda v: v - 1.0, "-": T.neg, "/": lambda v: 1.0 / v}
+        return table[name](x)
+    if k == "bin":
+        name = n.name
+        acc = args[0]
+        for b in args[1:]:
+            if name in ("tensor-add", "+"):
+                acc = acc + b
+            elif name in ("tensor-sub", "-"):
+                acc = acc - b
+            elif name in ("tensor-mul", "*"):
+                acc = acc * b
+            elif name in ("tensor-div", "/"):
+                acc = acc / b
+            elif name in ("tensor-pow", "expt"):
+                if bool((acc == 0).any()):
+                    raise TorchSkip("pow base 0")
+                acc = T.pow(acc, b)
+            elif name in ("tensor-maximum", "max", "min"):
+                if bool((acc == b).any()) or bool(acc.isnan().any()) or bool(b.isnan().any()):
+                    raise TorchSkip("tie or NaN in maximum/minimum")
+                acc = T.maximum(acc, b) if name != "min" else T.minimum(acc, b)
+        return acc
+    if k == "red":
+        x = args[0]
+        axis, keep = n.extra
+        if n.name == "tensor-max":
+            m = x.amax() if axis is None else x.amax(dim=axis, keepdim=True)
+            if bool((x == m).sum() > (1 if axis is None else m.numel())) or bool(x.isnan().any()):
+                raise TorchSkip("tie in max")
+            return x.amax() if axis is None else x.amax(dim=axis, keepdim=keep)
+        f = T.sum if n.name == "tensor-sum" else T.mean
+        return f(x) if axis is None else f(x, dim=axis, keepdim=keep)
+    if k == "matmul":
+        return T.matmul(args[0], args[1])
+    if k == "transpose":
+        return args[0].t() if n.extra is None else args[0].permute(*n.extra)
+    if k == "reshape":
+        return args[0].reshape(n.extra)
+    if k == "slice":
+        axis, start, end = n.extra
+        return args[0].narrow(axis, start, end - start)
+    if k == "concat":
+        return T.cat(args, 0 if n.extra is None else n.extra)
+    if k == "select":
+        ncmp = n.extra
+        ops = {"<": T.lt, "<=": T.le, ">": T.gt, ">=": T.ge, "=": T.eq}
+        mask = None
+        for a, b in zip(args[:ncmp], args[1:ncmp]):
+            m = ops[n.name](a, b)
+            mask = m if mask is None else mask & m
+        return T.where(mask, args[ncmp], args[ncmp + 1])
+    raise ValueError(k)
+
+
+def torch_grads(torch, prog, which):
+    """PyTorch's gradients of L on input set `which` ('a' or 'b'), one flat list per
+    parameter, or None (no torch, a finite loss not reached, or a TorchSkip rule)."""
+    if torch is None or prog.big():
+        return None
+    leaves = []
+    for p in prog.params:
+        vals = p.a if which == "a" else p.b
+        t = torch.tensor(vals[0] if p.shape is None else vals)
+        if p.shape is not None:
+            t = t.reshape(p.shape)
+        leaves.append(t.clone().requires_grad_(True))
+    try:
+        out = torch_eval(torch, prog.body, leaves)
+        w = torch.tensor(prog.w).reshape(prog.w_shape) if prog.w_shape else torch.tensor(prog.w[0])
+        loss = (out * w).sum()
+        if not bool(torch.isfinite(loss)):
+            return None
+        grads = torch.autograd.grad(loss, leaves, allow_unused=True)
+    except (TorchSkip, RuntimeError):
+        return None
+    return [[0.0] * prod(p.shape or ()) if g is None else [float(v) for v in g.reshape(-1).tolist()]
+            for p, g in zip(prog.params, grads)]
+
+
+def check_torch(torch, prog, res):
+    gg = res.get("GG2")
+    if torch is None or prog.big() or gg is None or is_err(gg):
+        return None, False
+    grads = torch_grads(torch, prog, "b")
+    if grads is None:
+        return None, False
+    kloss, kgrads = grads_of(gg)
+    # Normwise: relative to the largest gradient element, the loss and 1, so that
+    # rounding-level values of gradients that cancel to about 0 (d(x/x)/dx: 1e-16
+    # against PyTorch's 0.0) do not count.
+    floor = max([1.0, abs(kloss) if math.isfinite(kloss) else 0.0] +
+                [abs(v) for kg in kgrads for v in kg if math.isfinite(v)])
+    for i, (ref, kg) in enumerate(zip(grads, kgrads)):
+        if not all(math.isfinite(v) for v in ref):
+            continue
+        scale = floor
+        for j, (r, k) in enumerate(zip(ref, kg)):
+            if not (abs(r - k) <= 1e-12 * max(abs(r), abs(k), scale)):
+                return f"torch: d/d p{i}[{j}] on B: graph-grad {k!r}, PyTorch {r!r}", True
+    return None, True
+
+
+# ---------------------------------------------------------------------------
+# Driver: check a batch, shrink failures, write reproducers
+# ---------------------------------------------------------------------------
+
+class Fuzzer:
+    def __init__(self, args):
+        self.args = args
+        self.scratch = Path(tempfile.mkdtemp(prefix="kiln-diff-fuzz-"))
+        self.runner = Runner(os.path.abspath(args.kiln), self.scratch, args.batch_timeout)
+        self.torch = None if args.no_torch else torch_module()
+        self.stats = {"programs": 0, "fd_checked": 0, "torch_checked": 0, "thread_checked": 0,
+                      "failures": 0}
+        self.seen = set()
+        self.out = Path(args.out)
+        self.group_members = {}
+
+    def check_batch(self, progs, rng, threads_all=False):
+        """{ident: [(kind, detail)]} for one batch of programs."""
+        fd = {}
+        for p in progs:
+            fa = fd_points(p, rng, "a") if all(math.isfinite(v) for q in p.params if not q.big for v in q.a) else None
+            fb = fd_points(p, rng, "b")
+            fd[p.ident] = (fa, fb)
+        res, crashes = self.runner.run_programs(progs, fd)
+        fails = {}
+        for p in progs:
+            f = []
+            if p.ident in crashes:
+                f.append(("crash", crashes[p.ident]))
+            r = res.get(p.ident, {})
+            f += check_program(p, r, self.args.strict)
+            for tag, gtag, which in (("FD", "GG", "a"), ("FD2", "GG2", "b")):
+                pts = fd[p.ident][0 if which == "a" else 1]
+                msg, n = check_fd(p, r, tag, gtag, pts, which, self.args.strict,
+                                  lambda w, p=p: torch_grads(self.torch, p, w))
+                self.stats["fd_checked"] += n
+                if msg:
+                    f.append(("finite-differences", msg))
+            msg, done = check_torch(self.torch, p, r)
+            self.stats["torch_checked"] += done
+            if msg:
+                f.append(("pytorch", msg))
+            if f:
+                fails[p.ident] = f
+        self.check_groups(progs, res, crashes, fails)
+        # KILN_THREADS=1 against the run above (2 threads): the same batch without
+        # finite differences; the group kernels come from the kernel cache.
+        if threads_all or any(p.big() for p in progs) or rng.random() < self.args.thread_fraction:
+            res1, crashes1 = self.runner.run_programs(progs, {}, threads=1)
+            again = None
+            for ident, r1 in res1.items():
+                owner = self.owner(progs, res, ident)
+                if owner is None:
+                    continue
+                self.stats["thread_checked"] += ident < GROUP_BASE
+                for tag, v in sorted(r1.items()):
+                    if tag in res.get(ident, {}) and res[ident][tag] != v:
+                        # the same batch with 2 threads again: a difference there too
+                        # is nondeterminism (uninitialised or freed memory), not threads
+                        if again is None:
+                            again, _ = self.runner.run_programs(progs, {}, threads=2)
+                        kind = "threads"
+                        if again.get(ident, {}).get(tag) != res[ident][tag]:
+                            kind = "nondeterministic"
+                        fails.setdefault(owner, []).append(
+                            (kind, f"{tag} with KILN_THREADS=2: {res[ident][tag][:200]}\n"
+                                   f"  with KILN_THREADS=1: {v[:200]}\n"
+                                   f"  with KILN_THREADS=2 again: {again.get(ident, {}).get(tag, '')[:200]}"))
+                        break
+            for ident, desc in crashes1.items():
+                owner = self.owner(progs, res, ident)
+                if owner is not None and ident not in crashes:
+                    fails.setdefault(owner, []).append(("crash", "KILN_THREADS=1: " + desc))
+        return fails
+
+    @staticmethod
+    def owner(progs, res, ident):
+        """The program to blame for results under `ident` (a program or a group)."""
+        if ident < GROUP_BASE:
+            return ident if any(p.ident == ident for p in progs) else None
+        members = res.get(ident, {}).get("members")
+        if not members:
+            return None
+        ids = [int(x) for x in re.findall(r"\d+", members)]
+        return ids[0] if ids else None
+
+    def check_groups(self, progs, res, crashes, fails):
+        by_id = {p.ident: p for p in progs}
+        for gid in sorted(set(res) | set(crashes)):
+            if gid < GROUP_BASE:
+                continue
+            r = res.get(gid, {})
+            ids = [int(x) for x in re.findall(r"\d+", r.get("members", ""))]
+            members = [by_id[i] for i in ids if i in by_id]
+            if not members:
+                continue
+            if gid in crashes:
+                fails.setdefault(members[0].ident, []).append(
+                    ("crash", f"compiling or running the graph-compile-grad group {ids}: {crashes[gid]}"))
+                continue
+            for t1, t2 in (("GG", "CG"), ("GG2", "CG2")):
+                a, b = normalise(r.get(t1), self.args.strict), normalise(r.get(t2), self.args.strict)
+                if a is None or b is None or a == b or (is_err(a) and is_err(b)):
+                    continue
+                blame = members[0]
+                unsure = True
+                if not is_err(a) and not is_err(b):
+                    try:
+                        _, ga = grads_of(a)
+                        _, gb = grads_of(b)
+                        k = 0
+                        for m in members:
+                            n = len(m.params)
+                            if ga[k:k + n] != gb[k:k + n]:
+                                blame = m
+                                unsure = False
+                                break
+                            k += n
+                    except (AssertionError, IndexError, ValueError, TypeError):
+                        pass
+                if unsure:
+                    # only the summed loss (or an error) differs: the report compiles
+                    # each member on its own to find the one at fault
+                    self.group_members[blame.ident] = members
+                self.stats["group_failures"] = self.stats.get("group_failures", 0) + 1
+                fails.setdefault(blame.ident, []).append(
+                    ("graph-compile-grad-vs-graph-grad",
+                     f"(found in a group of programs {ids}) {t1} {a[:300]}\n  {t2} {b[:300]}"))
+                break
+
+    def still_fails(self, progs, kind, rng):
+        """The first program (in order) that still fails with `kind`, or None."""
+        for i, p in enumerate(progs):
+            p.ident = 900000 + i
+            p.compile_own = kind == "graph-compile-grad-vs-graph-grad" or kind == "crash"
+            p.compile_fwd = kind == "graph-compile-vs-graph-eval" or kind == "crash"
+        fails = self.check_batch(progs, rng, threads_all=(kind == "threads"))
+        for p in progs:
+            if any(k == kind for k, _ in fails.get(p.ident, [])):
+                return p, [d for k, d in fails[p.ident] if k == kind][0]
+        return None, None
+
+    def shrink(self, prog, kind, detail, rng):
+        deadline = time.monotonic() + self.args.shrink_seconds
+        best, best_detail = prog, detail
+        while time.monotonic() < deadline:
+            cands = sorted(shrink_candidates(best, rng), key=lambda c: (c.size(), len(c.params)))[:60]
+            if not cands:
+                break
+            found, d = self.still_fails(cands, kind, rng)
+            if found is None:
+                break
+            best, best_detail = found, d
+        # then simpler inputs
+        for _ in range(3):
+            if time.monotonic() >= deadline:
+                break
+            cands = input_candidates(best)
+            if not cands:
+                break
+            found, d = self.still_fails(cands, kind, rng)
+            if found is None:
+                break
+            best, best_detail = found, d
+        return best, best_detail
+
+    def report(self, prog, kind, detail, rng, seed):
+        first_ident = prog.ident
+        members = self.group_members.pop(prog.ident, None)
+        if members and kind == "graph-compile-grad-vs-graph-grad":
+            found, d = self.still_fails([copy_program(m) for m in members], kind, rng)
+            if found is not None:
+                prog, detail = found, d
+        ops = sorted({n.name or n.kind for n in prog.body.walk() if n.kind not in ("param", "const", "ctensor")})
+        small, small_detail = self.shrink(prog, kind, detail, rng)
+        small_ops = sorted({n.name or n.kind for n in small.body.walk()
+                            if n.kind not in ("param", "const", "ctensor")})
+        signature = (kind, tuple(small_ops))
+        self.stats["failures"] += 1
+        if signature in self.seen:
+            print(f"FAIL ({kind}, same class as an earlier failure: {' '.join(small_ops)})", flush=True)
+            return
+        self.seen.add(signature)
+        self.out.mkdir(parents=True, exist_ok=True)
+        name = f"{kind}-seed{seed}-{first_ident}.lisp"
+        small.ident = 1
+        small.compile_own = small.compile_own or kind in ("graph-compile-grad-vs-graph-grad", "crash")
+        small.compile_fwd = small.compile_fwd or kind in ("graph-compile-vs-graph-eval", "crash")
+        text = (f";; diff_fuzz.py finding: {kind} (seed {seed}, program {first_ident}, "
+                f"shrunk from {prog.size()} to {small.size()} nodes)\n"
+                + "".join(f";; {line}\n" for line in small_detail.splitlines())
+                + ";; Each line prints: 1 TAG (ok VALUE) or 1 TAG (err MESSAGE). Tags: E/E2 eager F on A/B,\n"
+                + ";; G/G2 graph-eval F, EL/GL eager/graph-eval L, GG/GG2 graph-grad L, CF/CF2 graph-compile F,\n"
+                + ";; CG/CG2 graph-compile-grad L (compiled for A), FD/FD2 L at x+h and x-h.\n"
+                + HARNESS + program_lisp(small, *(fd_points(small, random.Random(0), w) for w in "ab")))
+        (self.out / name).write_text(text)
+        print(f"FAIL {kind}: {self.out / name} ({' '.join(small_ops)})", flush=True)
+        for line in small_detail.splitlines()[:4]:
+            print(f"    {line}", flush=True)
+
+    def run_seed(self, seed, count):
+        rng = random.Random(seed)
+        progs = [generate(rng, i) for i in range(count)]
+        for p in progs:
+            p.compile_fwd = rng.random() < self.args.forward_compile_fraction
+        nfail = 0
+        for start in range(0, count, self.args.batch):
+            batch = progs[start:start + self.args.batch]
+            self.runner.history = []
+            fails = self.check_batch(batch, rng)
+            if fails:
+                # the batch files as run, for failures that need the whole batch
+                # (nondeterminism, memory errors that depend on earlier programs)
+                keep = self.out / "batches"
+                keep.mkdir(parents=True, exist_ok=True)
+                for k, (threads, text) in enumerate(self.runner.history):
+                    (keep / f"seed{seed}-from{start}-run{k}-threads{threads}.lisp").write_text(text)
+            self.stats["programs"] += len(batch)
+            for p in batch:
+                for kind, detail in fails.get(p.ident, [])[:1]:
+                    nfail += 1
+                    self.report(p, kind, detail, random.Random(seed * 1000003 + p.ident), seed)
+        return nfail
+
+
+def copy_program(p):
+    q = Program(p.body, p.params, p.w, p.w_shape, p.ident)
+    q.compile_fwd, q.compile_own = p.compile_fwd, p.compile_own
+    return q
+
+
+def replace_at(node, target, repl):
+    if node is target:
+        return repl
+    if not node.kids:
+        return node
+    kids = [replace_at(k, target, repl) for k in node.kids]
+    if all(a is b for a, b in zip(kids, node.kids)):
+        return node
+    return Node(node.kind, node.name, kids, node.extra, node.shape)
+
+
+def compact(prog, body):
+    """A program with `body`, keeping only the parameters it uses (renumbered)."""
+    used = sorted({n.extra for n in body.walk() if n.kind == "param"})
+    remap = {old: new for new, old in enumerate(used)}
+
+    def ren(n):
+        if n.kind == "param":
+            return Node("param", None, [], remap[n.extra], n.shape)
+        return Node(n.kind, n.name, [ren(k) for k in n.kids], n.extra, n.shape)
+    params = [prog.params[i] for i in used]
+    if not params:
+        return None
+    return Program(ren(body), params, prog.w, prog.w_shape)
+
+
+def shrink_candidates(prog, rng):
+    out = []
+    nodes = list(prog.body.walk())
+    for n in nodes:
+        repls = [k for k in n.kids if k.shape == n.shape]
+        if n.kind not in ("param", "const", "ctensor"):
+            same = [i for i, p in enumerate(prog.params) if p.shape == n.shape or (p.shape is None and n.shape == ())]
+            repls += [Node("param", None, [], i, n.shape) for i in same[:2]]
+            if n.shape:
+                repls.append(Node("ctensor", None, [], [0.5] * prod(n.shape), n.shape))
+            else:
+                repls.append(Node("const", None, [], 0.5, ()))
+        for r in repls:
+            if n.kind in ("red", "matmul", "transpose", "reshape", "slice", "concat") and r.kind == "const":
+                continue
+            c = compact(prog, replace_at(prog.body, n, r))
+            if c is not None and c.size() < prog.size() or (c is not None and len(c.params) < len(prog.params)):
+                out.append(c)
+    return out
+
+
+def input_candidates(prog):
+    out = []
+    for i, p in enumerate(prog.params):
+        if p.big:
+            continue
+        for simple in (lambda v: 1.0 if math.isfinite(v) and v else v,
+                       lambda v: round(v * 2) / 2 if math.isfinite(v) else v):
+            a = [simple(v) for v in p.a]
+            b = [simple(v) for v in p.b]
+            if a != p.a or b != p.b:
+                params = list(prog.params)
+                params[i] = Param(p.shape, a, b)
+                out.append(Program(prog.body, params, prog.w, prog.w_shape))
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--kiln", required=True)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--count", type=int, default=int(os.environ.get("KILN_DIFF_FUZZ_COUNT", "200")),
+                    help="programs per seed (default $KILN_DIFF_FUZZ_COUNT or 200)")
+    ap.add_argument("--minutes", type=float, default=0, help="long mode: run seeds seed, seed+1, ... this long")
+    ap.add_argument("--batch", type=int, default=50, help="programs per kiln process")
+    ap.add_argument("--batch-timeout", type=float, default=300)
+    ap.add_argument("--shrink-seconds", type=float, default=90)
+    ap.add_argument("--out", default="diff-fuzz-failures")
+    ap.add_argument("--strict", action="store_true", help="also report the known open classes")
+    ap.add_argument("--no-torch", action="store_true")
+    ap.add_argument("--forward-compile-fraction", type=float, default=0.1,
+                    help="programs whose F is also compiled on its own (graph-compile)")
+    ap.add_argument("--thread-fraction", type=float, default=0.2,
+                    help="batches run again with KILN_THREADS=1 (always when one has a big matmul)")
+    args = ap.parse_args()
+    if not args.no_torch and torch_module() is None:
+        reexec_for_torch()
+    fz = Fuzzer(args)
+    start = time.monotonic()
+    print(f"diff_fuzz: seed {args.seed}, {'%g minutes' % args.minutes if args.minutes else '%d programs' % args.count}, "
+          f"PyTorch {'on' if fz.torch else 'absent: skipped'}", flush=True)
+    failures = 0
+    try:
+        if args.minutes:
+            seed = args.seed
+            while time.monotonic() - start < args.minutes * 60:
+                failures += fz.run_seed(seed, args.count)
+                el = time.monotonic() - start
+                print(f"diff_fuzz: seed {seed} done; {fz.stats['programs']} programs, {failures} failures, "
+                      f"{el:.0f} s", flush=True)
+                seed += 1
+        else:
+            failures = fz.run_seed(args.seed, args.count)
+    finally:
+        shutil.rmtree(fz.scratch, ignore_errors=True)
+    s = fz.stats
+    print(f"diff_fuzz: {s['programs']} programs, {s['fd_checked']} finite-difference gradient elements, "
+          f"{s['torch_checked']} PyTorch comparisons, {s['thread_checked']} KILN_THREADS=1 reruns, "
+          f"{failures} failures in {time.monotonic() - start:.0f} s ({fz.runner.runs} kiln runs)", flush=True)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
