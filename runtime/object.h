@@ -9,6 +9,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <functional>
 #include <string>
 #include <string_view>
@@ -262,6 +263,12 @@ extern TypeHooks g_type_hooks[256];
 // A fresh type tag for a foreign value type (kernels, traced values), whose
 // behaviour is its g_type_hooks entry. Raises when the 256 tags are used up.
 uint8_t register_object_type(const char *name);
+
+// memcpy of n values; n may be 0 with a null `src` (a builtin called from C++
+// with no arguments gets argv == nullptr), which memcpy itself does not allow.
+inline void copy_values(Value *dst, const Value *src, int64_t n) {
+  if (n > 0) std::memcpy(dst, src, sizeof(Value) * size_t(n));
+}
 
 // Human name of a value's type, for error messages ("pair", "string", ...).
 const char *type_name(Value v);

@@ -144,8 +144,14 @@ static Value b_make_parameter(int argc, Value *argv) {
 }
 
 // (%parameterize (list param...) (list value...) thunk)
+// The helper parameterize expands to; reachable by name, so it checks what the
+// expansion always gives it: equally long lists of parameters and values, a thunk.
 static Value b_parameterize(int, Value *argv) {
   int64_t n = list_length(argv[0]);
+  if (n < 0) type_error("parameterize", 1, "a list of parameters", argv[0]);
+  if (list_length(argv[1]) != n)
+    type_error("parameterize", 2, "a list of values, one per parameter", argv[1]);
+  arg_proc("parameterize", 3, argv[2]);
   Value saved = NIL;
   Value ps = argv[0], vs = argv[1];
   for (int64_t i = 0; i < n; i++, ps = cdr(ps), vs = cdr(vs)) {
@@ -278,12 +284,15 @@ static Value b_write_to_string(int, Value *argv) {
 }
 
 static Value b_report_time(int, Value *argv) {
+  double micros = arg_num("time", 1, argv[0]);  // reachable by name: any number
   std::fflush(stdout);
-  std::fprintf(stderr, ";; time: %.3f ms\n", double(int_of(argv[0])) / 1000.0);
+  std::fprintf(stderr, ";; time: %.3f ms\n", micros / 1000.0);
   return UNSPEC;
 }
 
-static bool feature_match(Value req) {
+// Depth-limited: the requirement is data a program can build (cyclic, or deep).
+static bool feature_match(Value req, int depth = 0) {
+  if (depth > 1000) throw_error("cond-expand: feature requirement nested too deeply");
   static const char *features[] = {
       "kiln", "r7rs", "else", "exact-closed", "ieee-float", "full-unicode-not", "x86-64", "linux", "posix"};
   if (is_symbol(req)) {
@@ -293,17 +302,18 @@ static bool feature_match(Value req) {
   }
   if (is_pair(req) && is_symbol(car(req))) {
     std::string_view op = symbol_name(car(req));
+    if (list_length(cdr(req)) < 0) throw_error("cond-expand: a feature requirement must be a proper list");
     if (op == "and") {
       for (Value p = cdr(req); is_pair(p); p = cdr(p))
-        if (!feature_match(car(p))) return false;
+        if (!feature_match(car(p), depth + 1)) return false;
       return true;
     }
     if (op == "or") {
       for (Value p = cdr(req); is_pair(p); p = cdr(p))
-        if (feature_match(car(p))) return true;
+        if (feature_match(car(p), depth + 1)) return true;
       return false;
     }
-    if (op == "not") return is_pair(cdr(req)) && !feature_match(car(cdr(req)));
+    if (op == "not") return is_pair(cdr(req)) && !feature_match(car(cdr(req)), depth + 1);
     if (op == "library") return true;
   }
   return false;

@@ -31,7 +31,7 @@ static void merge_sort(Value *items, int64_t n, Value less) {
       while (i < mid && j < hi) tmp[k++] = less_than(less, items[j], items[i]) ? items[j++] : items[i++];
       while (i < mid) tmp[k++] = items[i++];
       while (j < hi) tmp[k++] = items[j++];
-      std::memcpy(items + lo, tmp + lo, sizeof(Value) * size_t(hi - lo));
+      copy_values(items + lo, tmp + lo, hi - lo);
     }
   }
 }
@@ -58,7 +58,7 @@ static Value *elements_of(Value seq, int64_t *n) {
   if (is_vector(seq)) {
     *n = as<Vector>(seq)->len;
     Value *items = static_cast<Value *>(gc_alloc(sizeof(Value) * size_t(*n + 1)));
-    std::memcpy(items, as<Vector>(seq)->items, sizeof(Value) * size_t(*n));
+    copy_values(items, as<Vector>(seq)->items, *n);
     return items;
   }
   *n = list_length(seq);
@@ -76,7 +76,7 @@ static Value sort_copy(const char *who, Value *a, bool proc_first) {
   merge_sort(items, n, s.less);
   if (is_vector(s.seq)) {
     Value v = make_vector(n, NIL);
-    std::memcpy(as<Vector>(v)->items, items, sizeof(Value) * size_t(n));
+    copy_values(as<Vector>(v)->items, items, n);
     return v;
   }
   return list_from(items, n);
@@ -89,7 +89,7 @@ static Value sort_in_place(const char *who, Value *a, bool proc_first) {
   Value *items = elements_of(s.seq, &n);
   merge_sort(items, n, s.less);
   if (is_vector(s.seq)) {
-    std::memcpy(as<Vector>(s.seq)->items, items, sizeof(Value) * size_t(n));
+    copy_values(as<Vector>(s.seq)->items, items, n);
   } else {
     // `less?` may have cut the list short with set-cdr!; stop at its end.
     int64_t i = 0;

@@ -34,13 +34,13 @@ static Span optional_span(const char *who, int argc, Value *a, int first, int64_
 
 static Value copy_span(Vector *v, Span s) {
   Value r = make_vector(s.end - s.start, NIL);
-  std::memcpy(as<Vector>(r)->items, v->items + s.start, sizeof(Value) * size_t(s.end - s.start));
+  copy_values(as<Vector>(r)->items, v->items + s.start, s.end - s.start);
   return r;
 }
 
 static Value bi_vector(int argc, Value *a) {
   Value r = make_vector(argc, NIL);
-  std::memcpy(as<Vector>(r)->items, a, sizeof(Value) * size_t(argc));
+  copy_values(as<Vector>(r)->items, a, argc);
   return r;
 }
 
@@ -119,7 +119,7 @@ static Value bi_vector_append(int argc, Value *a) {
   int64_t k = 0;
   for (int i = 0; i < argc; i++) {
     Vector *v = as<Vector>(a[i]);
-    std::memcpy(as<Vector>(r)->items + k, v->items, sizeof(Value) * size_t(v->len));
+    copy_values(as<Vector>(r)->items + k, v->items, v->len);
     k += v->len;
   }
   return r;
@@ -133,7 +133,7 @@ static Value bi_vector_grow(int, Value *a) {
   if (k < v->len)
     throw_errorf("vector-grow: new length {} is smaller than the vector's length {}", k, v->len);
   Value r = make_vector(k, make_fixnum(0));
-  std::memcpy(as<Vector>(r)->items, v->items, sizeof(Value) * size_t(v->len));
+  copy_values(as<Vector>(r)->items, v->items, v->len);
   return r;
 }
 
