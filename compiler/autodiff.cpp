@@ -72,7 +72,8 @@ struct Builder {
       int32_t zero = c(0.0);
       if (needs[size_t(a)]) {
         int32_t da = bin(Op::Mul, b, bin(Op::Pow, a, bin(Op::Sub, b, c(1.0))));
-        give_sum(a, bin(Op::Mul, gr, sel(bin(Op::Equal, b, zero), zero, da)));
+        // Outside the product, as PyTorch's pow(x, 0) backward: zeros even for a NaN gr.
+        give_sum(a, sel(bin(Op::Equal, b, zero), zero, bin(Op::Mul, gr, da)));
       }
       if (needs[size_t(b)]) {
         int32_t at_zero = bin(Op::Mul, bin(Op::Equal, a, zero), bin(Op::GreaterEqual, b, zero));
