@@ -118,7 +118,7 @@ Value FusedElementwise::eval(Frame *env) {
   double scalars[kMaxLeaves];
   bool whole[kMaxLeaves];  // a tensor of rank > 0: one element per output element
   Shape shape;
-  bool shaped = false, any_tensor = false;
+  bool shaped = false;
   for (int i = 0; i < nleaves; i++) {
     Value v = values[i];
     whole[i] = false;
@@ -133,7 +133,6 @@ Value FusedElementwise::eval(Frame *env) {
     }
     if (is_tensor(v)) {
       scalars[i] = tensor_of(v)->data[0];
-      any_tensor = true;
     } else if (is_number(v)) {
       scalars[i] = number_as_double(v);
     } else {
@@ -142,8 +141,7 @@ Value FusedElementwise::eval(Frame *env) {
     data[i] = &scalars[i];
   }
   // A call on numbers only gives a number (NaNs made canonical), not a block of
-  // doubles: such nests run as the calls themselves.
-  if (!shaped && !any_tensor) return unfused->eval(env);
+  // doubles: a nest with such a step (all-number nests included) runs as the calls.
   bool number_step[kMaxSteps];
   for (int s = 0; s < nsteps; s++) {
     auto is_number_operand = [&](int o) { return o >= 0 ? number_step[o] : is_number(values[-1 - o]); };

@@ -576,18 +576,15 @@ def program_lisp(prog, fd_a=None, fd_b=None, tags=None):
                        f"(group-add! {i} L{i} {len(prog.params)} A{i} B{i}))")
         else:
             out.append(f"(rc {i} '{tag} (lambda () {expr}))")
-    if tags is None and not prog.compile_fwd:
-        pass
-    elif want("CF") or want("CF2"):
-        out.append(f"(define KF{i} (try-catch (apply graph-compile f{i} A{i}) (e) e))")
-        out.append(f"(rc {i} 'CF (lambda () (compiled KF{i} A{i})))")
-        out.append(f"(rc {i} 'CF2 (lambda () (compiled KF{i} B{i})))")
-    if tags is None and not prog.compile_own:
-        pass
-    elif want("CG") or want("CG2"):
-        out.append(f"(define KG{i} (try-catch (apply graph-compile-grad L{i} A{i}) (e) e))")
-        out.append(f"(rc {i} 'CG (lambda () (compiled KG{i} A{i})))")
-        out.append(f"(rc {i} 'CG2 (lambda () (compiled KG{i} B{i})))")
+    # A kernel of its own for the forward (CF) and the gradient (CG), each applied to A and B.
+    for tag, wanted_here, compiler, fn in (("CF", prog.compile_fwd, "graph-compile", f"f{i}"),
+                                           ("CG", prog.compile_own, "graph-compile-grad", f"L{i}")):
+        if (tags is None and not wanted_here) or not (want(tag) or want(tag + "2")):
+            continue
+        k = f"K{tag[1]}{i}"
+        out.append(f"(define {k} (try-catch (apply {compiler} {fn} A{i}) (e) e))")
+        out.append(f"(rc {i} '{tag} (lambda () (compiled {k} A{i})))")
+        out.append(f"(rc {i} '{tag}2 (lambda () (compiled {k} B{i})))")
     for tag, pts, args in (("FD", fd_a, f"A{i}"), ("FD2", fd_b, f"B{i}")):
         if pts and want(tag):
             lst = " ".join(f"({a} {b} {fmt_float(h)})" for a, b, h in pts)
