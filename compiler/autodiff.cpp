@@ -20,7 +20,9 @@ struct Builder {
   int32_t bin(Op op, int32_t a, int32_t b) { return g.binary(kWho, op, a, b); }
   int32_t un(Op op, int32_t x) { return g.unary(op, x); }
   int32_t sel(int32_t m, int32_t a, int32_t b) { return g.select(kWho, m, a, b); }
-  const Shape &shape(int32_t i) const { return g[i].shape; }
+  // By value: an argument next to a recording call must not point into g.nodes,
+  // which that call may reallocate (argument order is unspecified).
+  Shape shape(int32_t i) const { return g[i].shape; }
 
   // Adds `contrib` (already shaped like node `to`) to the adjoint of `to`.
   void give(int32_t to, int32_t contrib) {

@@ -6,11 +6,15 @@
 // eagerly, bit for bit.
 #include <gc/gc_allocator.h>
 
+#include <malloc.h>
+
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <string>
 #include <vector>
 
+#include "compiler/autodiff.h"
+#include "compiler/graph.h"
 #include "runtime/eval.h"
 #include "runtime/printer.h"
 #include "runtime/tensor.h"
@@ -377,4 +381,39 @@ TEST_CASE("autodiff: gradients agree with PyTorch float64 autograd to 1e-12 rela
       }
     }
   }
+}
+
+// Regression (differential fuzz, seed 9009): a rule passed `g[a].shape` by
+// reference next to a call that records a node; when that call grew g.nodes,
+// the reference pointed into freed memory and the gradient took a stale shape
+// (a NaN or 777.0 from a recycled buffer in one element). The node table is
+// made exactly full before each rule so its first recording reallocates, and
+// glibc's M_PERTURB fills freed memory, so a stale read is seen in every build.
+TEST_CASE("autodiff: a rule that grows the node table keeps its operand's shape", "[autodiff]") {
+  struct Case {
+    Op op;
+    int axis;  // -1: whole-tensor reduction
+  };
+  mallopt(M_PERTURB, 0x5a);
+  for (Case c : {Case{Op::MeanAxis, 1}, Case{Op::SumAxis, 1}, Case{Op::MaxAxis, 1}, Case{Op::Mean, -1},
+                 Case{Op::Sum, -1}, Case{Op::Max, -1}}) {
+    INFO("op " << op_name(c.op));
+    Graph g;
+    Shape xs = Shape::of({1, 2});
+    int32_t x = g.param(0, ArgSpec{xs, false});
+    // Constants the rules ask for already exist, so the first recording is a new node.
+    for (double k : {0.0, 1.0, 2.0}) g.constant(k, true);
+    // Unused constants make the table bigger than glibc's tcache chunks, which
+    // M_PERTURB does not fill.
+    for (int k = 0; k < 40; k++) g.constant(100.0 + k, true);
+    int32_t r = c.axis < 0 ? g.reduce_all(c.op, x) : g.reduce_axis(c.op, x, c.axis, false);
+    int32_t loss = c.axis < 0 ? r : g.reduce_all(Op::Sum, r);
+    if (c.axis >= 0) g.broadcast_to(g.constant(1.0, true), g[r].shape);  // the Sum rule's node
+    g.nodes.shrink_to_fit();
+    std::vector<int32_t> grads = append_gradients(g, loss);
+    REQUIRE(grads.size() == 1);
+    CHECK(g[grads[0]].shape == xs);
+    CHECK(g[grads[0]].op != Op::SumTo);  // already the param's shape: nothing summed back
+  }
+  mallopt(M_PERTURB, 0);
 }
