@@ -11,6 +11,7 @@
 #include "../runtime/error.h"
 #include "../runtime/gc.h"
 #include "../runtime/tensor.h"
+#include "../runtime/tensor_shapes.h"
 
 namespace kiln {
 
@@ -232,11 +233,7 @@ int32_t Graph::reduce_axis(Op op, int32_t x, int axis, bool keepdims) {
   n.in[0] = x;
   n.axis = int8_t(axis);
   n.keepdims = keepdims;
-  const Shape &s = nodes[size_t(x)].shape;
-  for (int i = 0; i < s.rank; i++) {
-    if (i != axis) n.shape.dim[n.shape.rank++] = s.dim[i];
-    else if (keepdims) n.shape.dim[n.shape.rank++] = 1;
-  }
+  n.shape = reduced_shape(nodes[size_t(x)].shape, axis, keepdims);
   return intern(n);
 }
 

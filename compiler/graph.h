@@ -183,24 +183,4 @@ class Graph {
   int64_t const_roots_len_ = 0, const_roots_cap_ = 0;
 };
 
-// ---- building graphs from Lisp procedures (compiler/trace.cpp, autodiff.cpp) ----
-
-// Traces F on symbolic arguments shaped like `args`; outputs = {F's result};
-// then constant folding and dead-node removal. `who` names the builtin in errors.
-std::unique_ptr<Graph> build_forward_graph(const char *who, Value f, int argc, const ArgSpec *args);
-// The forward + backward graph: outputs = {loss, dloss/darg1, ..., dloss/dargN},
-// the loss as a number, each gradient with its argument's shape (a number for a
-// number argument). Optimised as a whole (CSE across forward and backward,
-// folding, dead-node removal). Raises `WHO: the loss must be a scalar, got a 8x8 tensor`.
-std::unique_ptr<Graph> build_grad_graph(const char *who, Value f, int argc, const ArgSpec *args);
-
-// The same two, built into `out` (cleared first, its memory reused): for callers
-// that keep one scratch graph per thread and use it before the next build.
-void build_forward_graph_into(Graph &out, const char *who, Value f, int argc, const ArgSpec *args);
-void build_grad_graph_into(Graph &out, const char *who, Value f, int argc, const ArgSpec *args);
-
-// The ArgSpec of an example argument (a number or a tensor); raises
-// `WHO: argument POS must be a number or a tensor, got V` otherwise.
-ArgSpec arg_spec_of(const char *who, int pos, Value v);
-
 }  // namespace kiln

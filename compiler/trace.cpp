@@ -1,5 +1,5 @@
 // trace.cpp — symbolic values and the hooks that record graph nodes while a
-// traced procedure runs (SPEC §8), plus build_forward_graph/build_grad_graph.
+// traced procedure runs (SPEC §8),
 //
 // Invariant: see trace.h. Every operation on a symbolic value either records a
 // node through the Graph API (which checks shapes with the eager builtins'
@@ -14,8 +14,7 @@
 #include "../runtime/nodes.h"
 #include "../runtime/printer.h"
 #include "../runtime/tensor.h"
-#include "autodiff.h"
-#include "optimize.h"
+#include "../runtime/tensor_shapes.h"
 
 namespace kiln {
 
@@ -146,35 +145,31 @@ const Shape &shape_of_operand(Value v) {
   return scalar;
 }
 
+// A tensor operand of a structural op: a number (or a traced number) is refused
+// with the eager builtin's type error.
+int32_t tensor_node_of(const char *who, int pos, Value v) {
+  if (!is_symbolic(v) && !is_tensor(v)) type_error(who, pos, "a tensor", v);
+  int32_t x = node_of(who, pos, v);
+  if (is_number(v) || active_graph(who)[x].is_number) type_error(who, pos, "a tensor", v);
+  return x;
+}
+
 Value symbolic_matmul(const char *who, Value x, Value y) {
   Graph &g = active_graph(who);
-  int32_t a = node_of(who, 1, x), b = node_of(who, 2, y);
+  int32_t a = tensor_node_of(who, 1, x), b = tensor_node_of(who, 2, y);
   Shape as = g[a].shape, bs = g[b].shape;
-  for (int i = 0; i < 2; i++) {
-    const Shape &s = i ? bs : as;
-    if (s.rank != 1 && s.rank != 2) {
-      std::string d =
-          s.rank == 0 ? "a scalar tensor" : fmt::format("a rank-{} tensor ({})", s.rank, shape_string(s));
-      throw_errorf("{}: argument {} must be a rank-1 or rank-2 tensor, got {}", who, i + 1, d);
-    }
-  }
-  if (as.dim[as.rank - 1] != bs.dim[0])
-    throw_errorf("{}: inner dimensions differ ({} and {})", who, shape_string(as), shape_string(bs));
-  // NumPy: a rank-1 left operand is a 1 x k row, a rank-1 right operand a k x 1
-  // column; those unit dimensions are dropped from the result.
+  Shape os = matmul_shape(as, bs);
+  // A rank-1 left operand is a 1 x k row, a rank-1 right operand a k x 1 column.
   int32_t a2 = as.rank == 2 ? a : g.reshape(a, Shape::of({1, as.dim[0]}));
   int32_t b2 = bs.rank == 2 ? b : g.reshape(b, Shape::of({bs.dim[0], 1}));
   int32_t c = g.matmul(who, a2, b2);
-  Shape os;
-  if (as.rank == 2) os.dim[os.rank++] = as.dim[0];
-  if (bs.rank == 2) os.dim[os.rank++] = bs.dim[1];
   if (os.rank != 2) c = g.reshape(c, os, os.rank == 0);
   return make_symbolic(c);
 }
 
 Value symbolic_transpose(const char *who, int argc, Value *argv) {
   Graph &g = active_graph(who);
-  int32_t x = node_of(who, 1, argv[0]);
+  int32_t x = tensor_node_of(who, 1, argv[0]);
   Shape s = g[x].shape;
   int perm[kMaxRank];
   transpose_permutation(argc, argc > 1 ? argv[1] : NIL, s, perm);
@@ -183,39 +178,13 @@ Value symbolic_transpose(const char *who, int argc, Value *argv) {
 
 Value symbolic_reshape(const char *who, Value *argv) {
   Graph &g = active_graph(who);
-  int32_t x = node_of(who, 1, argv[0]);
-  int64_t size = g[x].size();
-  Value spec = argv[1];
-  const char *expected = "a list of positive integers (with at most one -1)";
-  if (list_length(spec) < 0) type_error(who, 2, expected, spec);
-  Shape s;
-  int infer = -1;
-  int64_t known = 1;
-  for (Value p = spec; p != NIL; p = cdr(p)) {
-    Value d = car(p);
-    if (!is_int(d) || int_of(d) == 0 || int_of(d) < -1 || s.rank == kMaxRank)
-      type_error(who, 2, expected, spec);
-    if (int_of(d) == -1) {
-      if (infer >= 0)
-        throw_errorf("reshape: only one -1 is allowed in the shape {}", error_value_string(spec));
-      infer = s.rank;
-      s.dim[s.rank++] = 1;
-    } else {
-      known *= int_of(d);
-      s.dim[s.rank++] = int_of(d);
-    }
-  }
-  if (infer >= 0 && known <= size && size % known == 0) s.dim[infer] = size / known;
-  if (s.size() != size)
-    throw_errorf("reshape: cannot reshape {} ({} elements) into {}", shape_string(g[x].shape), size,
-                 error_value_string(spec));
-  return make_symbolic(g.reshape(x, s, false));
+  int32_t x = tensor_node_of(who, 1, argv[0]);
+  return make_symbolic(g.reshape(x, reshape_shape(g[x].shape, argv[1]), false));
 }
 
 Value symbolic_slice(const char *who, Value *argv) {
   Graph &g = active_graph(who);
-  int32_t x = node_of(who, 1, argv[0]);
-  if (is_number(argv[0]) || g[x].is_number) type_error(who, 1, "a tensor", argv[0]);
+  int32_t x = tensor_node_of(who, 1, argv[0]);
   int axis;
   int64_t start;
   Shape os = slice_shape(g[x].shape, argv[1], argv[2], argv[3], axis, start);
@@ -230,11 +199,12 @@ Value symbolic_concat(const char *who, int argc, Value *argv) {
   if (count <= 0) type_error(who, 1, "a non-empty list of tensors", list);
   std::vector<int32_t> parts;
   std::vector<Shape> shapes;
-  for (Value p = list; p != NIL; p = cdr(p)) {
+  int64_t k = 1;
+  for (Value p = list; p != NIL; p = cdr(p), k++) {
     Value v = car(p);
-    if (!is_symbolic(v) && !is_tensor(v)) type_error(who, 1, "a non-empty list of tensors", list);
+    if (!is_symbolic(v) && !is_tensor(v)) concat_element_error(k, v);
     int32_t nd = node_of(who, 1, v);
-    if (g[nd].is_number) type_error(who, 1, "a non-empty list of tensors", list);
+    if (g[nd].is_number) concat_element_error(k, v);
     parts.push_back(nd);
     shapes.push_back(g[nd].shape);
   }
@@ -253,12 +223,6 @@ Value symbolic_reduce(const char *who, Op whole, int argc, Value *argv) {
   bool keepdims = argc == 3 && truthy(argv[2]);
   Op op = whole == Op::Sum ? Op::SumAxis : whole == Op::Mean ? Op::MeanAxis : Op::MaxAxis;
   return make_symbolic(g.reduce_axis(op, x, axis, keepdims));
-}
-
-Value shape_list(const Shape &s) {
-  Value r = NIL;
-  for (int i = s.rank - 1; i >= 0; i--) r = cons(make_int(s.dim[i]), r);
-  return r;
 }
 
 Value symbolic_op(const char *op, int argc, Value *argv) {
@@ -331,70 +295,6 @@ Value select_hook(Value test, Value then_value, Value else_value) {
   return make_symbolic(g.select("if", cond, node_of("if", 2, then_value), node_of("if", 3, else_value)));
 }
 
-// ---- the tensor builtins' entry for symbolic arguments -------------------------------
-//
-// The tensor builtins (stdlib/tensors.cpp) know nothing about tracing. When the
-// graph module is first used it wraps each of them: the wrapper sends a call
-// with a symbolic argument to symbolic_op (under the builtin's own name) and
-// every other call straight to the original function.
-
-// Every builtin an op-table row names, then the tensor builtins that are no op:
-// the shape queries (answered from the symbolic value's shape) and those that
-// need a tensor's contents (refused by symbolic_op). nullptr rows are skipped.
-constexpr const char *kTensorBuiltins[] = {
-#define KILN_X(e, builtin, ...) builtin,
-    KILN_BINARY_ARITH_OPS(KILN_X) KILN_UNARY_OPS(KILN_X)
-#undef KILN_X
-#define KILN_X(e, graph, arity, builtin) builtin,
-        KILN_STRUCTURAL_OPS(KILN_X)
-#undef KILN_X
-            "tensor-shape",
-    "tensor-rank",
-    "tensor-size",
-    "tensor-map",
-    "tensor-ref",
-    "tensor->list",
-    "tensor-item",
-    "tensor",
-    "full",
-};
-constexpr int kWrapped = int(sizeof(kTensorBuiltins) / sizeof(kTensorBuiltins[0]));
-BuiltinFn g_original[kWrapped];
-
-constexpr int kConcat = [] {
-  for (int i = 0; i < kWrapped; i++)
-    if (kTensorBuiltins[i] && std::string_view(kTensorBuiltins[i]) == "concat") return i;
-  return -1;
-}();
-
-// concat's symbolic values are elements of its list argument.
-bool has_symbolic_element(Value list) {
-  if (list_length(list) < 0) return false;  // improper or circular: concat's own error
-  for (Value p = list; p != NIL; p = cdr(p))
-    if (is_symbolic(car(p))) return true;
-  return false;
-}
-
-template <int I> Value wrapped(int argc, Value *argv) {
-  for (int i = 0; i < argc; i++)
-    if (is_symbolic(argv[i])) return symbolic_op(kTensorBuiltins[I], argc, argv);
-  if constexpr (I == kConcat)
-    if (argc > 0 && has_symbolic_element(argv[0])) return symbolic_op(kTensorBuiltins[I], argc, argv);
-  return g_original[I](argc, argv);
-}
-
-template <int... I> void wrap_all(std::integer_sequence<int, I...>) {
-  BuiltinFn wrappers[] = {wrapped<I>...};
-  for (int i = 0; i < kWrapped; i++) {
-    if (!kTensorBuiltins[i]) continue;
-    Value s = intern(kTensorBuiltins[i]);
-    Value b = sym(s)->global;
-    if (!is_builtin(b)) continue;
-    g_original[i] = as<Builtin>(b)->fn;
-    as<Builtin>(b)->fn = wrappers[i];
-  }
-}
-
 struct TraceScope {
   explicit TraceScope(Graph &g) {
     g_trace.graph = &g;
@@ -417,7 +317,8 @@ void install_graph_hooks() {
   g_symbolic_type = register_object_type("symbolic value");
   TypeHooks &h = g_type_hooks[g_symbolic_type];
   h.arith = symbolic_op;
-  h.arith_rank = 2;  // above tensors: (+ tensor symbolic) records a node
+  h.call = symbolic_op;  // the tensor builtins (stdlib/tensors.cpp) given a symbolic value
+  h.arith_rank = 2;      // above tensors: (+ tensor symbolic) records a node
   h.select = select_hook;
   h.truth = [](Value, const char *who) { unsupported(who); };
   h.print = [](std::string &out, Value v, bool) {
@@ -425,7 +326,6 @@ void install_graph_hooks() {
     out += shape_string(as<SymbolicValue>(v)->shape);
     out += '>';
   };
-  wrap_all(std::make_integer_sequence<int, kWrapped>{});
 }
 
 int32_t trace_into(Graph &g, const char *who, Value f, int argc, const ArgSpec *args) {
@@ -442,59 +342,6 @@ int32_t trace_into(Graph &g, const char *who, Value f, int argc, const ArgSpec *
     throw_errorf("{}: the traced function must return a number or a tensor, got {}", who,
                  error_value_string(r));
   return node_of(who, 0, r);
-}
-
-ArgSpec arg_spec_of(const char *who, int pos, Value v) {
-  ArgSpec s;
-  if (is_number(v)) return s;
-  if (is_tensor(v)) {
-    s.shape = tensor_of(v)->shape;
-    s.is_number = false;
-    return s;
-  }
-  type_error(who, pos, "a number or a tensor", v);
-}
-
-// The graph a trace records into: reused, so tracing allocates almost nothing.
-// Traces never nest (trace_into refuses), so one per thread suffices.
-Graph &recording_graph(const char *who) {
-  static thread_local Graph scratch;
-  if (tracing_active()) unsupported(who);
-  scratch.clear();
-  return scratch;
-}
-
-std::unique_ptr<Graph> build_forward_graph(const char *who, Value f, int argc, const ArgSpec *args) {
-  auto out = std::make_unique<Graph>();
-  build_forward_graph_into(*out, who, f, argc, args);
-  return out;
-}
-
-std::unique_ptr<Graph> build_grad_graph(const char *who, Value f, int argc, const ArgSpec *args) {
-  auto out = std::make_unique<Graph>();
-  build_grad_graph_into(*out, who, f, argc, args);
-  return out;
-}
-
-void build_forward_graph_into(Graph &result, const char *who, Value f, int argc, const ArgSpec *args) {
-  Graph &g = recording_graph(who);
-  int32_t out = trace_into(g, who, f, argc, args);
-  const GraphNode &n = g[out];
-  g.outputs.push_back({out, n.is_number && n.shape.rank == 0});
-  optimise_into(g, result);
-}
-
-void build_grad_graph_into(Graph &result, const char *who, Value f, int argc, const ArgSpec *args) {
-  Graph &g = recording_graph(who);
-  int32_t loss = trace_into(g, who, f, argc, args);
-  if (g[loss].shape.rank != 0) {
-    const Shape &s = g[loss].shape;
-    throw_errorf("{}: the loss must be a scalar, got a {} tensor", who, shape_string(s));
-  }
-  std::vector<int32_t> grads = append_gradients(g, loss);
-  g.outputs.push_back({loss, true});
-  for (int i = 0; i < argc; i++) g.outputs.push_back({grads[size_t(i)], args[i].is_number});
-  optimise_into(g, result);
 }
 
 }  // namespace kiln

@@ -106,4 +106,25 @@ Value list1(Value a) { return cons(a, NIL); }
 Value list2(Value a, Value b) { return cons(a, cons(b, NIL)); }
 Value list3(Value a, Value b, Value c) { return cons(a, cons(b, cons(c, NIL))); }
 
+namespace {
+const TypeHooks *call_hooks(Value v) {
+  if (!is_ptr(v)) return nullptr;
+  const TypeHooks &h = g_type_hooks[hdr(v)->type];
+  return h.call ? &h : nullptr;
+}
+}  // namespace
+
+Value foreign_call(const char *builtin, int argc, Value *argv) {
+  for (int i = 0; i < argc; i++)
+    if (const TypeHooks *h = call_hooks(argv[i])) return h->call(builtin, argc, argv);
+  return NOVALUE;
+}
+
+Value foreign_call_in_list(const char *builtin, Value list, int argc, Value *argv) {
+  if (list_length(list) < 0) return NOVALUE;
+  for (Value p = list; p != NIL; p = cdr(p))
+    if (const TypeHooks *h = call_hooks(car(p))) return h->call(builtin, argc, argv);
+  return NOVALUE;
+}
+
 }  // namespace kiln

@@ -34,6 +34,13 @@ Value arg_list(const char *who, int pos, Value v);  // proper list
 Value arg_proc(const char *who, int pos, Value v);
 int64_t list_length(Value v);  // -1 if not a proper list
 
+// For builtins that take values of foreign types (the tensor builtins, given
+// traced values): the `call` hook's result for the first argument whose type has
+// one, or NOVALUE when none has. The _in_list form looks at the elements of
+// `list` (a proper list, else NOVALUE) instead.
+Value foreign_call(const char *builtin, int argc, Value *argv);
+Value foreign_call_in_list(const char *builtin, Value list, int argc, Value *argv);
+
 // Convenience list builders.
 Value list_from(const Value *items, int64_t n);
 Value list1(Value a);

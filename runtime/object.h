@@ -257,6 +257,10 @@ struct TypeHooks {
   // Set for values whose truth is unknown (traced values): `and`, `or` and `not`
   // call it with their name, and it raises.
   void (*truth)(Value v, const char *who) = nullptr;
+  // The tensor builtins given a value of this type as an argument (concat: as an
+  // element of its list) return this instead of running: `builtin` is their name.
+  // It answers or raises; see foreign_call in args.h.
+  Value (*call)(const char *builtin, int argc, Value *argv) = nullptr;
 };
 extern TypeHooks g_type_hooks[256];
 

@@ -40,24 +40,6 @@ Value make_scalar_tensor(double x);
 // A tensor of shape `s` sharing t's data (s.size() == t->size).
 Value tensor_view(Tensor *t, const Shape &s);
 
-// "a rank-3 tensor (2x3x4)" / "a scalar tensor": how messages describe a tensor.
-std::string describe_shape(const Shape &s);
-// The axis permutation of (transpose T) or (transpose T AXES) for a tensor of
-// shape s, into perm[0..rank); raises transpose's error texts otherwise.
-void transpose_permutation(int argc, Value axes, const Shape &s, int *perm);
-
-// AXIS (argument POS of WHO) for a tensor of shape s: in [-rank, rank), a
-// negative one counting from the end as in NumPy; raises
-// `WHO: axis A out of range for a rank-2 tensor (2x3)` otherwise.
-int tensor_axis(const char *who, int pos, Value axis, const Shape &s);
-// (tensor-slice T AXIS START END) for T of shape s: the result's shape, with the
-// resolved axis and START stored; raises tensor-slice's error texts otherwise.
-Shape slice_shape(const Shape &s, Value axis, Value start, Value end, int &axis_out, int64_t &start_out);
-// (concat TENSORS [AXIS]) for tensors of shapes[0..count), count >= 1 (AXIS is
-// NOVALUE when absent: axis 0): the result's shape, with the axis stored;
-// raises concat's error texts otherwise.
-Shape concat_shape(const Shape *shapes, int64_t count, Value axis, int &axis_out);
-
 // Prints `#<tensor 2x3 [1.0 2.0 ...]>` (SPEC §3).
 void print_tensor(std::string &out, Value v);
 // Same shape and the same bit pattern in every element.

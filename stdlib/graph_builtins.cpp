@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "../compiler/graph.h"
+#include "../compiler/graph_build.h"
 #include "../compiler/graph_dot.h"
 #include "../compiler/graph_eval.h"
 #include "../compiler/trace.h"

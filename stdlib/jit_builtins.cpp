@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "../compiler/graph.h"
+#include "../compiler/graph_build.h"
 #include "../compiler/jit_context.h"
 #include "../compiler/kernel_object.h"
 #include "builtins.h"

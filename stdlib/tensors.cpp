@@ -1,4 +1,5 @@
-// tensors.cpp — the tensor builtins of SPEC §7 and generic arithmetic on tensors.
+// tensors.cpp — the tensor builtins of SPEC §7 but the element-wise ones
+// (tensor_elementwise.cpp): construction, inspection, reductions, shape changes.
 //
 // Invariant: every numeric loop here is a call into runtime/kernels.h, so the
 // eager builtins, the graph interpreter and compiled kernels share one
@@ -16,67 +17,14 @@
 #include "../runtime/number.h"
 #include "../runtime/printer.h"
 #include "../runtime/tensor.h"
+#include "../runtime/tensor_shapes.h"
 #include "builtins.h"
+#include "tensor_args.h"
+#include "tensor_elementwise.h"
 
 namespace kiln {
 
 namespace {
-
-// ---- argument helpers -------------------------------------------------------------
-
-Tensor *arg_tensor(const char *who, int pos, Value v) {
-  if (is_tensor(v)) return tensor_of(v);
-  type_error(who, pos, "a tensor", v);
-}
-
-// A tensor-or-number operand seen as a buffer plus shape; numbers are rank 0.
-struct Operand {
-  Shape shape;
-  const double *data;
-  double scalar;  // storage for a number operand
-};
-
-void operand(const char *who, int pos, Value v, Operand &o) {
-  if (is_tensor(v)) {
-    o.shape = tensor_of(v)->shape;
-    o.data = tensor_of(v)->data;
-  } else if (is_number(v)) {
-    o.shape = Shape{};
-    o.scalar = number_as_double(v);
-    o.data = &o.scalar;
-  } else {
-    type_error(who, pos, "a tensor or a number", v);
-  }
-}
-
-// SHAPE: a list of positive integers (or one positive integer), rank <= 8.
-Shape arg_shape(const char *who, int pos, Value v) {
-  Shape s;
-  if (is_int(v) && int_of(v) > 0) {
-    s.rank = 1;
-    s.dim[0] = int_of(v);
-  } else {
-    if (list_length(v) < 0) type_error(who, pos, "a list of positive integers", v);
-    for (Value p = v; p != NIL; p = cdr(p)) {
-      Value d = car(p);
-      if (!is_int(d) || int_of(d) <= 0) type_error(who, pos, "a list of positive integers", v);
-      if (s.rank == kMaxRank)
-        throw_errorf("{}: rank {} exceeds the maximum rank {}", who, list_length(v), kMaxRank);
-      s.dim[s.rank++] = int_of(d);
-    }
-  }
-  // Guard the element count against overflow (and absurd allocations).
-  double count = 1;
-  for (int i = 0; i < s.rank; i++) count *= double(s.dim[i]);
-  if (count > double(int64_t(1) << 40)) throw_errorf("{}: shape {} is too large", who, shape_string(s));
-  return s;
-}
-
-Value shape_list(const Shape &s) {
-  Value r = NIL;
-  for (int i = s.rank - 1; i >= 0; i--) r = cons(make_int(s.dim[i]), r);
-  return r;
-}
 
 // ---- construction -------------------------------------------------------------------
 
@@ -107,7 +55,8 @@ void fill_nested(Value v, const Shape &s, int depth, double *&out) {
   }
 }
 
-Value b_tensor(int, Value *argv) {
+Value b_tensor(int argc, Value *argv) {
+  if (Value r = foreign_call("tensor", argc, argv); r != NOVALUE) return r;
   Value x = argv[0];
   if (is_tensor(x)) return x;
   if (is_number(x)) return make_scalar_tensor(number_as_double(x));
@@ -130,7 +79,8 @@ Value b_tensor(int, Value *argv) {
 
 Value b_zeros(int, Value *argv) { return make_tensor_filled(arg_shape("zeros", 1, argv[0]), 0.0); }
 Value b_ones(int, Value *argv) { return make_tensor_filled(arg_shape("ones", 1, argv[0]), 1.0); }
-Value b_full(int, Value *argv) {
+Value b_full(int argc, Value *argv) {
+  if (Value r = foreign_call("full", argc, argv); r != NOVALUE) return r;
   Shape s = arg_shape("full", 1, argv[0]);
   return make_tensor_filled(s, arg_num("full", 2, argv[1]));
 }
@@ -189,11 +139,21 @@ Value b_tensor_randn(int, Value *argv) {
 // ---- inspection -----------------------------------------------------------------------
 
 Value b_tensor_p(int, Value *argv) { return boolv(is_tensor(argv[0])); }
-Value b_tensor_shape(int, Value *argv) { return shape_list(arg_tensor("tensor-shape", 1, argv[0])->shape); }
-Value b_tensor_rank(int, Value *argv) { return make_int(arg_tensor("tensor-rank", 1, argv[0])->shape.rank); }
-Value b_tensor_size(int, Value *argv) { return make_int(arg_tensor("tensor-size", 1, argv[0])->size); }
+Value b_tensor_shape(int argc, Value *argv) {
+  if (Value r = foreign_call("tensor-shape", argc, argv); r != NOVALUE) return r;
+  return shape_list(arg_tensor("tensor-shape", 1, argv[0])->shape);
+}
+Value b_tensor_rank(int argc, Value *argv) {
+  if (Value r = foreign_call("tensor-rank", argc, argv); r != NOVALUE) return r;
+  return make_int(arg_tensor("tensor-rank", 1, argv[0])->shape.rank);
+}
+Value b_tensor_size(int argc, Value *argv) {
+  if (Value r = foreign_call("tensor-size", argc, argv); r != NOVALUE) return r;
+  return make_int(arg_tensor("tensor-size", 1, argv[0])->size);
+}
 
 Value b_tensor_ref(int argc, Value *argv) {
+  if (Value r = foreign_call("tensor-ref", argc, argv); r != NOVALUE) return r;
   Tensor *t = arg_tensor("tensor-ref", 1, argv[0]);
   const Shape &s = t->shape;
   if (argc - 1 != s.rank)
@@ -221,86 +181,22 @@ Value nested_list(const Tensor *t, int depth, int64_t &pos) {
   return head;
 }
 
-Value b_tensor_to_list(int, Value *argv) {
+Value b_tensor_to_list(int argc, Value *argv) {
+  if (Value r = foreign_call("tensor->list", argc, argv); r != NOVALUE) return r;
   Tensor *t = arg_tensor("tensor->list", 1, argv[0]);
   int64_t pos = 0;
   return nested_list(t, 0, pos);
 }
 
-Value b_tensor_item(int, Value *argv) {
+Value b_tensor_item(int argc, Value *argv) {
+  if (Value r = foreign_call("tensor-item", argc, argv); r != NOVALUE) return r;
   Tensor *t = arg_tensor("tensor-item", 1, argv[0]);
   if (t->size != 1) type_error("tensor-item", 1, "a tensor with one element", argv[0]);
   return make_double(t->data[0]);
 }
 
-// ---- elementwise -------------------------------------------------------------------
-
-Value binary(const char *who, BinaryOp op, Value x, Value y, int pos_x = 1, int pos_y = 2) {
-  Operand a, b;
-  operand(who, pos_x, x, a);
-  operand(who, pos_y, y, b);
-  Shape os;
-  if (!broadcast_shapes(a.shape, b.shape, os))
-    throw_errorf("{}: shapes {} and {} do not broadcast", who, shape_string(a.shape), shape_string(b.shape));
-  // Numbers in, number out (SPEC §8.1: a number stays a number on every path).
-  if (is_number(x) && is_number(y)) {
-    double r;
-    k_binary(op, a.data, a.shape, b.data, b.shape, &r, os);
-    return make_double(r);
-  }
-  Tensor *t = alloc_tensor(os);
-  k_binary(op, a.data, a.shape, b.data, b.shape, t->data, os);
-  return from_ptr(t);
-}
-
-Value unary(const char *who, UnaryOp op, Value x) {
-  Operand a;
-  operand(who, 1, x, a);
-  if (is_number(x)) {
-    double r;
-    k_unary(op, a.data, 1, &r);
-    return make_double(r);
-  }
-  Tensor *t = alloc_tensor(a.shape);
-  k_unary(op, a.data, t->size, t->data);
-  return from_ptr(t);
-}
-
-// One builtin per op-table row that names one (runtime/op_table.h).
-// (Instantiated for every row; registered only for rows with a builtin.)
-template <int I> Value b_binary_row(int, Value *argv) {
-  constexpr const BinaryOpRow &r = kBinaryOps[I];
-  return binary(r.builtin ? r.builtin : r.graph, r.op, argv[0], argv[1]);
-}
-template <int I> Value b_unary_row(int, Value *argv) {
-  constexpr const UnaryOpRow &r = kUnaryOps[I];
-  return unary(r.builtin ? r.builtin : r.graph, r.op, argv[0]);
-}
-template <int... I>
-constexpr std::array<BuiltinFn, sizeof...(I)> binary_row_fns(std::integer_sequence<int, I...>) {
-  return {b_binary_row<I>...};
-}
-template <int... I>
-constexpr std::array<BuiltinFn, sizeof...(I)> unary_row_fns(std::integer_sequence<int, I...>) {
-  return {b_unary_row<I>...};
-}
-
-void register_elementwise_builtins() {
-  static constexpr auto binary_fns = binary_row_fns(std::make_integer_sequence<int, kBinaryOpCount>{});
-  static constexpr auto unary_fns = unary_row_fns(std::make_integer_sequence<int, kUnaryOpCount>{});
-  for (const BinaryOpRow &r : kBinaryOps) {
-    if (!r.builtin) continue;
-    defbuiltin(r.builtin, 2, 2, binary_fns[size_t(r.op)], r.doc);
-    if (r.fusable) register_fusable_binary(r.builtin, r.op);
-  }
-  for (const UnaryOpRow &r : kUnaryOps) {
-    if (!r.builtin) continue;
-    defbuiltin(r.builtin, 1, 1, unary_fns[size_t(r.op)], r.doc);
-    if (r.fusable) register_fusable_unary(r.builtin, r.op);
-  }
-}
-
-Value b_tensor_map(int, Value *argv) {
+Value b_tensor_map(int argc, Value *argv) {
+  if (Value r = foreign_call("tensor-map", argc, argv); r != NOVALUE) return r;
   Value f = arg_proc("tensor-map", 1, argv[0]);
   Tensor *in = arg_tensor("tensor-map", 2, argv[1]);
   Tensor *out = alloc_tensor(in->shape);
@@ -320,6 +216,7 @@ Value b_tensor_map(int, Value *argv) {
 enum class Reduce { Sum, Mean, Max };
 
 Value reduce(const char *who, Reduce kind, int argc, Value *argv) {
+  if (Value r = foreign_call(who, argc, argv); r != NOVALUE) return r;
   // A number is a rank-0 tensor here, as in graph-eval (SPEC §8.1).
   Operand x;
   operand(who, 1, argv[0], x);
@@ -333,12 +230,7 @@ Value reduce(const char *who, Reduce kind, int argc, Value *argv) {
   }
   int axis = tensor_axis(who, 2, argv[1], s);
   bool keepdims = argc == 3 && truthy(argv[2]);
-  Shape os;
-  for (int i = 0; i < s.rank; i++) {
-    if (i != axis) os.dim[os.rank++] = s.dim[i];
-    else if (keepdims) os.dim[os.rank++] = 1;
-  }
-  Tensor *out = alloc_tensor(os);
+  Tensor *out = alloc_tensor(reduced_shape(s, axis, keepdims));
   switch (kind) {
   case Reduce::Sum: k_sum_axis(x.data, s, axis, out->data); break;
   case Reduce::Mean: k_mean_axis(x.data, s, axis, out->data); break;
@@ -353,24 +245,13 @@ Value b_tensor_max(int argc, Value *argv) { return reduce("tensor-max", Reduce::
 
 // ---- linear algebra and shape ---------------------------------------------------------
 
-Value b_matmul(int, Value *argv) {
+Value b_matmul(int argc, Value *argv) {
+  if (Value r = foreign_call("matmul", argc, argv); r != NOVALUE) return r;
   Tensor *a = arg_tensor("matmul", 1, argv[0]);
   Tensor *b = arg_tensor("matmul", 2, argv[1]);
-  for (int i = 0; i < 2; i++) {
-    const Shape &s = (i ? b : a)->shape;
-    if (s.rank != 1 && s.rank != 2)
-      throw_errorf("matmul: argument {} must be a rank-1 or rank-2 tensor, got {}", i + 1, describe_shape(s));
-  }
-  // NumPy rules: a rank-1 left operand is a row (1 x k), a rank-1 right operand
-  // a column (k x 1); those unit dimensions are dropped from the result.
+  Shape os = matmul_shape(a->shape, b->shape);
   const Shape &as = a->shape, &bs = b->shape;
-  int64_t m = as.rank == 2 ? as.dim[0] : 1, k = as.dim[as.rank - 1];
-  int64_t k2 = bs.dim[0], n = bs.rank == 2 ? bs.dim[1] : 1;
-  if (k != k2)
-    throw_errorf("matmul: inner dimensions differ ({} and {})", shape_string(as), shape_string(bs));
-  Shape os;
-  if (as.rank == 2) os.dim[os.rank++] = m;
-  if (bs.rank == 2) os.dim[os.rank++] = n;
+  int64_t m = as.rank == 2 ? as.dim[0] : 1, k = as.dim[as.rank - 1], n = bs.rank == 2 ? bs.dim[1] : 1;
   Tensor *c = alloc_tensor(os);
   k_matmul(a->data, b->data, c->data, m, k, n);
   if (os.rank == 0) return make_double(c->data[0]);
@@ -378,6 +259,7 @@ Value b_matmul(int, Value *argv) {
 }
 
 Value b_transpose(int argc, Value *argv) {
+  if (Value r = foreign_call("transpose", argc, argv); r != NOVALUE) return r;
   Tensor *t = arg_tensor("transpose", 1, argv[0]);
   const Shape &s = t->shape;
   int perm[kMaxRank];
@@ -390,56 +272,22 @@ Value b_transpose(int argc, Value *argv) {
   return from_ptr(out);
 }
 
-Value b_reshape(int, Value *argv) {
+Value b_reshape(int argc, Value *argv) {
+  if (Value r = foreign_call("reshape", argc, argv); r != NOVALUE) return r;
   Tensor *t = arg_tensor("reshape", 1, argv[0]);
-  Value spec = argv[1];
-  const char *expected = "a list of positive integers (with at most one -1)";
-  if (list_length(spec) < 0) type_error("reshape", 2, expected, spec);
-  Shape s;
-  int infer = -1;
-  int64_t known = 1;
-  bool overflow = false;  // the product of the given dimensions exceeds int64
-  for (Value p = spec; p != NIL; p = cdr(p)) {
-    Value d = car(p);
-    if (!is_int(d) || int_of(d) == 0 || int_of(d) < -1) type_error("reshape", 2, expected, spec);
-    if (s.rank == kMaxRank)
-      throw_errorf("reshape: rank {} exceeds the maximum rank {}", list_length(spec), kMaxRank);
-    if (int_of(d) == -1) {
-      if (infer >= 0)
-        throw_errorf("reshape: only one -1 is allowed in the shape {}", error_value_string(spec));
-      infer = s.rank;
-      s.dim[s.rank++] = -1;
-    } else {
-      s.dim[s.rank++] = int_of(d);
-      if (__builtin_mul_overflow(known, int_of(d), &known)) overflow = true;
-    }
-  }
-  std::string wanted;
-  for (Value p = spec; p != NIL; p = cdr(p)) {
-    if (!wanted.empty()) wanted += 'x';
-    wanted += write_string(car(p));
-  }
-  if (wanted.empty()) wanted = "scalar";
-  if (infer >= 0) {
-    if (overflow || known > t->size || t->size % known != 0)
-      throw_errorf("reshape: cannot reshape {} ({} elements) into {}", shape_string(t->shape), t->size,
-                   wanted);
-    s.dim[infer] = t->size / known;
-  } else if (overflow || known != t->size) {
-    throw_errorf("reshape: cannot reshape {} ({} elements) into {} ({} elements)", shape_string(t->shape),
-                 t->size, wanted, overflow ? std::string("too many") : std::to_string(known));
-  }
-  return tensor_view(t, s);
+  return tensor_view(t, reshape_shape(t->shape, argv[1]));
 }
 
 Value b_concat(int argc, Value *argv) {
+  if (Value r = foreign_call_in_list("concat", argv[0], argc, argv); r != NOVALUE) return r;
   Value list = argv[0];
   int64_t count = list_length(list);
   if (count <= 0) type_error("concat", 1, "a non-empty list of tensors", list);
   GcVec<Tensor *> parts;
   std::vector<Shape> shapes;
-  for (Value p = list; p != NIL; p = cdr(p)) {
-    if (!is_tensor(car(p))) type_error("concat", 1, "a non-empty list of tensors", list);
+  int64_t k = 1;
+  for (Value p = list; p != NIL; p = cdr(p), k++) {
+    if (!is_tensor(car(p))) concat_element_error(k, car(p));
     parts.push_back(tensor_of(car(p)));
     shapes.push_back(parts.back()->shape);
   }
@@ -456,7 +304,8 @@ Value b_concat(int argc, Value *argv) {
   return from_ptr(out);
 }
 
-Value b_tensor_slice(int, Value *argv) {
+Value b_tensor_slice(int argc, Value *argv) {
+  if (Value r = foreign_call("tensor-slice", argc, argv); r != NOVALUE) return r;
   Tensor *t = arg_tensor("tensor-slice", 1, argv[0]);
   int axis;
   int64_t start, outer, len, inner;
@@ -467,45 +316,8 @@ Value b_tensor_slice(int, Value *argv) {
   return from_ptr(out);
 }
 
-// ---- generic arithmetic: (+ t 1), (* 2 t), (sqrt t) ... ------------------------------
-
-Value fold(const char *op, BinaryOp bop, int argc, Value *argv) {
-  Value acc = argv[0];
-  for (int i = 1; i < argc; i++) acc = binary(op, bop, acc, argv[i], i == 1 ? 1 : i, i + 1);
-  return acc;
-}
-
-Value tensor_arith(const char *op, int argc, Value *argv) {
-  for (int i = 0; i < argc; i++)
-    if (!is_tensor(argv[i]) && !is_number(argv[i])) type_error(op, i + 1, "a number or a tensor", argv[i]);
-  std::string_view o = op;
-  if (argc == 1) {
-    Value x = argv[0];
-    for (const UnaryOpRow &r : kUnaryOps)
-      if (r.generic && o == r.generic) return unary(op, r.op, x);
-    if (o == "1+") return binary(op, BinaryOp::Add, x, make_fixnum(1));
-    if (o == "1-") return binary(op, BinaryOp::Sub, x, make_fixnum(1));
-  }
-  for (const BinaryOpRow &r : kBinaryOps) {
-    if (r.comparison || !r.generic || o != r.generic) continue;
-    if (argc == 1) {
-      switch (r.one_argument) {
-      case OneArgument::None: return NOVALUE;
-      case OneArgument::Identity: return argv[0];
-      case OneArgument::Neg: return unary(op, UnaryOp::Neg, argv[0]);
-      case OneArgument::Reciprocal: return unary(op, UnaryOp::Reciprocal, argv[0]);
-      }
-    }
-    if (!r.folds && argc != 2) return NOVALUE;
-    return fold(op, r.op, argc, argv);
-  }
-  return NOVALUE;  // comparisons and the rest keep their number-only meaning
-}
-
 BuiltinRegistrar reg([] {
   register_tensor_type();
-  g_type_hooks[T_TENSOR].arith = tensor_arith;  // traced values outrank tensors
-  g_type_hooks[T_TENSOR].arith_rank = 1;
 
   defbuiltin("tensor", 1, 1, b_tensor,
              "(tensor X): a tensor from a number or nested lists/vectors of numbers.");

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "compiler/graph.h"
+#include "compiler/graph_build.h"
 #include "compiler/graph_eval.h"
 #include "runtime/eval.h"
 #include "runtime/tensor.h"

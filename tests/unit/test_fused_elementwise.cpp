@@ -111,7 +111,7 @@ TEST_CASE("fused element-wise nests fall back to the calls' own errors", "[fused
   CHECK(message("(tensor-sub fa (tensor-mul 2 (tensor '(1 2))))") ==
         "tensor-sub: shapes 2x3 and 2 do not broadcast");
   CHECK(message("(tensor-sub fa (tensor-mul \"x\" fa))") ==
-        "tensor-mul: argument 1 must be a tensor or a number, got \"x\"");
+        "tensor-mul: argument 1 must be a number or a tensor, got \"x\"");
   CHECK(message("(tensor-add fa (relu undefined-leaf))") == "Undefined variable: undefined-leaf");
 }
 

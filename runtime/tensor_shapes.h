@@ -1,0 +1,52 @@
+// tensor_shapes.h — the argument and shape rules of the shape-changing tensor
+// builtins, shared by the eager builtins (stdlib/tensors.cpp) and the tracer
+// (compiler/trace.cpp).
+//
+// Invariant: each rule exists once. An eager call and a traced call of the same
+// builtin with the same shapes and arguments succeed or fail alike, with the same
+// message (tests/golden/errors/eager_vs_traced.lisp checks every op), because
+// both ask these functions. They look at shapes and at the Lisp arguments that
+// describe shapes, never at tensor data.
+#pragma once
+#include <string>
+
+#include "kernels.h"
+#include "value.h"
+
+namespace kiln {
+
+// "a rank-3 tensor (2x3x4)" / "a scalar tensor": how messages describe a tensor.
+std::string describe_shape(const Shape &s);
+// A shape as the list (tensor-shape T) returns: (2 3), or () for rank 0.
+Value shape_list(const Shape &s);
+// SHAPE (argument POS of WHO): a list of positive integers or one positive integer,
+// rank <= kMaxRank, at most 2^40 elements; raises WHO's type error otherwise.
+Shape arg_shape(const char *who, int pos, Value v);
+
+// The axis permutation of (transpose T) or (transpose T AXES) for a tensor of
+// shape s, into perm[0..rank); raises transpose's error texts otherwise.
+void transpose_permutation(int argc, Value axes, const Shape &s, int *perm);
+// AXIS (argument POS of WHO) for a tensor of shape s: in [-rank, rank), a
+// negative one counting from the end as in NumPy; raises
+// `WHO: axis A out of range for a rank-2 tensor (2x3)` otherwise.
+int tensor_axis(const char *who, int pos, Value axis, const Shape &s);
+// The shape of (reshape T SPEC) for T of shape s: SPEC is a list of positive
+// integers with at most one -1 (inferred); raises reshape's error texts otherwise.
+Shape reshape_shape(const Shape &s, Value spec);
+// The shape of (matmul A B) under NumPy's rules for rank-1 and rank-2 operands (a
+// rank-1 left operand is a row, a rank-1 right one a column, and those unit
+// dimensions are dropped: the result may be rank 0); raises matmul's errors.
+Shape matmul_shape(const Shape &a, const Shape &b);
+// (tensor-slice T AXIS START END) for T of shape s: the result's shape, with the
+// resolved axis and START stored; raises tensor-slice's error texts otherwise.
+Shape slice_shape(const Shape &s, Value axis, Value start, Value end, int &axis_out, int64_t &start_out);
+// (concat TENSORS [AXIS]) for tensors of shapes[0..count), count >= 1 (AXIS is
+// NOVALUE when absent: axis 0): the result's shape, with the axis stored;
+// raises concat's error texts otherwise.
+Shape concat_shape(const Shape *shapes, int64_t count, Value axis, int &axis_out);
+// Raises `concat: element K of argument 1 must be a tensor, got V`.
+[[noreturn]] void concat_element_error(int64_t k, Value v);
+// The shape of a reduction of s along `axis`, keeping it as length 1 or not.
+Shape reduced_shape(const Shape &s, int axis, bool keepdims);
+
+}  // namespace kiln
