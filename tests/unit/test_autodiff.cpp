@@ -5,7 +5,6 @@
 // error under 1e-12). Also: graph-grad's values equal the same computation done
 // eagerly, bit for bit.
 #include <gc/gc_allocator.h>
-
 #include <malloc.h>
 
 #include <catch2/catch.hpp>
