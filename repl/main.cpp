@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "compiler/jit_context.h"
+#include "runtime/big_stack.h"
 #include "runtime/eval.h"
 #include "runtime/printer.h"
 #include "session.h"

@@ -1,127 +1,21 @@
-// analyze.cpp — turning forms into nodes: special forms, macros, scopes.
+// analyze.cpp — turning forms into nodes: the special forms, bodies and calls.
+// Quasiquote is quasiquote.cpp's, macro expansion macro_expand.cpp's, and
+// eval_toplevel (eval.cpp) is where a top-level form enters.
+//
+// Invariant: see analyze_internal.h (open scopes and scope_bindings) and
+// eval_internal.h (a form is analysed once; only the node tree runs). A body's
+// defines are all bound in its scope before any of its forms is analysed, and
+// a scope's frame is a leaf (on the C++ stack) unless a lambda expression in
+// its extent marked it captured.
 #include <string>
 
+#include "analyze_internal.h"
 #include "eval.h"
 #include "fused_elementwise.h"
-#include "nodes.h"
 #include "reader.h"
 #include "srcloc.h"
 
 namespace kiln {
-
-enum Special : uint32_t {
-  SF_NONE = 0,
-  SF_QUOTE,
-  SF_QUASIQUOTE,
-  SF_UNQUOTE,
-  SF_UNQUOTE_SPLICING,
-  SF_LAMBDA,
-  SF_NAMED_LAMBDA,
-  SF_DEFINE,
-  SF_SET,
-  SF_IF,
-  SF_BEGIN,
-  SF_LET,
-  SF_LETSTAR,
-  SF_LETREC,
-  SF_LETREC_STAR,
-  SF_COND,
-  SF_CASE,
-  SF_AND,
-  SF_OR,
-  SF_WHEN,
-  SF_UNLESS,
-  SF_DEFINE_SYNTAX,
-  SF_LET_SYNTAX,
-  SF_LETREC_SYNTAX,
-  SF_DEFMACRO,
-  SF_DEFINE_MACRO,
-  SF_DEFINE_RECORD_TYPE,
-  SF_GUARD,
-  SF_INCLUDE,
-  SF_IMPORT,
-};
-
-// ---- scopes ------------------------------------------------------------
-
-// A scope is open while the code inside it is being analysed (OpenScope).
-// Every name an open scope binds, as a variable or a macro, counts in its
-// symbol's scope_bindings, so looking up a name no open scope binds (a global
-// or a special form's keyword: most lookups) costs O(1) instead of a walk up
-// the chain of scopes, which made 20 000 nested (let () ...) take 39 s. The
-// scopes of any chain being analysed are all open, hence the count is
-// positive for every name some scope of the chain binds.
-struct Scope : public GcManaged {
-  Scope *parent = nullptr;
-  bool is_function = false;
-  bool captured = false;  // a lambda expression appears in this frame's extent
-  GcVec<Value> names;
-  GcVec<Value> macro_names;
-  GcVec<Value> macros;
-  int find(Value s) const {
-    for (int i = int(names.size()) - 1; i >= 0; i--)
-      if (names[size_t(i)] == s) return i;
-    return -1;
-  }
-  void bind(Value s) {
-    names.push_back(s);
-    sym(s)->scope_bindings++;
-  }
-  void bind_macro(Value s, Value macro) {
-    macro_names.push_back(s);
-    macros.push_back(macro);
-    sym(s)->scope_bindings++;
-  }
-  int add(Value s) {
-    int i = find(s);
-    if (i >= 0) return i;
-    bind(s);
-    return int(names.size()) - 1;
-  }
-};
-
-// Makes a new scope under `parent` and keeps it open for its own lifetime,
-// error or not.
-class OpenScope {
- public:
-  explicit OpenScope(Scope *parent, bool is_function = false) : sc_(new Scope()) {
-    sc_->parent = parent;
-    sc_->is_function = is_function;
-  }
-  OpenScope(const OpenScope &) = delete;
-  OpenScope &operator=(const OpenScope &) = delete;
-  ~OpenScope() {
-    for (Value s : sc_->names) sym(s)->scope_bindings--;
-    for (Value s : sc_->macro_names) sym(s)->scope_bindings--;
-  }
-  Scope *operator->() const { return sc_; }
-  operator Scope *() const { return sc_; }
-
- private:
-  Scope *sc_;
-};
-
-struct Lookup {
-  enum Kind { GLOBAL, LOCAL, MACRO } kind = GLOBAL;
-  int depth = 0, idx = 0;
-  Value macro = NOVALUE;
-};
-
-static Lookup lookup(Value s, Scope *sc) {
-  if (sym(s)->scope_bindings == 0) return Lookup{};
-  int depth = 0;
-  for (; sc; sc = sc->parent, depth++) {
-    for (int i = int(sc->macro_names.size()) - 1; i >= 0; i--)
-      if (sc->macro_names[size_t(i)] == s) {
-        // A variable bound later in the same scope shadows nothing here; macros
-        // and variables share one namespace per scope, newest wins.
-        if (sc->find(s) < 0) return Lookup{Lookup::MACRO, depth, 0, sc->macros[size_t(i)]};
-      }
-    int i = sc->find(s);
-    if (i >= 0) return Lookup{Lookup::LOCAL, depth, i, NOVALUE};
-  }
-  return Lookup{};
-}
 
 // Marks the scopes up to the enclosing function's as captured. Marking stops
 // at a scope marked already: the ones above it up to the function's were
@@ -135,94 +29,19 @@ static void mark_captured(Scope *sc) {
 
 // ---- errors ------------------------------------------------------------
 
-[[noreturn]] static void syntax_error(Value form, std::string_view what) {
-  throw_error_at(loc_of(form), what);
-}
+void syntax_error(Value form, std::string_view what) { throw_error_at(loc_of(form), what); }
 
-[[noreturn]] static void bad_syntax(Value form, std::string_view name) {
+void bad_syntax(Value form, std::string_view name) {
   std::string s = error_value_string(form, 57);  // 60 with the "..."
   syntax_error(form, fmt::format("{}: bad syntax in {}", name, s));
 }
 
 // ---- helpers -------------------------------------------------------------
 
-static Node *analyze(Value x, Scope *sc, bool tail);
 static Value include_forms(Value form);
 static Node *analyze_body(Value forms, Scope *sc, bool tail, Value whole);
 
-// The length of a proper list; -1 for an improper or circular one (code built
-// by a program and passed to eval can be circular: that is bad syntax, not a
-// loop forever).
-static int list_len(Value v) {
-  int n = 0;
-  Value slow = v;
-  for (; is_pair(v); v = cdr(v)) {
-    if (++n % 2 == 0) {
-      slow = cdr(slow);
-      if (slow == cdr(v)) return -1;
-    }
-  }
-  return v == NIL ? n : -1;
-}
-
-template <class T> static T **node_array(int n) {
-  return static_cast<T **>(gc_alloc(sizeof(T *) * size_t(n ? n : 1)));
-}
-
-template <class N> static N *at(N *node, Value form) {
-  node->loc = loc_of(form);
-  return node;
-}
-
-static Value cadr_(Value v) { return car(cdr(v)); }
-static Value cddr_(Value v) { return cdr(cdr(v)); }
-
-// Gives expansion results the location of the form they replaced.
-static void inherit_loc(Value x, SrcLoc loc, int budget = 10000) {
-  while (is_pair(x) && budget-- > 0) {
-    Pair *p = as<Pair>(x);
-    if (p->h.line != 0) return;
-    set_loc(x, loc);
-    if (is_pair(p->car)) inherit_loc(p->car, loc, budget / 2);
-    x = p->cdr;
-  }
-}
-
-// `sc`: the scope of the use of a macro defined at top level (its template's
-// free identifiers must keep their top-level meaning there); null otherwise.
-static Value expand_macro(Value macro, Value form, Scope *sc = nullptr) {
-  check_interrupt();  // (define-syntax m (syntax-rules () ((_) (m)))) expands forever
-  Macro *m = as<Macro>(macro);
-  Value result;
-  if (is_syntax_rules(m->transformer)) {
-    std::function<bool(Value)> shadowed;
-    if (sc) shadowed = [sc](Value s) { return lookup(s, sc).kind != Lookup::GLOBAL; };
-    result = expand_syntax_rules(m->transformer, form, shadowed);
-  } else if (m->whole_form == TRUE_V) {
-    result = apply_proc(m->transformer, 1, &form);
-  } else {
-    int n = list_len(cdr(form));
-    if (n < 0) bad_syntax(form, symbol_name(m->name));
-    Value *argv = static_cast<Value *>(alloca(sizeof(Value) * size_t(n ? n : 1)));
-    int i = 0;
-    for (Value p = cdr(form); is_pair(p); p = cdr(p)) argv[i++] = car(p);
-    result = apply_proc(m->transformer, n, argv);
-  }
-  inherit_loc(result, loc_of(form));
-  return result;
-}
-
-// If `x` is a macro use in scope `sc`, returns its one-step expansion, else NOVALUE.
-static Value macro_step(Value x, Scope *sc) {
-  if (!is_pair(x) || !is_symbol(car(x))) return NOVALUE;
-  Lookup l = lookup(car(x), sc);
-  if (l.kind == Lookup::MACRO) return expand_macro(l.macro, x);
-  Value global = sym(unaliased(car(x)))->global;
-  if (l.kind == Lookup::GLOBAL && has_type(global, T_MACRO)) return expand_macro(global, x, sc);
-  return NOVALUE;
-}
-
-static uint32_t special_of(Value x, Scope *sc) {
+uint32_t special_of(Value x, Scope *sc) {
   if (!is_pair(x) || !is_symbol(car(x))) return SF_NONE;
   Symbol *s = sym(unaliased(car(x)));
   if (!s->special) return SF_NONE;
@@ -233,7 +52,7 @@ static uint32_t special_of(Value x, Scope *sc) {
 
 // ---- lambda ----------------------------------------------------------------
 
-static Lambda *analyze_lambda(Value params, Value body, Scope *sc, Value name, Value form) {
+Lambda *analyze_lambda(Value params, Value body, Scope *sc, Value name, Value form) {
   Lambda *L = new Lambda();
   OpenScope fs(sc, true);
   Value p = params;
@@ -261,98 +80,6 @@ static Lambda *analyze_lambda(Value params, Value body, Scope *sc, Value name, V
   L->frame_size = int(fs->names.size());
   L->leaf = !fs->captured;
   return L;
-}
-
-// ---- quasiquote ---------------------------------------------------------------
-
-static Value qq_cons(int, Value *a) { return cons(a[0], a[1]); }
-static Value qq_append(int, Value *a) {
-  Value head = NIL, tail = NIL;
-  for (Value p = a[0]; is_pair(p); p = cdr(p)) {
-    Value cell = cons(car(p), NIL);
-    if (head == NIL) head = cell;
-    else as<Pair>(tail)->cdr = cell;
-    tail = cell;
-  }
-  if (head == NIL) return a[1];
-  as<Pair>(tail)->cdr = a[1];
-  return head;
-}
-static Value qq_list_to_vector(int, Value *a) {
-  int n = list_len(a[0]);
-  Value v = make_vector(n, NIL);
-  int i = 0;
-  for (Value p = a[0]; is_pair(p); p = cdr(p)) as<Vector>(v)->items[i++] = car(p);
-  return v;
-}
-
-struct PrimCall : Node {
-  BuiltinFn fn;
-  Node *a, *b;
-  PrimCall(BuiltinFn f, Node *x, Node *y) : fn(f), a(x), b(y) {}
-  Value eval(Frame *env) override {
-    Value args[2] = {a->eval(env), b ? b->eval(env) : NIL};
-    return fn(2, args);
-  }
-};
-
-static bool is_form(Value x, const char *name) {
-  return is_pair(x) && unaliased(car(x)) == intern(name) && is_pair(cdr(x)) && cddr_(x) == NIL;
-}
-
-static bool is_const(Node *n) { return dynamic_cast<Const *>(n) != nullptr; }
-
-// (NAME inner), rebuilt at run time: a nested quasiquote, unquote or
-// unquote-splicing form kept as data.
-static Node *qq_form(const char *name, Node *inner) {
-  return new PrimCall(qq_cons, new Const(intern(name)), new PrimCall(qq_cons, inner, new Const(NIL)));
-}
-
-// Bottom-up, so each part is looked at once: a part with no unquote at this
-// level becomes a Const of the source datum itself, as quote would. Iterates
-// along cdr chains; recursion is on nesting only, checked against the stack.
-static Node *analyze_qq(Value x, int depth, Scope *sc) {
-  check_stack();
-  if (is_vector(x)) {
-    Value lst = NIL;
-    Vector *v = as<Vector>(x);
-    for (int64_t i = v->len - 1; i >= 0; i--) lst = cons(v->items[i], lst);
-    Node *items = analyze_qq(lst, depth, sc);
-    if (is_const(items)) return new Const(x);
-    return new PrimCall(qq_list_to_vector, items, nullptr);
-  }
-  if (is_form(x, "unquote")) {
-    if (depth == 1) return analyze(cadr_(x), sc, false);
-    return qq_form("unquote", analyze_qq(cadr_(x), depth - 1, sc));
-  }
-  if (is_form(x, "quasiquote")) {
-    Node *inner = analyze_qq(cadr_(x), depth + 1, sc);
-    if (is_const(inner)) return new Const(x);
-    return qq_form("quasiquote", inner);
-  }
-  if (!is_pair(x)) return new Const(x);
-  if (is_circular(x)) bad_syntax(x, "quasiquote");
-  GcVec<Value> chain;  // the pairs of x's cdr chain, up to a tail that is a form itself
-  Value tail = x;
-  do {
-    chain.push_back(tail);
-    tail = cdr(tail);
-  } while (is_pair(tail) && !is_form(tail, "unquote") && !is_form(tail, "quasiquote"));
-  Node *rest = analyze_qq(tail, depth, sc);
-  for (size_t i = chain.size(); i-- > 0;) {
-    Value p = chain[i], head = car(p);
-    if (is_form(head, "unquote-splicing")) {
-      if (depth == 1) rest = new PrimCall(qq_append, analyze(cadr_(head), sc, false), rest);
-      else
-        rest =
-            new PrimCall(qq_cons, qq_form("unquote-splicing", analyze_qq(cadr_(head), depth - 1, sc)), rest);
-      continue;
-    }
-    Node *first = analyze_qq(head, depth, sc);
-    if (is_const(first) && is_const(rest)) rest = new Const(p);
-    else rest = new PrimCall(qq_cons, first, rest);
-  }
-  return rest;
 }
 
 // ---- variable forms ----------------------------------------------------------
@@ -406,47 +133,6 @@ static Node *analyze_named_value(Value value_form, Scope *sc, Value name) {
               value_form);
   }
   return analyze(value_form, sc, false);
-}
-
-// whole_form TRUE_V: the transformer takes the whole form (define-syntax with a
-// procedure); otherwise it takes the operands (defmacro) or is syntax-rules.
-static Value make_macro(Value name, Value transformer, bool whole_form = false) {
-  Macro *m = alloc_obj<Macro>(T_MACRO);
-  m->name = name;
-  m->transformer = transformer;
-  m->whole_form = whole_form ? TRUE_V : NOVALUE;
-  return from_ptr(m);
-}
-
-// The transformer of define-syntax / let-syntax: (syntax-rules ...) or (er-macro? no)
-static Value eval_transformer(Value spec, Value form, Scope *sc) {
-  if (is_pair(spec) && unaliased(car(spec)) == intern("syntax-rules")) return make_syntax_rules(spec, form);
-  // Any other expression must evaluate to a procedure taking the whole form.
-  Node *n = analyze(spec, sc, false);
-  Value f = n->eval(nullptr);
-  if (!is_procedure(f)) syntax_error(form, "define-syntax: transformer must be syntax-rules or a procedure");
-  return f;
-}
-
-// defmacro: (defmacro name (params...) body...) / (define-macro (name . params) body...)
-static Value defmacro_transformer(Value params, Value body, Value name, Value form) {
-  Lambda *L = analyze_lambda(params, body, nullptr, name, form);
-  Closure *c = alloc_obj<Closure>(T_CLOSURE);
-  c->lam = L;
-  c->env = nullptr;
-  c->next_case = NOVALUE;
-  return from_ptr(c);
-}
-
-// ---- define-record-type ------------------------------------------------------
-
-// Set by the library that defines records (stdlib/records.cpp).
-static Value (*g_record_type_expander)(Value form) = nullptr;
-void set_define_record_type_expander(Value (*expand)(Value form)) { g_record_type_expander = expand; }
-
-static Value expand_define_record_type(Value form) {
-  if (!g_record_type_expander) throw_error("define-record-type: records are not available");
-  return g_record_type_expander(form);
 }
 
 // ---- cond / case / guard -----------------------------------------------------
@@ -638,7 +324,7 @@ static void flatten_body(Value forms, Scope *sc, GcVec<Value> &out) {
     } else if (head_is(x, SF_INCLUDE, sc)) {
       flatten_body(cdr(include_forms(x)), sc, out);
     } else if (head_is(x, SF_DEFINE_RECORD_TYPE, sc)) {
-      flatten_body(cdr(expand_define_record_type(x)), sc, out);
+      flatten_body(cdr(expand_record_type_definition(x)), sc, out);
     } else if (head_is(x, SF_DEFINE_SYNTAX, sc)) {
       if (list_len(x) != 3 || !is_symbol(cadr_(x))) bad_syntax(x, "define-syntax");
       Value tr = eval_transformer(car(cddr_(x)), x, sc);
@@ -724,7 +410,7 @@ static Value include_forms(Value form) {
   return cons(intern("begin"), r);
 }
 
-static Node *analyze(Value x, Scope *sc, bool tail) {
+Node *analyze(Value x, Scope *sc, bool tail) {
   check_stack();
   if (is_symbol(x)) return analyze_ref(x, sc);
   if (!is_pair(x)) {
@@ -742,7 +428,7 @@ static Node *analyze(Value x, Scope *sc, bool tail) {
       return new Const(cadr_(x));
     case SF_QUASIQUOTE:
       if (!is_pair(cdr(x)) || cddr_(x) != NIL) bad_syntax(x, "quasiquote");
-      return at(analyze_qq(cadr_(x), 1, sc), x);
+      return at(analyze_quasiquote(cadr_(x), 1, sc), x);
     case SF_UNQUOTE: syntax_error(x, "unquote: not inside a quasiquote");
     case SF_UNQUOTE_SPLICING: syntax_error(x, "unquote-splicing: not inside a quasiquote");
     case SF_LAMBDA:
@@ -831,7 +517,7 @@ static Node *analyze(Value x, Scope *sc, bool tail) {
       sym(name)->global = make_macro(name, defmacro_transformer(cdr(cadr_(x)), cddr_(x), name, x));
       return new Const(UNSPEC);
     }
-    case SF_DEFINE_RECORD_TYPE: return analyze(expand_define_record_type(x), sc, tail);
+    case SF_DEFINE_RECORD_TYPE: return analyze(expand_record_type_definition(x), sc, tail);
     case SF_GUARD: return analyze_guard(x, sc);
     case SF_INCLUDE: return analyze(include_forms(x), sc, tail);
     case SF_IMPORT: return new Const(UNSPEC);
@@ -878,40 +564,6 @@ void init_special_forms() {
   for (auto &e : table) sym(intern(e.name))->special = e.id;
 }
 
-Value macroexpand(Value form) {
-  for (;;) {
-    Value e = macro_step(form, nullptr);
-    if (e == NOVALUE) return form;
-    form = e;
-  }
-}
-
 bool is_special_form_name(Value s) { return is_symbol(s) && sym(s)->special != 0; }
-
-Value eval_toplevel(Value form) {
-  // Expand top-level macros first so a `begin` they produce is spliced and
-  // each of its forms is defined before the next is analysed.
-  for (;;) {
-    Value e = macro_step(form, nullptr);
-    if (e == NOVALUE) break;
-    form = e;
-  }
-  if (special_of(form, nullptr) == SF_BEGIN) {
-    if (list_len(cdr(form)) < 0) bad_syntax(form, "begin");
-    Value r = UNSPEC;
-    for (Value p = cdr(form); is_pair(p); p = cdr(p)) r = eval_toplevel(car(p));
-    return r;
-  }
-  if (special_of(form, nullptr) == SF_DEFINE_RECORD_TYPE)
-    return eval_toplevel(expand_define_record_type(form));
-  g_site = nullptr;
-  Node *n = analyze(form, nullptr, false);
-  try {
-    return n->eval(nullptr);
-  } catch (LispError &e) {
-    if (!e.loc.known()) e.loc = loc_of(form);
-    throw;
-  }
-}
 
 }  // namespace kiln

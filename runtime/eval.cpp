@@ -1,12 +1,15 @@
-// eval.cpp — running analysed nodes: calls, frames, tail calls, errors.
+// eval.cpp — the evaluator's entry (eval_toplevel: expand, analyse, run one
+// form) and running analysed nodes: calls, frames, tail calls, errors.
+//
+// Invariant: see eval_internal.h (analysed once, tail calls through the
+// TAILCALL marker, leaf frames on the C++ stack). The thread that runs this
+// code has g_stack_limit set (big_stack.h).
 #include "eval.h"
 
-#include <pthread.h>
-
 #include <algorithm>
-#include <cstdlib>
 #include <new>
 
+#include "analyze_internal.h"
 #include "eval_internal.h"
 #include "handlers.h"
 #include "printer.h"
@@ -17,6 +20,32 @@ namespace kiln {
 TailState g_tail;
 volatile std::sig_atomic_t g_interrupt = 0;
 uintptr_t g_stack_limit = 0;
+
+Value eval_toplevel(Value form) {
+  // Expand top-level macros first so a `begin` they produce is spliced and
+  // each of its forms is defined before the next is analysed.
+  for (;;) {
+    Value e = macro_step(form, nullptr);
+    if (e == NOVALUE) break;
+    form = e;
+  }
+  if (special_of(form, nullptr) == SF_BEGIN) {
+    if (list_len(cdr(form)) < 0) bad_syntax(form, "begin");
+    Value r = UNSPEC;
+    for (Value p = cdr(form); is_pair(p); p = cdr(p)) r = eval_toplevel(car(p));
+    return r;
+  }
+  if (special_of(form, nullptr) == SF_DEFINE_RECORD_TYPE)
+    return eval_toplevel(expand_record_type_definition(form));
+  g_site = nullptr;
+  Node *n = analyze(form, nullptr, false);
+  try {
+    return n->eval(nullptr);
+  } catch (LispError &e) {
+    if (!e.loc.known()) e.loc = loc_of(form);
+    throw;
+  }
+}
 
 Value closure_name(Value closure) { return as<Closure>(closure)->lam->name; }
 
@@ -85,10 +114,9 @@ static inline Frame *heap_frame(int size) {
 
 // The frame run_closure keeps for tail-called leaf lambdas. It starts zeroed:
 // the collector scans it like any stack word, and words left there by older
-// calls would otherwise keep what they pointed to alive (a 16 000-element list
-// pinned this way made each collection of a 64x256 graph-grad training loop
-// mark 900 KB instead of 140 KB, and the loop 20% slower). Zeroed with explicit
-// 16-byte stores: `= {}` compiled to `rep stos`, 10-25% of a call.
+// calls would otherwise keep what they pointed to alive. Zeroed with explicit
+// 16-byte stores, which cost less than what `= {}` compiles to
+// (docs/performance.md, "Evaluator").
 struct alignas(16) LocalFrame {
   Frame *parent;
   Value slots[kLocalFrameMax + 1];  // + 1: a whole number of 16-byte stores
@@ -209,65 +237,5 @@ Value make_values(int n, const Value *items) {
 }
 
 bool is_values(Value v) { return has_type(v, T_VALUES); }
-
-// ---- big stack ----------------------------------------------------------
-
-static void set_stack_limit_for_current_thread(size_t margin) {
-  pthread_attr_t attr;
-  if (pthread_getattr_np(pthread_self(), &attr) != 0) return;
-  void *addr;
-  size_t size;
-  if (pthread_attr_getstack(&attr, &addr, &size) == 0)
-    g_stack_limit = reinterpret_cast<uintptr_t>(addr) + margin;
-  pthread_attr_destroy(&attr);
-}
-
-struct BigStackCall {
-  int (*fn)(void *);
-  void *arg;
-  int result;
-};
-
-static void *big_stack_main(void *p) {
-  auto *call = static_cast<BigStackCall *>(p);
-  set_stack_limit_for_current_thread(2u << 20);
-  call->result = call->fn(call->arg);
-  return nullptr;
-}
-
-int run_on_big_stack(int (*fn)(void *), void *arg) {
-  BigStackCall call{fn, arg, 0};
-  pthread_attr_t attr;
-  pthread_attr_init(&attr);
-#if defined(__SANITIZE_ADDRESS__)
-  // ASan unpoisons the stack on a throw only when the thrower is less than
-  // 64 MiB deep; deeper, it warns and later reports false errors.
-  size_t mb = 60;
-#else
-  size_t mb = 128;
-#endif
-  if (const char *s = std::getenv("KILN_STACK_MB")) mb = size_t(std::max(16L, std::strtol(s, nullptr, 10)));
-  pthread_attr_setstacksize(&attr, mb << 20);
-  pthread_t th;
-  // gc.h (GC_THREADS) redirects pthread_create so the collector knows the thread.
-  if (pthread_create(&th, &attr, big_stack_main, &call) != 0) {
-    pthread_attr_destroy(&attr);
-    set_stack_limit_for_current_thread(256u << 10);
-    return fn(arg);
-  }
-  pthread_attr_destroy(&attr);
-  // While it waits, this thread is "blocked" for the collector: every collection
-  // would otherwise stop it with a signal and wait for its reply, a wake-up that
-  // cost more than the marking itself (0.3 ms of 0.35 ms with a small heap).
-  GC_do_blocking(
-      [](void *t) -> void * {
-        pthread_join(*static_cast<pthread_t *>(t), nullptr);
-        return nullptr;
-      },
-      &th);
-  return call.result;
-}
-
-void init_stack_limit_for_main_thread() { set_stack_limit_for_current_thread(512u << 10); }
 
 }  // namespace kiln

@@ -1,7 +1,7 @@
 // eval.h — the evaluator's public face.
 //
 // Invariant: evaluation happens on the interpreter thread, whose large stack
-// lets deep non-tail recursion work; check_stack() turns a runaway recursion
+// (big_stack.h) lets deep non-tail recursion work; check_stack() turns a runaway recursion
 // into a catchable "stack overflow" error long before the guard page.
 #pragma once
 #include <csignal>
@@ -37,12 +37,8 @@ inline void check_interrupt() {
     throw_interrupt();
 }
 
-// Runs fn on a thread with a stack large enough for 100 000 Lisp frames.
-int run_on_big_stack(int (*fn)(void *), void *arg);
-
 Value macroexpand(Value form);  // expands macro uses at the head until none is left
 bool is_special_form_name(Value s);
-void init_stack_limit_for_main_thread();
 extern Value g_command_line;  // GC root: the list (command-line) returns
 
 Value make_values(int n, const Value *items);  // a single value is returned as is

@@ -15,11 +15,9 @@ int g_gc_unscanned_segments = 0;
 
 // Shared libraries whose writable data the collector skips. Kiln never leaves
 // a pointer to GC memory in them: they see GC memory only for the length of a
-// call, while a Kiln frame holds it. Scanning their data (about 200 KB: libc,
-// libstdc++, readline, libgccjit's own libraries) was half of every
-// collection's marking, ~90 of ~170 us (GC_PRINT_STATS=1, a cons loop, 4 MiB
-// heap). Anything not listed, Kiln's own executable and libgc included, is
-// still scanned.
+// call, while a Kiln frame holds it. Scanning their data was half of every
+// collection's marking (docs/performance.md, "Collector"). Anything not
+// listed, Kiln's own executable and libgc included, is still scanned.
 static const char *const kUnscannedLibraries[] = {
     "/libc.so.",        "/libm.so.",     "/libstdc++.so.", "/libgcc_s.so.", "/libfmt.so.",
     "/libreadline.so.", "/libtinfo.so.", "/libgccjit.so.", "/libisl.so.",   "/libmpfr.so.",
@@ -72,20 +70,15 @@ void gc_init() {
   done = true;
   // One marker thread: Kiln's scanned heap is small (tensor data, and small
   // tensors whole, are pointer-free), so a second marker only adds a thread
-  // wake-up to every collection: 5% of an 8x16 training step. GC_MARKERS=N
-  // (the collector's own variable) still overrides it.
+  // wake-up to every collection (docs/performance.md, "Collector").
+  // GC_MARKERS=N (the collector's own variable) still overrides it.
   if (!std::getenv("GC_MARKERS")) GC_set_markers_count(1);
   GC_INIT();
   GC_allow_register_threads();
   dl_iterate_phdr(exclude_library_data, nullptr);
-  // Start with an 8 MiB heap: the collector runs after about heap/3 bytes of
-  // new allocation, and on its small default heap a training loop (a few KB of
-  // result tensors a step) collected every few dozen steps (8x16->8 x1000
-  // compiled: 4.3 ms; 16 MiB: 1.8 ms). Once collections cost ~90 us (the
-  // unscanned library data above), 8 MiB beat 16 MiB: 1.15-1.27 ms against
-  // 1.7-2.3 ms, four interleaved runs of benchmarks/tensor_bench.lisp each, its
-  // newer tensors still in cache; 64x256->64 compiled was unchanged (16.7-17.3
-  // ms against 16.2-17.4) and 4 MiB or less collected too often.
+  // Start with an 8 MiB heap: on the collector's small default heap a training
+  // loop collected every few dozen steps; 8 MiB measured better than 4 or 16
+  // (docs/performance.md, "Collector").
   constexpr size_t kStartingHeap = 8u << 20;
   if (!std::getenv("GC_INITIAL_HEAP_SIZE") && GC_get_heap_size() < kStartingHeap)
     GC_expand_hp(kStartingHeap - GC_get_heap_size());

@@ -91,10 +91,8 @@ void k_max_axis(const double *x, const Shape &s, int axis, double *out);
 void k_sum_to(const double *g, const Shape &gs, double *out, const Shape &target);
 
 // Below this many multiply-adds (or 8 rows) a matmul runs on the calling thread,
-// in k_matmul and in compiled kernels alike. Measured on the benchmark machine
-// (2 cores, AVX-512; best of 7, 1 vs 2 threads): 64x64x64 12 vs 20 us,
-// 64x256x64 (2^20) 44 vs 48 us, 128x128x128 (2^21) 82 vs 74 us, 256^3 670 vs
-// 430 us: waking the pool and splitting b's panels costs ~10 us per call.
+// in k_matmul and in compiled kernels alike: below it, waking the pool costs
+// more than the second thread saves (docs/performance.md, "Tensor loops").
 constexpr int64_t kParallelMatmulWork = int64_t(1) << 21;
 
 // c[m x n] = a[m x k] * b[k x n], all row-major and contiguous. Rows are split

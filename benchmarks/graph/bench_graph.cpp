@@ -17,6 +17,7 @@
 #include "compiler/graph.h"
 #include "compiler/graph_build.h"
 #include "compiler/graph_eval.h"
+#include "runtime/big_stack.h"
 #include "runtime/eval.h"
 #include "runtime/tensor.h"
 #include "stdlib/boot.h"

@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include "runtime/args.h"
+#include "runtime/big_stack.h"
 #include "runtime/equal.h"
 #include "runtime/eval.h"
 #include "runtime/printer.h"

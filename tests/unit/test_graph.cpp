@@ -1,12 +1,11 @@
-// test_graph.cpp — the graph IR: recording (shapes, hash-consing), the
-// optimiser (folding, simplification, dead-node removal, numbering) and the
-// interpreter (bit-identical to the eager builtins, buffers reused safely).
+// test_graph.cpp — the graph IR: recording (shapes, hash-consing) and the
+// interpreter (bit-identical to the eager builtins, buffers reused safely). The
+// optimiser's cases are in test_optimise.cpp.
 #include <catch2/catch.hpp>
 #include <string>
 
 #include "compiler/graph.h"
 #include "compiler/graph_eval.h"
-#include "compiler/optimize.h"
 #include "runtime/eval.h"
 #include "runtime/printer.h"
 #include "runtime/tensor.h"
@@ -40,27 +39,6 @@ TEST_CASE("graph: recording hash-conses identical nodes and infers shapes", "[gr
   CHECK(g[g.reduce_axis(Op::SumAxis, s, 1, false)].shape == Shape::of({2}));
   CHECK(g.sum_to(s, Shape::of({2, 4})) == s);  // identity when the shapes agree
   CHECK(g.size() == 9);
-}
-
-TEST_CASE("graph: optimise folds constants, removes dead nodes and numbers params first", "[graph]") {
-  Graph g;
-  int32_t two = g.constant(2.0), three = g.constant(3.0);
-  int32_t six = g.binary("*", Op::Mul, two, three);
-  int32_t x = g.param(0, ArgSpec{});
-  g.param(1, ArgSpec{});           // unused: kept, as every param is
-  g.binary("+", Op::Add, x, two);  // dead
-  int32_t out = g.binary("*", Op::Mul, six, x);
-  int32_t one = g.constant(1.0);
-  out = g.binary("*", Op::Mul, out, one);  // x*1 -> x (exact)
-  g.outputs.push_back({out, true});
-  auto o = optimise(g);
-  REQUIRE(o->size() == 4);
-  CHECK((*o)[0].op == Op::Param);
-  CHECK((*o)[1].op == Op::Param);
-  CHECK((*o)[2].op == Op::Const);
-  CHECK((*o)[2].scalar == 6.0);
-  CHECK((*o)[3].op == Op::Mul);
-  CHECK(o->outputs[0].node == 3);
 }
 
 TEST_CASE("graph: graph-ir and graph-node-count as SPEC §8 shows", "[graph]") {

@@ -4,6 +4,7 @@
 #define CATCH_CONFIG_RUNNER
 #include <catch2/catch.hpp>
 
+#include "runtime/big_stack.h"
 #include "runtime/eval.h"
 #include "stdlib/boot.h"
 
