@@ -1,6 +1,6 @@
 // kernel_plan.h — the plan of a compiled kernel, decided before any code is
 // emitted: where each node's value lives and the order (and grouping into
-// loops) in which the emitter (codegen.h) computes the nodes. Plain data over a
+// loops) in which emit_kernel (codegen.h) computes the nodes. Plain data over a
 // Graph; nothing here knows libgccjit.
 //
 // Invariants:

@@ -61,7 +61,7 @@ TEST_CASE("kernel plan: parameters, constants, results and scratch", "[kernel_pl
   int32_t a = g.binary("test", Op::Add, x, w);     // 15 elements: scratch
   int32_t b = g.binary("test", Op::Mul, a, half);  // an output, twice
   int32_t c = g.unary(Op::Exp, g.binary("test", Op::Mul, b, n));
-  int32_t s = g.reduce_all(Op::Sum, c);  // one element: its own aligned buffer
+  int32_t s = g.reduce_all(Op::Sum, c);  // an output returned as a number
   int32_t y = g.unary(Op::Tanh, g.binary("test", Op::Sub, c, s));
   g.outputs = {GraphOutput{b, false}, GraphOutput{y, false}, GraphOutput{b, false}, GraphOutput{x, false},
                GraphOutput{s, true}};
@@ -139,7 +139,9 @@ TEST_CASE("kernel plan: element-wise nodes of one size fuse; other sizes and red
   int32_t sa = g.reduce_axis(Op::SumAxis, m, 0, false);  // a reduction: never fused
   int32_t q = g.unary(Op::Square, sa);                   // 6 elements
   int32_t q2 = g.unary(Op::Neg, q);                      // run 3 (6 elements)
-  g.outputs = {GraphOutput{q2, false}, GraphOutput{e, false}};
+  int32_t big = g.unary(Op::Abs, x);                     // 24 elements right after a 6-element step
+  int32_t big2 = g.unary(Op::Sin, big);
+  g.outputs = {GraphOutput{q2, false}, GraphOutput{e, false}, GraphOutput{big2, false}};
 
   std::vector<EmitStep> steps = kernel_emission_order(g);
   check_schedule(g, steps);
@@ -156,7 +158,10 @@ TEST_CASE("kernel plan: element-wise nodes of one size fuse; other sizes and red
   CHECK_FALSE(at(m).fuse_next);  // the axis sum follows
   CHECK_FALSE(at(sa).fuse_next);
   CHECK(at(q).fuse_next);
-  CHECK_FALSE(at(q2).fuse_next);  // the last step
+  REQUIRE(step_of(steps, big) == step_of(steps, q2) + 1);
+  CHECK_FALSE(at(q2).fuse_next);  // 6 elements, then 24: two loops
+  CHECK(at(big).fuse_next);
+  CHECK_FALSE(at(big2).fuse_next);  // the last step
   for (const EmitStep &s : steps) {
     CHECK(s.paired == -1);
     CHECK(s.host == -1);
@@ -172,8 +177,8 @@ TEST_CASE("kernel plan: an independent serial sum of the same length pairs; a de
   int32_t s1 = g.reduce_all(Op::Sum, x);
   int32_t d = g.binary("test", Op::Mul, y, s1);  // depends on s1: follows the pair
   int32_t s_short = g.reduce_all(Op::Sum, z);    // another length: not a partner
+  int32_t s3 = g.reduce_all(Op::Sum, d);         // same length, but depends on s1
   int32_t s2 = g.reduce_all(Op::Mean, y);        // the partner
-  int32_t s3 = g.reduce_all(Op::Sum, d);         // same length but depends on s1
   g.outputs = {GraphOutput{s3, true}, GraphOutput{s2, true}, GraphOutput{s_short, true}};
 
   std::vector<EmitStep> steps = kernel_emission_order(g);
@@ -184,6 +189,8 @@ TEST_CASE("kernel plan: an independent serial sum of the same length pairs; a de
   CHECK(pair.host == -1);
   CHECK(step_of(steps, s_short) < step_of(steps, s1));  // independent: stays before
   CHECK(step_of(steps, d) > step_of(steps, s1));
+  CHECK(step_of(steps, s3) > step_of(steps, s1));
+  CHECK(steps[step_of(steps, s3)].node == s3);
   CHECK(steps[step_of(steps, s3)].paired == -1);
   CHECK(steps.size() == size_t(g.size()) - 1);
 }
