@@ -11,7 +11,9 @@
 #include "../runtime/error.h"
 #include "../runtime/tensor.h"
 #include "../runtime/threadpool.h"
+#include "codegen.h"
 #include "graph_eval.h"
+#include "graph_text.h"
 #include "jit_context.h"
 #include "kernel_cache.h"
 

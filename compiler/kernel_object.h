@@ -16,8 +16,8 @@
 #include <vector>
 
 #include "../runtime/object.h"
-#include "codegen.h"
 #include "graph.h"
+#include "kernel_plan.h"
 
 namespace kiln {
 

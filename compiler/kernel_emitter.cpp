@@ -1,0 +1,494 @@
+// kernel_emitter.cpp — libgccjit building blocks and the per-op lowerings, each
+// reproducing the summation order of its runtime/kernels.h kernel (see
+// kernel_emitter.h).
+#include "kernel_emitter.h"
+
+#include <algorithm>
+
+#include "jit_context.h"
+#include "kernel_plan.h"
+
+namespace kiln::jit {
+
+Emitter::Emitter(gcc_jit_context *ctx) : c(ctx) {
+  t_void = gcc_jit_context_get_type(c, GCC_JIT_TYPE_VOID);
+  t_double = gcc_jit_context_get_type(c, GCC_JIT_TYPE_DOUBLE);
+  t_long = gcc_jit_context_get_type(c, GCC_JIT_TYPE_LONG);
+  t_int = gcc_jit_context_get_type(c, GCC_JIT_TYPE_INT);
+  t_bool = gcc_jit_context_get_type(c, GCC_JIT_TYPE_BOOL);
+  t_dptr = gcc_jit_type_get_pointer(t_double);
+  t_dpp = gcc_jit_type_get_pointer(t_dptr);
+  vw = jit_vector_doubles();
+  t_vec = gcc_jit_type_get_vector(t_double, size_t(vw));
+  // Loads and stores go through an 8-byte-aligned copy of the vector type:
+  // rows of a matrix start at any multiple of 8 bytes.
+  t_vecu = gcc_jit_type_get_aligned(t_vec, 8);
+  t_vecu_ptr = gcc_jit_type_get_pointer(t_vecu);
+  t_voidp = gcc_jit_context_get_type(c, GCC_JIT_TYPE_VOID_PTR);
+  gcc_jit_type *chunk_params[2] = {t_voidp, t_long};
+  t_chunk_fn = gcc_jit_context_new_function_ptr_type(c, nullptr, t_void, 2, chunk_params, 0);
+  gcc_jit_type *par_params[3] = {t_long, t_chunk_fn, t_voidp};
+  t_par_fn = gcc_jit_context_new_function_ptr_type(c, nullptr, t_void, 3, par_params, 0);
+}
+
+LV Emitter::local_init(gcc_jit_type *t, const char *prefix, RV init) {
+  LV l = local(t, prefix);
+  assign(l, init);
+  return l;
+}
+
+void Emitter::loop(int64_t lo, int64_t hi, int64_t step, const std::function<void(RV)> &body) {
+  if (hi <= lo) return;
+  if (lo + step >= hi) {  // one trip: no loop at all, the index is a constant
+    body(ix(lo));
+    return;
+  }
+  LV i = local_init(t_long, "i", ix(lo));
+  gcc_jit_block *b = block("loop");
+  gcc_jit_block_end_with_jump(cur, nullptr, b);
+  cur = b;
+  body(rv(i));
+  gcc_jit_block_add_assignment_op(cur, nullptr, i, GCC_JIT_BINARY_OP_PLUS, ix(step));
+  gcc_jit_block *after = block("after");
+  gcc_jit_block_end_with_conditional(cur, nullptr, cmp(GCC_JIT_COMPARISON_LT, rv(i), ix(hi)), b, after);
+  cur = after;
+}
+
+RV Emitter::mask_of(RV cond) {
+  RV one_or_zero =
+      gcc_jit_context_new_cast(c, nullptr, gcc_jit_context_new_cast(c, nullptr, cond, t_int), t_long);
+  return gcc_jit_context_new_unary_op(c, nullptr, GCC_JIT_UNARY_OP_MINUS, t_long, one_or_zero);
+}
+
+RV Emitter::blend_long(RV mask, RV a, RV b) {
+  RV keep_a = dop(GCC_JIT_BINARY_OP_BITWISE_AND, a, mask, t_long);
+  RV not_mask = gcc_jit_context_new_unary_op(c, nullptr, GCC_JIT_UNARY_OP_BITWISE_NEGATE, t_long, mask);
+  RV keep_b = dop(GCC_JIT_BINARY_OP_BITWISE_AND, b, not_mask, t_long);
+  return dop(GCC_JIT_BINARY_OP_BITWISE_OR, keep_a, keep_b, t_long);
+}
+
+RV Emitter::select(RV cond, RV a, RV b) {
+  RV mask = rv(local_init(t_long, "m", mask_of(cond)));
+  RV bits = blend_long(mask, gcc_jit_context_new_bitcast(c, nullptr, a, t_long),
+                       gcc_jit_context_new_bitcast(c, nullptr, b, t_long));
+  return once(gcc_jit_context_new_bitcast(c, nullptr, bits, t_double));
+}
+
+gcc_jit_function *Emitter::libm(const char *name, int nargs) {
+  auto it = imported.find(name);
+  if (it != imported.end()) return it->second;
+  gcc_jit_param *ps[2] = {gcc_jit_context_new_param(c, nullptr, t_double, "x"),
+                          gcc_jit_context_new_param(c, nullptr, t_double, "y")};
+  gcc_jit_function *f =
+      gcc_jit_context_new_function(c, nullptr, GCC_JIT_FUNCTION_IMPORTED, t_double, name, nargs, ps, 0);
+  imported[name] = f;
+  return f;
+}
+
+// ---- op lowerings ----------------------------------------------------------
+
+RV Emitter::scalar_binary(BinaryOp op, RV x, RV y) {
+  switch (op) {
+  case BinaryOp::Add: return dop(GCC_JIT_BINARY_OP_PLUS, x, y);
+  case BinaryOp::Sub: return dop(GCC_JIT_BINARY_OP_MINUS, x, y);
+  case BinaryOp::Mul: return dop(GCC_JIT_BINARY_OP_MULT, x, y);
+  case BinaryOp::Div: return dop(GCC_JIT_BINARY_OP_DIVIDE, x, y);
+  case BinaryOp::Pow: return call2("pow", x, y);
+  case BinaryOp::Maximum:
+  case BinaryOp::Minimum: {
+    x = once(x);
+    y = once(y);
+    RV keep = cmp(op == BinaryOp::Maximum ? GCC_JIT_COMPARISON_GE : GCC_JIT_COMPARISON_LE, x, y);
+    RV nan = cmp(GCC_JIT_COMPARISON_NE, x, x);
+    return select(dop(GCC_JIT_BINARY_OP_LOGICAL_OR, keep, nan, t_bool), x, y);
+  }
+  case BinaryOp::Less: return bool_to_double(cmp(GCC_JIT_COMPARISON_LT, x, y));
+  case BinaryOp::LessEqual: return bool_to_double(cmp(GCC_JIT_COMPARISON_LE, x, y));
+  case BinaryOp::Greater: return bool_to_double(cmp(GCC_JIT_COMPARISON_GT, x, y));
+  case BinaryOp::GreaterEqual: return bool_to_double(cmp(GCC_JIT_COMPARISON_GE, x, y));
+  case BinaryOp::Equal: return bool_to_double(cmp(GCC_JIT_COMPARISON_EQ, x, y));
+  }
+  return x;
+}
+
+RV Emitter::scalar_unary(UnaryOp op, RV x) {
+  switch (op) {
+  case UnaryOp::Neg: return gcc_jit_context_new_unary_op(c, nullptr, GCC_JIT_UNARY_OP_MINUS, t_double, x);
+  case UnaryOp::Exp: return call1("exp", x);
+  case UnaryOp::Log: return call1("log", x);
+  case UnaryOp::Sqrt: return builtin1("__builtin_sqrt", x);
+  case UnaryOp::Tanh: return call1("tanh", x);
+  case UnaryOp::Sigmoid: {
+    RV e = call1("exp", gcc_jit_context_new_unary_op(c, nullptr, GCC_JIT_UNARY_OP_MINUS, t_double, x));
+    return dop(GCC_JIT_BINARY_OP_DIVIDE, lit(1.0), dop(GCC_JIT_BINARY_OP_PLUS, lit(1.0), e));
+  }
+  case UnaryOp::Relu: x = once(x); return select(cmp(GCC_JIT_COMPARISON_GT, x, lit(0.0)), x, lit(0.0));
+  case UnaryOp::Abs: return builtin1("__builtin_fabs", x);
+  case UnaryOp::Softplus:
+    x = once(x);
+    return select(cmp(GCC_JIT_COMPARISON_GT, x, lit(20.0)), x, call1("log1p", call1("exp", x)));
+  case UnaryOp::Sin: return call1("sin", x);
+  case UnaryOp::Cos: return call1("cos", x);
+  case UnaryOp::Tan: return call1("tan", x);
+  case UnaryOp::Square: x = once(x); return dop(GCC_JIT_BINARY_OP_MULT, x, x);
+  case UnaryOp::Reciprocal: return dop(GCC_JIT_BINARY_OP_DIVIDE, lit(1.0), x);
+  case UnaryOp::ReluGrad: return bool_to_double(cmp(GCC_JIT_COMPARISON_GT, x, lit(0.0)));
+  }
+  return x;
+}
+
+void Emitter::for_each_index(const Shape &os, const std::vector<std::vector<int64_t>> &strides,
+                             const std::function<void(const std::vector<RV> &, RV)> &body) {
+  std::vector<RV> offs(strides.size(), ix(0));
+  std::function<void(int, std::vector<RV>, RV)> rec = [&](int d, std::vector<RV> o, RV out) {
+    if (d == os.rank) {
+      body(o, out);
+      return;
+    }
+    int64_t inner = 1;
+    for (int e = d + 1; e < os.rank; e++) inner *= os.dim[e];
+    loop(0, os.dim[d], 1, [&](RV i) {
+      std::vector<RV> o2 = o;
+      for (size_t q = 0; q < o2.size(); q++)
+        if (strides[q][size_t(d)]) o2[q] = iadd(o[q], imul(i, strides[q][size_t(d)]));
+      rec(d + 1, o2, iadd(out, imul(i, inner)));
+    });
+  };
+  rec(0, offs, ix(0));
+}
+
+std::vector<int64_t> Emitter::bstrides(const Shape &s, const Shape &os) {
+  std::vector<int64_t> st(size_t(os.rank), 0);
+  int64_t acc = 1;
+  for (int i = os.rank - 1; i >= 0; i--) {
+    int is = s.rank - os.rank + i;
+    int64_t d = is >= 0 ? s.dim[is] : 1;
+    st[size_t(i)] = d == 1 ? 0 : acc;
+    acc *= d;
+  }
+  return st;
+}
+
+void Emitter::binary(BinaryOp op, const Ref &a, const Shape &as, const Ref &b, const Shape &bs, RV out,
+                     const Shape &os) {
+  int64_t n = os.size(), na = as.size(), nb = bs.size();
+  bool flat = (na == n || na == 1) && (nb == n || nb == 1);
+  if (!flat) {
+    for_each_index(os, {bstrides(as, os), bstrides(bs, os)}, [&](const std::vector<RV> &o, RV t) {
+      st(out, t, scalar_binary(op, load(a, o[0]), load(b, o[1])));
+    });
+    return;
+  }
+  // Element t of a is a[t] when a has n elements, a[0] when it has one.
+  Ref a1 = a, b1 = b;
+  bool a_scalar = na == 1 && n > 1, b_scalar = nb == 1 && n > 1;
+  if (a_scalar && a.base) a1 = Ref{nullptr, 0.0};
+  if (b_scalar && b.base) b1 = Ref{nullptr, 0.0};
+  RV av0 = a_scalar && a.base ? once(ld(a.base, ix(0))) : nullptr;
+  RV bv0 = b_scalar && b.base ? once(ld(b.base, ix(0))) : nullptr;
+  auto elem_a = [&](RV t) { return av0 ? av0 : load(a_scalar ? a1 : a, t); };
+  auto elem_b = [&](RV t) { return bv0 ? bv0 : load(b_scalar ? b1 : b, t); };
+  int64_t main = 0;
+  enum gcc_jit_binary_op vop = GCC_JIT_BINARY_OP_PLUS;
+  bool vectorisable = true;
+  switch (op) {
+  case BinaryOp::Add: vop = GCC_JIT_BINARY_OP_PLUS; break;
+  case BinaryOp::Sub: vop = GCC_JIT_BINARY_OP_MINUS; break;
+  case BinaryOp::Mul: vop = GCC_JIT_BINARY_OP_MULT; break;
+  case BinaryOp::Div: vop = GCC_JIT_BINARY_OP_DIVIDE; break;
+  default: vectorisable = false;
+  }
+  if (vectorisable && n >= vw) {
+    main = n / vw * vw;
+    RV sa = av0 ? splat(av0) : nullptr, sb = bv0 ? splat(bv0) : nullptr;
+    if (sa) sa = rv(local_init(t_vec, "va", sa));
+    if (sb) sb = rv(local_init(t_vec, "vb", sb));
+    loop(0, main, vw, [&](RV t) {
+      RV x = sa ? sa : vload(a, t);
+      RV y = sb ? sb : vload(b, t);
+      vst(out, t, dop(vop, x, y, t_vec));
+    });
+  }
+  loop(main, n, 1, [&](RV t) { st(out, t, scalar_binary(op, elem_a(t), elem_b(t))); });
+}
+
+void Emitter::unary(UnaryOp op, const Ref &x, RV out, int64_t n) {
+  int64_t main = 0;
+  if ((op == UnaryOp::Neg || op == UnaryOp::Square || op == UnaryOp::Reciprocal) && n >= vw) {
+    main = n / vw * vw;
+    loop(0, main, vw, [&](RV t) {
+      RV v = rv(local_init(t_vec, "vx", vload(x, t)));
+      RV r = op == UnaryOp::Neg ? gcc_jit_context_new_unary_op(c, nullptr, GCC_JIT_UNARY_OP_MINUS, t_vec, v)
+             : op == UnaryOp::Square ? dop(GCC_JIT_BINARY_OP_MULT, v, v, t_vec)
+                                     : dop(GCC_JIT_BINARY_OP_DIVIDE, splat(lit(1.0)), v, t_vec);
+      vst(out, t, r);
+    });
+  }
+  loop(main, n, 1, [&](RV t) { st(out, t, scalar_unary(op, load(x, t))); });
+}
+
+void Emitter::select_op(const Ref &cnd, const Shape &cs, const Ref &a, const Shape &as, const Ref &b,
+                        const Shape &bs, RV out, const Shape &os) {
+  for_each_index(os, {bstrides(cs, os), bstrides(as, os), bstrides(bs, os)},
+                 [&](const std::vector<RV> &o, RV t) {
+                   RV test = cmp(GCC_JIT_COMPARISON_NE, load(cnd, o[0]), lit(0.0));
+                   st(out, t, select(test, load(a, o[1]), load(b, o[2])));
+                 });
+}
+
+RV Emitter::sum_all(const Ref &x, int64_t n) {
+  LV acc = local_init(t_double, "acc", lit(0.0));
+  loop(0, n, 1, [&](RV i) { assign(acc, dop(GCC_JIT_BINARY_OP_PLUS, rv(acc), load(x, i))); });
+  return rv(acc);
+}
+
+std::vector<RV> Emitter::serial_sums(const std::vector<Ref> &xs, int64_t n, int64_t host_iterations,
+                                     const std::function<void(const std::function<void()> &)> &host) {
+  std::vector<LV> accs;
+  for (size_t q = 0; q < xs.size(); q++) accs.push_back(local_init(t_double, "acc", lit(0.0)));
+  auto add_at = [&](RV i) {
+    for (size_t q = 0; q < xs.size(); q++)
+      assign(accs[q], dop(GCC_JIT_BINARY_OP_PLUS, rv(accs[q]), load(xs[q], i)));
+  };
+  int64_t done = 0;
+  if (host) {
+    int64_t per = n / host_iterations;
+    LV next = local_init(t_long, "f", ix(0));
+    host([&] {
+      for (int64_t k = 0; k < per; k++) add_at(iaddk(rv(next), k));
+      assign(next, iaddk(rv(next), per));
+    });
+    done = per * host_iterations;
+  }
+  loop(done, n, 1, add_at);
+  std::vector<RV> totals;
+  for (LV acc : accs) totals.push_back(rv(acc));
+  return totals;
+}
+
+void Emitter::argmax_line(const Ref &x, RV base, int64_t len, int64_t step, LV &best_i, LV &best_v) {
+  best_i = local_init(t_long, "bi", ix(0));
+  best_v = local_init(t_double, "bv", load(x, base));
+  loop(1, len, 1, [&](RV p) {
+    RV v = once(load(x, iadd(base, imul(p, step))));
+    RV greater = cmp(GCC_JIT_COMPARISON_GT, v, rv(best_v));
+    // A NaN replaces the best only while the best is not a NaN: the first NaN sticks.
+    RV first_nan = dop(GCC_JIT_BINARY_OP_LOGICAL_AND, cmp(GCC_JIT_COMPARISON_NE, v, v),
+                       cmp(GCC_JIT_COMPARISON_EQ, rv(best_v), rv(best_v)), t_bool);
+    RV take = once_bool(dop(GCC_JIT_BINARY_OP_LOGICAL_OR, greater, first_nan, t_bool));
+    RV new_i = select_long(take, p, rv(best_i));
+    RV new_v = select(take, v, rv(best_v));
+    assign(best_i, new_i);
+    assign(best_v, new_v);
+  });
+}
+
+void Emitter::axis_reduce(Op op, const Ref &x, const Shape &s, int axis, RV out) {
+  int64_t outer, len, inner;
+  axis_split(s, axis, outer, len, inner);
+  loop(0, outer, 1, [&](RV o) {
+    RV dst = iadd(imul(o, inner), ix(0));
+    RV src = imul(o, len * inner);
+    if (op == Op::MaxAxis) {
+      loop(0, inner, 1, [&](RV t) { st(out, iadd(dst, t), load(x, iadd(src, t))); });
+      loop(1, len, 1, [&](RV p) {
+        loop(0, inner, 1, [&](RV t) {
+          RV v = once(load(x, iadd(src, iadd(imul(p, inner), t))));
+          RV m = once(ld(out, iadd(dst, t)));
+          RV take = dop(GCC_JIT_BINARY_OP_LOGICAL_OR, cmp(GCC_JIT_COMPARISON_GT, v, m),
+                        cmp(GCC_JIT_COMPARISON_NE, v, v), t_bool);
+          st(out, iadd(dst, t), select(take, v, m));
+        });
+      });
+      return;
+    }
+    loop(0, inner, 1, [&](RV t) { st(out, iadd(dst, t), lit(0.0)); });
+    loop(0, len, 1, [&](RV p) {
+      loop(0, inner, 1, [&](RV t) {
+        LV d = elem(out, iadd(dst, t));
+        assign(d, dop(GCC_JIT_BINARY_OP_PLUS, rv(d), load(x, iadd(src, iadd(imul(p, inner), t)))));
+      });
+    });
+  });
+  if (op == Op::MeanAxis) {
+    RV count = lit(double(len));
+    loop(0, outer * inner, 1, [&](RV i) { st(out, i, dop(GCC_JIT_BINARY_OP_DIVIDE, ld(out, i), count)); });
+  }
+}
+
+void Emitter::max_mask(const Ref &x, const Shape &s, int axis, RV out) {
+  int64_t n = s.size();
+  loop(0, n, 1, [&](RV i) { st(out, i, lit(0.0)); });
+  if (axis < 0) {
+    LV bi, bv;
+    argmax_line(x, ix(0), n, 1, bi, bv);
+    st(out, rv(bi), lit(1.0));
+    return;
+  }
+  int64_t outer, len, inner;
+  axis_split(s, axis, outer, len, inner);
+  loop(0, outer, 1, [&](RV o) {
+    loop(0, inner, 1, [&](RV t) {
+      RV base = once_long(iadd(imul(o, len * inner), t));
+      LV bi, bv;
+      argmax_line(x, base, len, inner, bi, bv);
+      st(out, iadd(base, imul(rv(bi), inner)), lit(1.0));
+    });
+  });
+}
+
+void Emitter::sum_to(const Ref &g, const Shape &gs, RV out, const Shape &target) {
+  loop(0, target.size(), 1, [&](RV i) { st(out, i, lit(0.0)); });
+  for_each_index(gs, {bstrides(target, gs)}, [&](const std::vector<RV> &o, RV t) {
+    LV d = elem(out, o[0]);
+    assign(d, dop(GCC_JIT_BINARY_OP_PLUS, rv(d), load(g, t)));
+  });
+}
+
+void Emitter::transpose(const Ref &x, const Shape &s, const int8_t *perm, RV out, const Shape &os) {
+  if (os.rank == 2 && perm[0] == 1) return transpose2(x, os.dim[0], os.dim[1], out);
+  std::vector<int64_t> in_stride(size_t(s.rank));
+  int64_t acc = 1;
+  for (int i = s.rank - 1; i >= 0; i--) {
+    in_stride[size_t(i)] = acc;
+    acc *= s.dim[i];
+  }
+  std::vector<int64_t> st_perm(size_t(os.rank));
+  for (int i = 0; i < os.rank; i++) st_perm[size_t(i)] = in_stride[size_t(perm[i])];
+  for_each_index(os, {st_perm}, [&](const std::vector<RV> &o, RV t) { st(out, t, load(x, o[0])); });
+}
+
+void Emitter::transpose2(const Ref &x, int64_t rows, int64_t cols, RV out,
+                         const std::function<void()> *each) {
+  auto rows_band = [&](RV r0, int64_t h, const std::function<void()> *extra) {
+    loop(0, cols, 1, [&](RV col) {
+      for (int64_t r = 0; r < h; r++) {
+        RV row = iaddk(r0, r);
+        st(out, iadd(imul(row, cols), col), load(x, iadd(imul(col, rows), row)));
+      }
+      if (extra) (*extra)();
+    });
+  };
+  int64_t full = rows / kTransposeBand * kTransposeBand;
+  loop(0, full, kTransposeBand, [&](RV r0) { rows_band(r0, kTransposeBand, each); });
+  if (full < rows) rows_band(ix(full), rows - full, nullptr);
+}
+
+void Emitter::copy_along(const Ref &x, int64_t src_len, int64_t src_at, RV out, int64_t dst_len,
+                         int64_t dst_at, int64_t count, int64_t outer, int64_t inner) {
+  loop(0, outer, 1, [&](RV o) {
+    RV src0 = iaddk(imul(o, src_len * inner), src_at * inner);
+    RV dst0 = iaddk(imul(o, dst_len * inner), dst_at * inner);
+    loop(0, count * inner, 1, [&](RV t) { st(out, iadd(dst0, t), load(x, iadd(src0, t))); });
+  });
+}
+
+void Emitter::matmul_rows(const Ref &a, const Ref &b, RV cbuf, RV row0, int64_t m, int64_t k, int64_t n) {
+  const int R = 4;
+  const int V = vw >= 8 ? 4 : 3;
+  auto rows = [&](RV i0, int r) {
+    int64_t j = 0;
+    int64_t full = n / (V * vw) * (V * vw);
+    loop(0, full, V * vw, [&](RV j0) { tile(a, b, cbuf, i0, r, j0, V, k, n); });
+    j = full;
+    int nv = int((n - j) / vw);
+    if (nv > 0) tile(a, b, cbuf, i0, r, ix(j), nv, k, n);
+    j += int64_t(nv) * vw;
+    for (; j < n; j++) scalar_tile(a, b, cbuf, i0, r, j, k, n);
+  };
+  int64_t mfull = m / R * R;
+  loop(0, mfull, R, [&](RV i) { rows(iadd(row0, i), R); });
+  if (m > mfull) rows(iaddk(row0, mfull), int(m - mfull));
+}
+
+void Emitter::matmul(const Ref &a, const Ref &b, RV cbuf, int64_t m, int64_t k, int64_t n) {
+  if (!par || m * k * n < kParallelMatmulWork || m < 8) {
+    matmul_rows(a, b, cbuf, ix(0), m, k, n);
+    return;
+  }
+  int64_t rows_per_chunk = std::max<int64_t>(4, (m / 8 + 3) / 4 * 4);
+  int64_t chunks = (m + rows_per_chunk - 1) / rows_per_chunk;
+  int64_t last_rows = m - (chunks - 1) * rows_per_chunk;
+
+  // The chunk function: void mmN(void *ctx, long chunk), ctx = {a, b, c}.
+  gcc_jit_function *saved_fn = fn;
+  gcc_jit_block *saved_cur = cur;
+  gcc_jit_param *ps[2] = {gcc_jit_context_new_param(c, nullptr, t_voidp, "ctx"),
+                          gcc_jit_context_new_param(c, nullptr, t_long, "chunk")};
+  std::string name = fresh("kiln_matmul_chunk");
+  gcc_jit_function *chunk_fn =
+      gcc_jit_context_new_function(c, nullptr, GCC_JIT_FUNCTION_INTERNAL, t_void, name.c_str(), 2, ps, 0);
+  fn = chunk_fn;
+  cur = block("entry");
+  RV ptrs = gcc_jit_context_new_cast(c, nullptr, gcc_jit_param_as_rvalue(ps[0]), t_dpp);
+  Ref ca = a, cb = b;
+  if (a.base) ca.base = rv(local_init(t_dptr, "a", ld(ptrs, ix(0))));
+  if (b.base) cb.base = rv(local_init(t_dptr, "b", ld(ptrs, ix(1))));
+  RV cc = rv(local_init(t_dptr, "c", ld(ptrs, ix(2))));
+  RV chunk = gcc_jit_param_as_rvalue(ps[1]);
+  RV row0 = rv(local_init(t_long, "row0", imul(chunk, rows_per_chunk)));
+  if (last_rows == rows_per_chunk) {
+    matmul_rows(ca, cb, cc, row0, rows_per_chunk, k, n);
+  } else {
+    gcc_jit_block *full = block("full"), *last = block("last");
+    gcc_jit_block_end_with_conditional(cur, nullptr, cmp(GCC_JIT_COMPARISON_LT, chunk, ix(chunks - 1)), full,
+                                       last);
+    cur = full;
+    matmul_rows(ca, cb, cc, row0, rows_per_chunk, k, n);
+    gcc_jit_block_end_with_void_return(cur, nullptr);
+    cur = last;
+    matmul_rows(ca, cb, cc, row0, last_rows, k, n);
+  }
+  gcc_jit_block_end_with_void_return(cur, nullptr);
+  fn = saved_fn;
+  cur = saved_cur;
+
+  // In the kernel: ctx array, then par(chunks, mmN, ctx).
+  LV ctx = local(gcc_jit_context_new_array_type(c, nullptr, t_dptr, 3), "mmctx");
+  RV null = gcc_jit_context_null(c, t_dptr);
+  assign(gcc_jit_context_new_array_access(c, nullptr, rv(ctx), ix(0)), a.base ? a.base : null);
+  assign(gcc_jit_context_new_array_access(c, nullptr, rv(ctx), ix(1)), b.base ? b.base : null);
+  assign(gcc_jit_context_new_array_access(c, nullptr, rv(ctx), ix(2)), cbuf);
+  RV call_args[3] = {ix(chunks), gcc_jit_function_get_address(chunk_fn, nullptr),
+                     gcc_jit_context_new_cast(c, nullptr, gcc_jit_lvalue_get_address(ctx, nullptr), t_voidp)};
+  gcc_jit_block_add_eval(cur, nullptr, gcc_jit_context_new_call_through_ptr(c, nullptr, par, 3, call_args));
+}
+
+void Emitter::tile(const Ref &a, const Ref &b, RV cbuf, RV i0, int r, RV j0, int v, int64_t k, int64_t n) {
+  std::vector<LV> acc(size_t(r * v));
+  RV zero = splat(lit(0.0));
+  for (auto &l : acc) l = local_init(t_vec, "acc", zero);
+  loop(0, k, 1, [&](RV kk) {
+    std::vector<RV> bv(static_cast<size_t>(v));
+    RV brow = imul(kk, n);
+    for (int q = 0; q < v; q++)
+      bv[size_t(q)] = rv(local_init(t_vec, "bv", vload(b, iadd(brow, iaddk(j0, int64_t(q) * vw)))));
+    for (int rr = 0; rr < r; rr++) {
+      RV av = rv(local_init(t_vec, "av", splat(load(a, a_index(a, iaddk(i0, rr), kk, k)))));
+      for (int q = 0; q < v; q++) {
+        LV ac = acc[size_t(rr * v + q)];
+        RV prod = dop(GCC_JIT_BINARY_OP_MULT, av, bv[size_t(q)], t_vec);
+        assign(ac, dop(GCC_JIT_BINARY_OP_PLUS, rv(ac), prod, t_vec));
+      }
+    }
+  });
+  for (int rr = 0; rr < r; rr++)
+    for (int q = 0; q < v; q++)
+      vst(cbuf, iadd(imul(iaddk(i0, rr), n), iaddk(j0, int64_t(q) * vw)), rv(acc[size_t(rr * v + q)]));
+}
+
+void Emitter::scalar_tile(const Ref &a, const Ref &b, RV cbuf, RV i0, int r, int64_t j, int64_t k,
+                          int64_t n) {
+  std::vector<LV> acc(static_cast<size_t>(r));
+  for (auto &l : acc) l = local_init(t_double, "acc", lit(0.0));
+  loop(0, k, 1, [&](RV kk) {
+    RV bvv = once(load(b, iaddk(imul(kk, n), j)));
+    for (int rr = 0; rr < r; rr++) {
+      RV prod = dop(GCC_JIT_BINARY_OP_MULT, load(a, a_index(a, iaddk(i0, rr), kk, k)), bvv);
+      assign(acc[size_t(rr)], dop(GCC_JIT_BINARY_OP_PLUS, rv(acc[size_t(rr)]), prod));
+    }
+  });
+  for (int rr = 0; rr < r; rr++) st(cbuf, iaddk(imul(iaddk(i0, rr), n), j), rv(acc[size_t(rr)]));
+}
+
+}  // namespace kiln::jit
