@@ -3,13 +3,13 @@
 // Invariant: every list of ops in the project is generated from the rows below,
 // so no two lists can disagree or drift out of order: the kernels' UnaryOp and
 // BinaryOp enums (here), the graph's Op enum and op_name (compiler/graph.h),
-// builtin registration and the fused-call table (stdlib/tensors.cpp), generic
+// builtin registration and the fused-call table (stdlib/tensor_elementwise.cpp), generic
 // arithmetic on tensors (tensor_arith), and the tracer's op table and the
-// builtins it routes symbolic arguments through (compiler/trace.cpp).
+// procedures that record each op (compiler/trace.cpp).
 // What stays hand-written per op is exactly three things, each a `switch` that
 // -Wswitch checks for completeness: its formula (runtime/kernels.cpp and
 // kernels_simd.inc), its gradient rule (compiler/autodiff.cpp) and its JIT
-// lowering (compiler/codegen.cpp). docs/adding-an-op.md walks through one.
+// lowering (compiler/kernel_emitter.cpp). docs/adding-an-op.md walks through one.
 //
 // Columns:
 //   E        the enumerator (UnaryOp::E / BinaryOp::E and graph Op::E)
