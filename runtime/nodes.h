@@ -122,7 +122,8 @@ struct If : Node {
   Value eval(Frame *env) override {
     Value t = test->eval(env);
     if (t == FALSE_V) return else_->eval(env);
-    if (is_ptr(t) && g_type_hooks[hdr(t)->type].select) [[unlikely]] {
+    // Registered types only (tags above T_OPAQUE): see truth_unknown below.
+    if (is_ptr(t) && hdr(t)->type > T_OPAQUE && g_type_hooks[hdr(t)->type].select) [[unlikely]] {
       Value a = finish_tail(then_->eval(env));
       Value b = finish_tail(else_->eval(env));
       return g_type_hooks[hdr(t)->type].select(t, a, b);
@@ -203,9 +204,13 @@ struct Let : Node {
 };
 
 // Values whose truth is unknown (TypeHooks::truth: traced values, of which only
-// `if` makes a select) are refused by and/or/not.
+// `if` makes a select) are refused by and/or/not. Only types registered above
+// T_OPAQUE have such a hook, and testing the tag first keeps the common case (a
+// list or a string as a test) to the cost of one compare (docs/performance.md).
 void check_truth_known(Value v, const char *form);
-inline bool truth_unknown(Value v) { return is_ptr(v) && g_type_hooks[hdr(v)->type].truth; }
+inline bool truth_unknown(Value v) {
+  return is_ptr(v) && hdr(v)->type > T_OPAQUE && g_type_hooks[hdr(v)->type].truth;
+}
 
 struct And : Node {
   Node **items;

@@ -253,6 +253,7 @@ struct TypeHooks {
   Value (*arith)(const char *op, int argc, Value *argv) = nullptr;
   int arith_rank = 0;
   // `if` whose test is of this type: the form's value, from both branches' values.
+  // (This and `truth` are only consulted for registered types, above T_OPAQUE.)
   Value (*select)(Value test, Value then_value, Value else_value) = nullptr;
   // Set for values whose truth is unknown (traced values): `and`, `or` and `not`
   // call it with their name, and it raises.

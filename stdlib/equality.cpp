@@ -13,7 +13,8 @@ static Value bi_eqv(int, Value *a) { return boolv(eqv(a[0], a[1])); }
 static Value bi_equal(int, Value *a) { return boolv(equal(a[0], a[1])); }
 
 static Value bi_not(int, Value *a) {
-  check_truth_known(a[0], "not");
+  if (truth_unknown(a[0])) [[unlikely]]
+    check_truth_known(a[0], "not");
   return boolv(a[0] == FALSE_V);
 }
 static Value bi_booleanp(int, Value *a) { return boolv(is_bool(a[0])); }
