@@ -1,4 +1,4 @@
-// autodiff.h — reverse-mode differentiation as graph rewriting (SPEC §8).
+// autodiff.h — reverse-mode differentiation as graph rewriting (docs/graph.md).
 //
 // Invariant: the gradient of every primitive is given by one rule in
 // autodiff.cpp that records ordinary graph nodes into the same Graph (so the

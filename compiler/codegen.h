@@ -28,7 +28,7 @@ namespace kiln {
 void emit_kernel(gcc_jit_context *ctx, const Graph &g, const KernelLayout &layout);
 
 // ---- raw lowerings, exposed so unit tests can compare single ops with
-// runtime/kernels.h on arbitrary shapes without building a Graph --------------
+// runtime/tensor_ops.h on arbitrary shapes without building a Graph --------------
 
 // Emits `void NAME(double *a, double *b, double *c)` computing c = a * b
 // (m x k times k x n) with the kernel's register-blocked matmul lowering.

@@ -1,4 +1,4 @@
-// graph.h — the traced graph IR (SPEC §8): nodes, shapes, and the entry points
+// graph.h — the traced graph IR (docs/graph.md): nodes, shapes, and the entry points
 // that turn a Lisp procedure into an optimised forward (+ backward) graph.
 //
 // Invariants the interpreter, autodiff and the JIT rely on:
@@ -10,7 +10,7 @@
 //     shape; every other op's operand shapes are exactly what its row below says.
 //   * Nodes are hash-consed while recording: there are never two nodes with the
 //     same op, attributes and operands (common subexpressions are shared).
-//   * The numeric meaning of every op is ONE call into runtime/kernels.h (named
+//   * The numeric meaning of every op is ONE call into runtime/tensor_ops.h (named
 //     per op below), so the interpreter (graph_eval.h), the eager builtins and a
 //     JIT that reproduces those kernels' loops give the same bits.
 //   * Const tensors are immutable Lisp tensors kept alive by the Graph (an
@@ -21,12 +21,12 @@
 #include <string>
 #include <vector>
 
-#include "../runtime/kernels.h"
+#include "../runtime/tensor_ops.h"
 #include "../runtime/value.h"
 
 namespace kiln {
 
-// Op            operands        result shape          kernel (runtime/kernels.h)
+// Op            operands        result shape          kernel (runtime/tensor_ops.h)
 // ------------- --------------- --------------------- -----------------------------------
 // Param         -               the argument's        (read in place)
 // Const         -               scalar or tensor      (scalar value / tensor data)

@@ -6,7 +6,7 @@
 #include "../runtime/printer.h"
 #include "../runtime/tensor.h"
 #include "autodiff.h"
-#include "optimize.h"
+#include "optimise.h"
 #include "trace.h"
 
 namespace kiln {

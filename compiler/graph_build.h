@@ -1,5 +1,5 @@
 // graph_build.h — the pipeline from a Lisp procedure to an optimised graph:
-// trace (trace.h), differentiate (autodiff.h), optimise (optimize.h).
+// trace (trace.h), differentiate (autodiff.h), optimise (optimise.h).
 //
 // Invariant: a built graph has its params first, numbered as the arguments,
 // and its outputs in the order below; nothing in it refers to the scratch graph

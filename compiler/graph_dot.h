@@ -1,4 +1,4 @@
-// graph_dot.h — Graphviz rendering of a graph (SPEC §8 graph-dot).
+// graph_dot.h — Graphviz rendering of a graph (docs/graph.md graph-dot).
 //
 // Invariant: the text depends only on the graph (node order, ops, attributes,
 // shapes, outputs), never on addresses, so it can be golden-tested.

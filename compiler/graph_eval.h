@@ -1,7 +1,7 @@
-// graph_eval.h — the graph interpreter (SPEC §8 graph-eval / graph-grad).
+// graph_eval.h — the graph interpreter (docs/graph.md graph-eval / graph-grad).
 //
 // Invariant: every node is computed by eval_node(), which is exactly one call
-// into runtime/kernels.h per op (the table in graph.h), so the interpreter, the
+// into runtime/tensor_ops.h per op (the table in graph.h), so the interpreter, the
 // eager builtins and constant folding give the same bits. Intermediate buffers
 // come from a pool and go back to it after their last use, so an evaluation
 // reuses memory; outputs are written straight into fresh Lisp tensors.

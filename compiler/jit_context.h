@@ -5,7 +5,7 @@
 //   * Every kernel context is made by jit_new_context(), so every kernel is
 //     compiled with the same flags (jit_flags()), and those flags are part of the
 //     on-disk cache key: -O3, -ffp-contract=off (no fused multiply-add: the
-//     generated loops must round exactly like runtime/kernels.h) and
+//     generated loops must round exactly like runtime/tensor_ops.h) and
 //     -march=x86-64-vN for the level the RUNNING CPU supports (libgccjit 12
 //     rejects -march=native).
 //   * The vector width the code generator uses (jit_vector_doubles()) follows
@@ -65,7 +65,7 @@ std::string first_error_line(const std::string &text);
 std::string jit_failure_reason(gcc_jit_context *ctx, const std::string &captured);
 
 // Writes one line to Kiln's error port (which flushes standard output first, so
-// merged output keeps the order of events, SPEC §1). Used for every JIT warning
+// merged output keeps the order of events, docs/cli.md). Used for every JIT warning
 // and KILN_JIT_LOG line.
 void jit_message(const std::string &line);
 

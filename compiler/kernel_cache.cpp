@@ -100,7 +100,7 @@ void log_line(const std::string &text) {
   jit_message("kiln-jit: " + text);
 }
 
-// The cache's single warning per process (SPEC §9: anything the cache cannot
+// The cache's single warning per process (docs/jit.md: anything the cache cannot
 // safely do means in-memory compiles with one warning).
 void warn_once(const std::string &text) {
   if (g_cache_warned) return;

@@ -1,4 +1,4 @@
-// kernel_cache.h — the on-disk cache of compiled kernels (SPEC §9).
+// kernel_cache.h — the on-disk cache of compiled kernels (docs/jit.md).
 //
 // Invariants:
 //   * Content-addressed: an entry's file name is the hash of its key text, and

@@ -1,5 +1,5 @@
 // kernel_emitter.cpp — libgccjit building blocks and the per-op lowerings, each
-// reproducing the summation order of its runtime/kernels.h kernel (see
+// reproducing the summation order of its runtime/tensor_ops.h kernel (see
 // kernel_emitter.h).
 #include "kernel_emitter.h"
 

@@ -6,7 +6,7 @@
 //   * Every shape and loop bound is a compile-time constant of the generated code.
 //   * Each op has exactly one lowering, used for forward and backward graphs
 //     alike, and its loops perform, for every output element, the same sequence
-//     of IEEE operations as the runtime/kernels.h kernel graph.h names for that op
+//     of IEEE operations as the runtime/tensor_ops.h kernel graph.h names for that op
 //     (k ascending in matmul, row-major sums from 0.0, one division for a mean, no
 //     fused multiply-add: contexts come from jit_new_context with
 //     -ffp-contract=off). Vectors only ever span independent output elements.
@@ -138,7 +138,7 @@ struct Emitter {
   RV once_bool(RV x) { return rv(local_init(t_bool, "t", x)); }
   RV once_long(RV x) { return rv(local_init(t_long, "o", x)); }
 
-  // ---- scalar element operations: apply_binary / apply_unary (kernels.cpp) ----
+  // ---- scalar element operations: apply_binary / apply_unary (tensor_ops.cpp) ----
   // The per-op lowering of every element-wise op: one case per op, each the
   // same IEEE operations in the same order as its formula.
   RV scalar_binary(BinaryOp op, RV x, RV y);
@@ -150,7 +150,7 @@ struct Emitter {
                       const std::function<void(const std::vector<RV> &, RV)> &body);
 
   // Strides of an operand of shape s read at the indices of output shape os
-  // (kernels.cpp broadcast_strides): broadcast dimensions get stride 0.
+  // (tensor_ops.cpp broadcast_strides): broadcast dimensions get stride 0.
   static std::vector<int64_t> bstrides(const Shape &s, const Shape &os);
 
   // ---- op lowerings: loops over whole operands -------------------------------
@@ -178,7 +178,7 @@ struct Emitter {
   // for p in [0, len): returns the index p as a local and its value.
   void argmax_line(const Ref &x, RV base, int64_t len, int64_t step, LV &best_i, LV &best_v);
 
-  // kernels_simd.inc sum_axis / max_axis: each output element's chain runs
+  // tensor_ops_simd.inc sum_axis / max_axis: each output element's chain runs
   // along the axis in ascending order.
   void axis_reduce(Op op, const Ref &x, const Shape &s, int axis, RV out);
 
@@ -208,7 +208,7 @@ struct Emitter {
                   int64_t count, int64_t outer, int64_t inner);
 
   // c = a * b: R x V register tiles of vectors over (i, j), k ascending inside
-  // each tile, every accumulator starting from 0.0 (kernels_simd.inc micro).
+  // each tile, every accumulator starting from 0.0 (tensor_ops_simd.inc micro).
   // Rows [row0, row0 + m) of c = a * b (row0 may be a run-time value).
   void matmul_rows(const Ref &a, const Ref &b, RV cbuf, RV row0, int64_t m, int64_t k, int64_t n);
 

@@ -22,7 +22,7 @@ namespace kiln {
 static KernelBuildInfo g_last_build;
 
 void kernel_par(long chunks, void (*chunk)(void *, long), void *ctx) {
-  int threads = kernel_threads();
+  int threads = compute_threads();
   if (threads <= 1 || chunks <= 1) {
     for (long i = 0; i < chunks; i++) chunk(ctx, i);
     return;
@@ -77,7 +77,7 @@ Value apply_kernel(Value self, int argc, Value *argv) {
   if (argc != np) arity_error(kernel_who(k), np, np, argc);
   // Shapes are checked for every argument before anything runs.
   // The kind (number or tensor) is checked like the shape: a kernel compiled for a
-  // number returns a number gradient, one for a rank-0 tensor a rank-0 tensor (§8.1).
+  // number returns a number gradient, one for a rank-0 tensor a rank-0 tensor (docs/graph.md).
   for (int i = 0; i < np; i++) {
     Value v = argv[i];
     const ArgSpec &want = k->specs[i];

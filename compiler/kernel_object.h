@@ -1,4 +1,4 @@
-// kernel_object.h — compiled kernels as Kiln values (a registered object type, SPEC §3/§8/§9).
+// kernel_object.h — compiled kernels as Kiln values (a registered object type; docs/jit.md).
 //
 // Invariants:
 //   * A Kernel is a GC object; the graph, layout and scratch area it points to are
@@ -23,7 +23,7 @@ namespace kiln {
 
 using KernelFn = void (*)(double **args, double **results, double *scratch, KernelParFn par);
 // The `par` callback every kernel is called with: Kiln's thread pool with
-// kernel_threads() threads (KILN_THREADS), or a plain loop when that is 1.
+// compute_threads() threads (KILN_THREADS), or a plain loop when that is 1.
 void kernel_par(long chunks, void (*chunk)(void *, long), void *ctx);
 
 struct Kernel {

@@ -1,5 +1,5 @@
 // trace.cpp — symbolic values and the hooks that record graph nodes while a
-// traced procedure runs (SPEC §8),
+// traced procedure runs (docs/graph.md),
 //
 // Invariant: see trace.h. Every operation on a symbolic value either records a
 // node through the Graph API (which checks shapes with the eager builtins'
@@ -145,7 +145,7 @@ const Shape &shape_of_operand(Value v) {
   return scalar;
 }
 
-// A tensor operand of a structural op: a number (or a traced number) is refused
+// A tensor operand of a structural op: a number (or a symbolic number) is refused
 // with the eager builtin's type error.
 int32_t tensor_node_of(const char *who, int pos, Value v) {
   if (!is_symbolic(v) && !is_tensor(v)) type_error(who, pos, "a tensor", v);

@@ -1,4 +1,4 @@
-// commands.h — the REPL's comma commands (SPEC §10): ,help ,quit ,time EXPR
+// commands.h — the REPL's comma commands (docs/repl.md): ,help ,quit ,time EXPR
 // ,load FILE ,describe NAME ,apropos TEXT.
 //
 // Invariant: a command never ends the session except ,quit; its failures are

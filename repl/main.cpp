@@ -1,4 +1,4 @@
-// main.cpp — the kiln command line (SPEC §1).
+// main.cpp — the kiln command line (docs/cli.md).
 #include <unistd.h>
 
 #include <csignal>

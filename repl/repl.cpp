@@ -1,4 +1,4 @@
-// repl.cpp — the read-eval-print loop (SPEC §10).
+// repl.cpp — the read-eval-print loop (docs/repl.md).
 //
 // Invariant: an entry is evaluated only once it is complete (entry_scan.h): no
 // bracket, string or block comment is left open, or a closing bracket is

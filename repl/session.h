@@ -1,5 +1,5 @@
 // session.h — what the command line, the REPL and the test runner share:
-// running code and reporting uncaught errors the SPEC §1 way.
+// running code and reporting uncaught errors the docs/cli.md way.
 //
 // Invariant: every entry point that evaluates Lisp code goes through
 // run_guarded, so an uncaught error is printed exactly once, after stdout was

@@ -1,4 +1,4 @@
-// test_runner.cpp — `kiln test` (SPEC §11); see test_runner.h for the invariant.
+// test_runner.cpp — `kiln test` (docs/testing.md); see test_runner.h for the invariant.
 //
 // Each test NAME.lisp runs as `kiln NAME.lisp [ARGS from NAME.args]` with its
 // directory as cwd, stdout and stderr merged into one pipe, stdin from NAME.in

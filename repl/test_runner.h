@@ -1,4 +1,4 @@
-// test_runner.h — `kiln test`, the golden-output test runner (SPEC §11).
+// test_runner.h — `kiln test`, the golden-output test runner (docs/testing.md).
 //
 // Invariant: the runner never evaluates Lisp in its own process. Every test runs
 // as a fresh child of the same binary (/proc/self/exe), so one test cannot leak

@@ -138,7 +138,7 @@ static Node *analyze_named_value(Value value_form, Scope *sc, Value name) {
 // ---- cond / case / guard -----------------------------------------------------
 
 static Node *analyze_seq(Value forms, Scope *sc, bool tail, Value form) {
-  int n = list_len(forms);
+  int n = list_length(forms);
   // Named after the form whose body it is: (when #t . 1) is when's bad syntax.
   if (n < 0) bad_syntax(form, is_pair(form) && is_symbol(car(form)) ? symbol_name(car(form)) : "begin");
   if (n == 0) return new Const(UNSPEC);
@@ -191,7 +191,7 @@ static Node *analyze_cond_clauses(Value clauses, Scope *sc, bool tail, Value for
 static Node *analyze_case(Value form, Scope *sc, bool tail) {
   if (!is_pair(cdr(form))) bad_syntax(form, "case");
   Node *key = analyze(cadr_(form), sc, false);
-  int n = list_len(cddr_(form));
+  int n = list_length(cddr_(form));
   if (n < 0) bad_syntax(form, "case");
   CaseClause *clauses = static_cast<CaseClause *>(gc_alloc(sizeof(CaseClause) * size_t(n ? n : 1)));
   int i = 0;
@@ -200,7 +200,7 @@ static Node *analyze_case(Value form, Scope *sc, bool tail) {
     if (!is_pair(clause)) bad_syntax(form, "case");
     Value data = car(clause);
     if (unaliased(data) == intern("else")) data = TRUE_V;
-    else if (list_len(data) < 0) bad_syntax(form, "case");
+    else if (list_length(data) < 0) bad_syntax(form, "case");
     Value body = cdr(clause);
     bool arrow = is_pair(body) && unaliased(car(body)) == intern("=>");
     clauses[i].data = data;
@@ -237,7 +237,7 @@ static Node *analyze_let(Value form, Scope *sc, bool tail, bool rec) {
     Value binds = car(body);
     Value lbody = cdr(body);
     Value vars = NIL, inits = NIL;
-    if (list_len(binds) < 0) bad_syntax(form, "let");
+    if (list_length(binds) < 0) bad_syntax(form, "let");
     for (Value p = binds; is_pair(p); p = cdr(p)) {
       Value b = car(p);
       if (!is_pair(b) || !is_symbol(car(b))) bad_syntax(form, "let");
@@ -256,14 +256,14 @@ static Node *analyze_let(Value form, Scope *sc, bool tail, bool rec) {
       linits[0] = at(new MakeClosure(L), form);
       letrec = new Let(linits, 1, int(ls->names.size()), false, true, new LocalRef0(0, name));
     }
-    int n = list_len(ri);
+    int n = list_length(ri);
     Node **args = node_array<Node>(n);
     int i = 0;
     for (Value p = ri; is_pair(p); p = cdr(p)) args[i++] = analyze(car(p), sc, false);
     if (tail) return at(new TailCall(letrec, args, n), form);
     return at(new Call(letrec, args, n), form);
   }
-  int n = list_len(bindings);
+  int n = list_length(bindings);
   if (n < 0) bad_syntax(form, rec ? "letrec" : "let");
   OpenScope ls(sc);
   Value vals = NIL;
@@ -290,7 +290,7 @@ static Node *analyze_let(Value form, Scope *sc, bool tail, bool rec) {
 
 static Node *analyze_let_star(Value form, Scope *sc, bool tail) {
   Value rest = cdr(form);
-  if (!is_pair(rest) || list_len(car(rest)) < 0) bad_syntax(form, "let*");
+  if (!is_pair(rest) || list_length(car(rest)) < 0) bad_syntax(form, "let*");
   Value bindings = car(rest);
   if (bindings == NIL || cdr(bindings) == NIL) {
     Value f = cons(intern("let"), rest);
@@ -319,26 +319,26 @@ static void flatten_body(Value forms, Scope *sc, GcVec<Value> &out) {
       x = e;
     }
     if (head_is(x, SF_BEGIN, sc)) {
-      if (list_len(cdr(x)) < 0) bad_syntax(x, "begin");
+      if (list_length(cdr(x)) < 0) bad_syntax(x, "begin");
       flatten_body(cdr(x), sc, out);
     } else if (head_is(x, SF_INCLUDE, sc)) {
       flatten_body(cdr(include_forms(x)), sc, out);
     } else if (head_is(x, SF_DEFINE_RECORD_TYPE, sc)) {
       flatten_body(cdr(expand_record_type_definition(x)), sc, out);
     } else if (head_is(x, SF_DEFINE_SYNTAX, sc)) {
-      if (list_len(x) != 3 || !is_symbol(cadr_(x))) bad_syntax(x, "define-syntax");
+      if (list_length(x) != 3 || !is_symbol(cadr_(x))) bad_syntax(x, "define-syntax");
       Value tr = eval_transformer(car(cddr_(x)), x, sc);
       sc->bind_macro(cadr_(x), make_macro(cadr_(x), tr, !is_syntax_rules(tr)));
     } else if (head_is(x, SF_DEFMACRO, sc) || head_is(x, SF_DEFINE_MACRO, sc)) {
       bool dm = head_is(x, SF_DEFMACRO, sc);
       Value name, params, body;
       if (dm) {
-        if (list_len(x) < 3 || !is_symbol(cadr_(x))) bad_syntax(x, "defmacro");
+        if (list_length(x) < 3 || !is_symbol(cadr_(x))) bad_syntax(x, "defmacro");
         name = cadr_(x);
         params = car(cddr_(x));
         body = cdr(cddr_(x));
       } else {
-        if (list_len(x) < 3 || !is_pair(cadr_(x))) bad_syntax(x, "define-macro");
+        if (list_length(x) < 3 || !is_pair(cadr_(x))) bad_syntax(x, "define-macro");
         name = car(cadr_(x));
         params = cdr(cadr_(x));
         body = cddr_(x);
@@ -351,7 +351,7 @@ static void flatten_body(Value forms, Scope *sc, GcVec<Value> &out) {
 }
 
 static Node *analyze_body(Value forms, Scope *sc, bool tail, Value whole) {
-  if (list_len(forms) < 0) bad_syntax(whole, "body");
+  if (list_length(forms) < 0) bad_syntax(whole, "body");
   if (!sc) return analyze_seq(forms, sc, tail, whole);
   GcVec<Value> items;
   flatten_body(forms, sc, items);
@@ -380,7 +380,7 @@ static Node *analyze_body(Value forms, Scope *sc, bool tail, Value whole) {
 // ---- the dispatcher ---------------------------------------------------------
 
 static Node *analyze_call(Value x, Scope *sc, bool tail) {
-  int n = list_len(cdr(x));
+  int n = list_length(cdr(x));
   if (n < 0) syntax_error(x, fmt::format("bad syntax: improper list in call {}", error_value_string(x)));
   Node *fn = analyze(car(x), sc, false);
   Node **args = node_array<Node>(n);
@@ -444,10 +444,10 @@ Node *analyze(Value x, Scope *sc, bool tail) {
       return at(new GlobalDefine(name, analyze_named_value(vf, sc, name), doc), x);
     }
     case SF_SET:
-      if (list_len(x) != 3 || !is_symbol(cadr_(x))) bad_syntax(x, "set!");
+      if (list_length(x) != 3 || !is_symbol(cadr_(x))) bad_syntax(x, "set!");
       return analyze_set(cadr_(x), analyze(car(cddr_(x)), sc, false), sc, x);
     case SF_IF: {
-      int n = list_len(x);
+      int n = list_length(x);
       if (n != 3 && n != 4) bad_syntax(x, "if");
       Value r = cddr_(x);
       Node *els = n == 4 ? analyze(car(cdr(r)), sc, tail) : new Const(UNSPEC);
@@ -459,13 +459,13 @@ Node *analyze(Value x, Scope *sc, bool tail) {
     case SF_LETREC:
     case SF_LETREC_STAR: return analyze_let(x, sc, tail, true);
     case SF_COND:
-      if (list_len(cdr(x)) < 0) bad_syntax(x, "cond");
+      if (list_length(cdr(x)) < 0) bad_syntax(x, "cond");
       return analyze_cond_clauses(cdr(x), sc, tail, x, nullptr);
     case SF_CASE: return analyze_case(x, sc, tail);
     case SF_AND:
     case SF_OR: {
       bool is_and = special_of(x, sc) == SF_AND;
-      int n = list_len(cdr(x));
+      int n = list_length(cdr(x));
       if (n < 0) bad_syntax(x, is_and ? "and" : "or");
       if (n == 0) return new Const(is_and ? TRUE_V : FALSE_V);
       if (n == 1) return analyze(cadr_(x), sc, tail);
@@ -484,7 +484,7 @@ Node *analyze(Value x, Scope *sc, bool tail) {
       return at(new If(test, new Const(UNSPEC), body), x);
     }
     case SF_DEFINE_SYNTAX: {
-      if (list_len(x) != 3 || !is_symbol(cadr_(x))) bad_syntax(x, "define-syntax");
+      if (list_length(x) != 3 || !is_symbol(cadr_(x))) bad_syntax(x, "define-syntax");
       if (sc) syntax_error(x, "define-syntax: only allowed at top level or at the start of a body");
       Value tr = eval_transformer(car(cddr_(x)), x, sc);
       sym(cadr_(x))->global = make_macro(cadr_(x), tr, !is_syntax_rules(tr));
@@ -492,11 +492,11 @@ Node *analyze(Value x, Scope *sc, bool tail) {
     }
     case SF_LET_SYNTAX:
     case SF_LETREC_SYNTAX: {
-      if (!is_pair(cdr(x)) || list_len(cadr_(x)) < 0) bad_syntax(x, "let-syntax");
+      if (!is_pair(cdr(x)) || list_length(cadr_(x)) < 0) bad_syntax(x, "let-syntax");
       OpenScope ms(sc);
       for (Value p = cadr_(x); is_pair(p); p = cdr(p)) {
         Value b = car(p);
-        if (list_len(b) != 2 || !is_symbol(car(b))) bad_syntax(x, "let-syntax");
+        if (list_length(b) != 2 || !is_symbol(car(b))) bad_syntax(x, "let-syntax");
         Value tr = eval_transformer(cadr_(b), x, sc);
         ms->bind_macro(car(b), make_macro(car(b), tr, !is_syntax_rules(tr)));
       }
@@ -504,14 +504,15 @@ Node *analyze(Value x, Scope *sc, bool tail) {
       return new Let(nullptr, 0, int(ms->names.size()), !ms->captured, false, body);
     }
     case SF_DEFMACRO: {
-      if (list_len(x) < 3 || !is_symbol(cadr_(x))) bad_syntax(x, "defmacro");
+      if (list_length(x) < 3 || !is_symbol(cadr_(x))) bad_syntax(x, "defmacro");
       if (sc) syntax_error(x, "defmacro: only allowed at top level or at the start of a body");
       Value name = cadr_(x);
       sym(name)->global = make_macro(name, defmacro_transformer(car(cddr_(x)), cdr(cddr_(x)), name, x));
       return new Const(UNSPEC);
     }
     case SF_DEFINE_MACRO: {
-      if (list_len(x) < 3 || !is_pair(cadr_(x)) || !is_symbol(car(cadr_(x)))) bad_syntax(x, "define-macro");
+      if (list_length(x) < 3 || !is_pair(cadr_(x)) || !is_symbol(car(cadr_(x))))
+        bad_syntax(x, "define-macro");
       if (sc) syntax_error(x, "define-macro: only allowed at top level or at the start of a body");
       Value name = car(cadr_(x));
       sym(name)->global = make_macro(name, defmacro_transformer(cdr(cadr_(x)), cddr_(x), name, x));

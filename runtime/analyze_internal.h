@@ -16,6 +16,7 @@
 #pragma once
 #include <string_view>
 
+#include "args.h"
 #include "nodes.h"
 #include "srcloc.h"
 
@@ -135,21 +136,6 @@ inline Lookup lookup(Value s, Scope *sc) {
 [[noreturn]] void bad_syntax(Value form, std::string_view name);
 
 // ---- helpers -------------------------------------------------------------
-
-// The length of a proper list; -1 for an improper or circular one (code built
-// by a program and passed to eval can be circular: that is bad syntax, not a
-// loop forever).
-inline int list_len(Value v) {
-  int n = 0;
-  Value slow = v;
-  for (; is_pair(v); v = cdr(v)) {
-    if (++n % 2 == 0) {
-      slow = cdr(slow);
-      if (slow == cdr(v)) return -1;
-    }
-  }
-  return v == NIL ? n : -1;
-}
 
 template <class T> T **node_array(int n) {
   return static_cast<T **>(gc_alloc(sizeof(T *) * size_t(n ? n : 1)));

@@ -84,9 +84,16 @@ int64_t list_length(Value v) {
   return v == NIL ? n : -1;
 }
 
-Value arg_list(const char *who, int pos, Value v) {
-  if (list_length(v) >= 0) return v;
+int64_t arg_list_length(const char *who, int pos, Value v) {
+  int64_t n = list_length(v);
+  if (n >= 0) return n;
+  if (is_circular(v)) throw_errorf("{}: argument {} must be a proper list, got a circular list", who, pos);
   type_error(who, pos, "a proper list", v);
+}
+
+Value arg_list(const char *who, int pos, Value v) {
+  arg_list_length(who, pos, v);
+  return v;
 }
 
 Value arg_proc(const char *who, int pos, Value v) {

@@ -32,10 +32,15 @@ Pair *arg_pair(const char *who, int pos, Value v);
 Vector *arg_vector(const char *who, int pos, Value v);
 Value arg_list(const char *who, int pos, Value v);  // proper list
 Value arg_proc(const char *who, int pos, Value v);
-int64_t list_length(Value v);  // -1 if not a proper list
+// The length of a proper list; -1 for an improper or circular one (code a
+// program builds and passes to eval can be circular: bad syntax, not a hang).
+int64_t list_length(Value v);
+// The length of a proper list, or the type error naming WHO and POS (a circular
+// list is called one rather than printed).
+int64_t arg_list_length(const char *who, int pos, Value v);
 
 // For builtins that take values of foreign types (the tensor builtins, given
-// traced values): the `call` hook's result for the first argument whose type has
+// symbolic values): the `call` hook's result for the first argument whose type has
 // one, or NOVALUE when none has. The _in_list form looks at the elements of
 // `list` (a proper list, else NOVALUE) instead.
 Value foreign_call(const char *builtin, int argc, Value *argv);

@@ -6,7 +6,7 @@
 // does not scan). LispError carries only plain C++ data: where the error
 // happened and the backtrace gathered while it unwinds.
 //
-// Message shapes (SPEC §6), built only by the helpers below:
+// Message shapes (docs/builtins.md), built only by the helpers below:
 //   car: argument 1 must be a pair, got 5
 //   vector-ref: index 9 out of range for a vector of length 3
 //   f: expected 2 arguments, got 1

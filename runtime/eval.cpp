@@ -30,7 +30,7 @@ Value eval_toplevel(Value form) {
     form = e;
   }
   if (special_of(form, nullptr) == SF_BEGIN) {
-    if (list_len(cdr(form)) < 0) bad_syntax(form, "begin");
+    if (list_length(cdr(form)) < 0) bad_syntax(form, "begin");
     Value r = UNSPEC;
     for (Value p = cdr(form); is_pair(p); p = cdr(p)) r = eval_toplevel(car(p));
     return r;

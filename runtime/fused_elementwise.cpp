@@ -4,8 +4,8 @@
 
 #include <algorithm>
 
-#include "kernels_dispatch.h"
 #include "tensor.h"
+#include "tensor_ops_dispatch.h"
 
 namespace kiln {
 
@@ -152,7 +152,7 @@ Value FusedElementwise::eval(Frame *env) {
 
   g_site = this;
   Tensor *out = alloc_tensor(shape);
-  const SimdKernels &K = simd();
+  const SimdOps &K = simd();
   double blocks[kMaxSteps - 1][kBlock];
   for (int64_t off = 0; off < out->size; off += kBlock) {
     int64_t len = std::min(kBlock, out->size - off);

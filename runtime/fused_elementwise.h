@@ -3,7 +3,7 @@
 // instead of one pass and one fresh tensor per call.
 //
 // Invariant: fusion never changes what a program computes or raises. The fused
-// pass computes each element with the same vector kernels and in the same
+// pass computes each element with the same vector loops and in the same
 // operation order as the nested builtins, so it is bit-identical to them; and it
 // runs only when the unfused calls could not fail or have other effects:
 //   - every operator position is a global variable still holding the fusable
@@ -16,8 +16,8 @@
 // Anything else (a symbolic value while tracing, a type or shape error, other
 // broadcasting) runs the ordinary call nodes the fused node keeps.
 #pragma once
-#include "kernels.h"
 #include "nodes.h"
+#include "tensor_ops.h"
 
 namespace kiln {
 

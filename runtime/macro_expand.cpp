@@ -35,7 +35,7 @@ static Value expand_macro(Value macro, Value form, Scope *sc = nullptr) {
   } else if (m->whole_form == TRUE_V) {
     result = apply_proc(m->transformer, 1, &form);
   } else {
-    int n = list_len(cdr(form));
+    int n = list_length(cdr(form));
     if (n < 0) bad_syntax(form, symbol_name(m->name));
     Value *argv = static_cast<Value *>(alloca(sizeof(Value) * size_t(n ? n : 1)));
     int i = 0;

@@ -203,7 +203,7 @@ struct Let : Node {
   Value eval(Frame *env) override;
 };
 
-// Values whose truth is unknown (TypeHooks::truth: traced values, of which only
+// Values whose truth is unknown (TypeHooks::truth: symbolic values, of which only
 // `if` makes a select) are refused by and/or/not. Only types registered above
 // T_OPAQUE have such a hook, and testing the tag first keeps the common case (a
 // list or a string as a test) to the cost of one compare (docs/performance.md).

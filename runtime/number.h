@@ -1,4 +1,4 @@
-// number.h — arithmetic on Kiln numbers (SPEC §4) and the portable random generator.
+// number.h — arithmetic on Kiln numbers (docs/language.md) and the portable random generator.
 //
 // Invariant: a number is an integer (fixnum or boxed T_INT64, always int64
 // range) or an IEEE double; no operation silently wraps: an integer result that
@@ -7,7 +7,7 @@
 // float. The inline functions handle fixnum/fixnum and double/double operands
 // without a call; every other combination (boxed integers, mixed operands,
 // non-numbers) goes to the *_slow functions, which also route values whose type
-// has an arithmetic hook (TypeHooks::arith: tensors, traced values) to it before
+// has an arithmetic hook (TypeHooks::arith: tensors, symbolic values) to it before
 // raising a type error.
 #pragma once
 #include <cstdint>
@@ -29,7 +29,7 @@ inline bool both_doubles(Value a, Value b) { return is_double(a) && is_double(b)
 Value num_add_slow(Value a, Value b);
 Value num_sub_slow(Value a, Value b);
 Value num_mul_slow(Value a, Value b);
-Value num_div(Value a, Value b);  // "/" per SPEC §4: exact when the quotient is an integer
+Value num_div(Value a, Value b);  // "/" per docs/language.md: exact when the quotient is an integer
 
 inline Value num_add(Value a, Value b) {
   // Two fixnums (|n| < 2^49) cannot overflow int64 when added.
@@ -93,7 +93,7 @@ int64_t exact_of_double(const char *who, int pos, double d);
 
 // Text of an integer in RADIX 2..36 (lower-case digits, leading '-').
 std::string int_to_string(int64_t n, int radix);
-// Parses a whole number literal (SPEC §2 forms, #x #o #b #d #e #i prefixes,
+// Parses a whole number literal (the forms docs/language.md lists, #x #o #b #d #e #i prefixes,
 // +inf.0 -inf.0 +nan.0) in RADIX; NOVALUE when the text is not a number or
 // is an integer outside int64.
 Value parse_number(std::string_view text, int radix);

@@ -255,7 +255,7 @@ struct TypeHooks {
   // `if` whose test is of this type: the form's value, from both branches' values.
   // (This and `truth` are only consulted for registered types, above T_OPAQUE.)
   Value (*select)(Value test, Value then_value, Value else_value) = nullptr;
-  // Set for values whose truth is unknown (traced values): `and`, `or` and `not`
+  // Set for values whose truth is unknown (symbolic values): `and`, `or` and `not`
   // call it with their name, and it raises.
   void (*truth)(Value v, const char *who) = nullptr;
   // The tensor builtins given a value of this type as an argument (concat: as an
@@ -265,7 +265,7 @@ struct TypeHooks {
 };
 extern TypeHooks g_type_hooks[256];
 
-// A fresh type tag for a foreign value type (kernels, traced values), whose
+// A fresh type tag for a foreign value type (kernels, symbolic values), whose
 // behaviour is its g_type_hooks entry. Raises when the 256 tags are used up.
 uint8_t register_object_type(const char *name);
 

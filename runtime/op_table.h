@@ -1,14 +1,14 @@
 // op_table.h — the one table of Kiln's primitive tensor ops.
 //
 // Invariant: every list of ops in the project is generated from the rows below,
-// so no two lists can disagree or drift out of order: the kernels' UnaryOp and
+// so no two lists can disagree or drift out of order: tensor_ops' UnaryOp and
 // BinaryOp enums (here), the graph's Op enum and op_name (compiler/graph.h),
 // builtin registration and the fused-call table (stdlib/tensor_elementwise.cpp), generic
 // arithmetic on tensors (tensor_arith), and the tracer's op table and the
 // procedures that record each op (compiler/trace.cpp).
 // What stays hand-written per op is exactly three things, each a `switch` that
-// -Wswitch checks for completeness: its formula (runtime/kernels.cpp and
-// kernels_simd.inc), its gradient rule (compiler/autodiff.cpp) and its JIT
+// -Wswitch checks for completeness: its formula (runtime/tensor_ops.cpp and
+// tensor_ops_simd.inc), its gradient rule (compiler/autodiff.cpp) and its JIT
 // lowering (compiler/kernel_emitter.cpp). docs/adding-an-op.md walks through one.
 //
 // Columns:

@@ -2,7 +2,7 @@
 //
 // Invariant: all Lisp-visible output goes through port_write, and writing to
 // the error port first flushes the standard output port, so merged stdout and
-// stderr keep the order of events (SPEC §1). String ports keep their bytes in a
+// stderr keep the order of events (docs/cli.md). String ports keep their bytes in a
 // GC String; file ports own a FILE* that close-port (or exit) releases.
 #pragma once
 #include <cstdio>

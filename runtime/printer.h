@@ -1,4 +1,4 @@
-// printer.h — display and write (SPEC §3).
+// printer.h — display and write (docs/language.md).
 //
 // Invariant: printing never allocates GC memory and never raises (but for
 // print_value_interruptible's InterruptThrow), so it is safe inside error
@@ -26,7 +26,7 @@ void print_value_shared(std::string &out, Value v);
 void print_value_capped(std::string &out, Value v, bool write, size_t max_chars);
 std::string write_string(Value v);
 std::string display_string(Value v);
-// The float rule of SPEC §3: shortest round-trip digits, always marked as a float.
+// The float rule of docs/language.md: shortest round-trip digits, always marked as a float.
 void format_double(std::string &out, double d);
 std::string format_double(double d);
 

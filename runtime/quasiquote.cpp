@@ -23,7 +23,7 @@ static Value qq_append(int, Value *a) {
   return head;
 }
 static Value qq_list_to_vector(int, Value *a) {
-  int n = list_len(a[0]);
+  int n = list_length(a[0]);
   Value v = make_vector(n, NIL);
   int i = 0;
   for (Value p = a[0]; is_pair(p); p = cdr(p)) as<Vector>(v)->items[i++] = car(p);

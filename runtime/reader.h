@@ -1,4 +1,4 @@
-// reader.h — the S-expression reader (SPEC §2).
+// reader.h — the S-expression reader (docs/language.md).
 //
 // Invariant: every pair the reader builds carries the file, line and column of
 // its opening bracket (or of the quote character for 'x), and every read error

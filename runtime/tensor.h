@@ -1,4 +1,4 @@
-// tensor.h — Kiln's native tensor value (SPEC §7).
+// tensor.h — Kiln's native tensor value (docs/tensors.md).
 //
 // Invariant: a Tensor is a header (shape, size, two pointers) and its data, a
 // 64-byte-aligned run of `size` doubles; `base` is the start of the GC block
@@ -12,8 +12,8 @@
 #pragma once
 #include <string>
 
-#include "kernels.h"
 #include "object.h"
+#include "tensor_ops.h"
 
 namespace kiln {
 
@@ -40,7 +40,7 @@ Value make_scalar_tensor(double x);
 // A tensor of shape `s` sharing t's data (s.size() == t->size).
 Value tensor_view(Tensor *t, const Shape &s);
 
-// Prints `#<tensor 2x3 [1.0 2.0 ...]>` (SPEC §3).
+// Prints `#<tensor 2x3 [1.0 2.0 ...]>` (docs/language.md).
 void print_tensor(std::string &out, Value v);
 // Same shape and the same bit pattern in every element.
 bool tensor_equal(Value a, Value b);

@@ -10,7 +10,7 @@
 #pragma once
 #include <string>
 
-#include "kernels.h"
+#include "tensor_ops.h"
 #include "value.h"
 
 namespace kiln {

@@ -1,4 +1,4 @@
-// threadpool.h — a persistent pool of worker threads for the numeric kernels.
+// threadpool.h — a persistent pool of worker threads for the tensor ops and compiled kernels.
 //
 // Invariant: workers are created through pthread_create after gc.h with
 // GC_THREADS defined (so the collector knows them), and they touch only

@@ -1,4 +1,4 @@
-// graph_builtins.cpp — the Lisp face of the graph module (SPEC §8): graph-ir,
+// graph_builtins.cpp — the Lisp face of the graph module (docs/graph.md): graph-ir,
 // graph-node-count, graph-eval, graph-dot and graph-grad.
 //
 // Invariant: every builtin here traces F afresh (like a dynamic framework), so

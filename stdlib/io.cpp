@@ -1,5 +1,5 @@
 // io.cpp — output, input, file, process-context and time builtins
-// (R7RS scheme base/read/write/file/process-context/time, SPEC §6).
+// (R7RS scheme base/read/write/file/process-context/time, docs/builtins.md).
 //
 // Invariant: all output goes through port_write on a checked, open output
 // port; a builtin that rebinds a current port (with-output-to-string,

@@ -1,4 +1,4 @@
-// jit_builtins.cpp — graph-compile and graph-compile-grad (SPEC §8, §9), and the
+// jit_builtins.cpp — graph-compile and graph-compile-grad (docs/jit.md), and the
 // `kiln --jit-check` hook.
 //
 // Invariant: a kernel is built from exactly the optimised graph graph-eval /
@@ -39,23 +39,23 @@ Value compile_common(const char *who, int argc, Value *argv, bool grad) {
   return make_kernel(procedure_name(f), std::move(g), specs.data(), grad);
 }
 
-Value bi_graph_compile(int argc, Value *argv) { return compile_common("graph-compile", argc, argv, false); }
-Value bi_graph_compile_grad(int argc, Value *argv) {
+Value b_graph_compile(int argc, Value *argv) { return compile_common("graph-compile", argc, argv, false); }
+Value b_graph_compile_grad(int argc, Value *argv) {
   return compile_common("graph-compile-grad", argc, argv, true);
 }
-Value bi_kernel_p(int, Value *argv) { return boolv(is_kernel(argv[0])); }
+Value b_kernel_p(int, Value *argv) { return boolv(is_kernel(argv[0])); }
 
 BuiltinRegistrar reg([] {
   register_kernel_type();
   jit_exclude_from_gc_roots();
   defbuiltin(
-      "graph-compile", 1, -1, bi_graph_compile,
+      "graph-compile", 1, -1, b_graph_compile,
       "(graph-compile F ARG...) compiles F's optimised graph, specialised to the shapes of the example "
       "ARGs, to a native kernel computing F's value.");
-  defbuiltin("graph-compile-grad", 1, -1, bi_graph_compile_grad,
+  defbuiltin("graph-compile-grad", 1, -1, b_graph_compile_grad,
              "(graph-compile-grad F ARG...) compiles F's forward+backward graph to a native kernel returning "
              "exactly what (graph-grad F ARG...) returns, bit for bit.");
-  defbuiltin("kernel?", 1, 1, bi_kernel_p, "(kernel? X) is #t when X is a compiled kernel.");
+  defbuiltin("kernel?", 1, 1, b_kernel_p, "(kernel? X) is #t when X is a compiled kernel.");
 });
 
 }  // namespace

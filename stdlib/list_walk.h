@@ -22,13 +22,6 @@ namespace kiln {
   list_arg_error(who, pos, "a proper list", v);
 }
 
-// Length of a proper list, or the SPEC §6 error naming WHO and POS.
-inline int64_t checked_length(const char *who, int pos, Value v) {
-  int64_t n = list_length(v);
-  if (n < 0) not_proper_list(who, pos, v);
-  return n;
-}
-
 // Number of pairs before the first non-pair (for range errors on improper lists).
 inline int64_t count_pairs(Value v) {
   int64_t n = 0;

@@ -18,14 +18,14 @@ namespace kiln {
 
 // ---- pairs ------------------------------------------------------------------
 
-static Value bi_cons(int, Value *a) { return cons(a[0], a[1]); }
-static Value bi_car(int, Value *a) { return arg_pair("car", 1, a[0])->car; }
-static Value bi_cdr(int, Value *a) { return arg_pair("cdr", 1, a[0])->cdr; }
-static Value bi_set_car(int, Value *a) {
+static Value b_cons(int, Value *a) { return cons(a[0], a[1]); }
+static Value b_car(int, Value *a) { return arg_pair("car", 1, a[0])->car; }
+static Value b_cdr(int, Value *a) { return arg_pair("cdr", 1, a[0])->cdr; }
+static Value b_set_car(int, Value *a) {
   arg_pair("set-car!", 1, a[0])->car = a[1];
   return UNSPEC;
 }
-static Value bi_set_cdr(int, Value *a) {
+static Value b_set_cdr(int, Value *a) {
   arg_pair("set-cdr!", 1, a[0])->cdr = a[1];
   return UNSPEC;
 }
@@ -49,7 +49,7 @@ static Value cxr_walk(const char *name, const char *path, Value v) {
 }
 
 #define KILN_CXR(NAME, PATH) \
-  static Value bi_##NAME(int, Value *a) { return cxr_walk(#NAME, PATH, a[0]); }
+  static Value b_##NAME(int, Value *a) { return cxr_walk(#NAME, PATH, a[0]); }
 // clang-format 14 re-indents this list differently on every pass.
 // clang-format off
 #define KILN_CXR_LIST(X)                                                                      \
@@ -66,17 +66,17 @@ KILN_CXR_LIST(KILN_CXR)
 
 // ---- construction -------------------------------------------------------------
 
-static Value bi_list(int argc, Value *a) { return list_from(a, argc); }
+static Value b_list(int argc, Value *a) { return list_from(a, argc); }
 
 // (cons* a b ... tail): like list, but the last argument is the tail.
-static Value bi_cons_star(int argc, Value *a) {
+static Value b_cons_star(int argc, Value *a) {
   Value r = a[argc - 1];
   for (int i = argc - 2; i >= 0; i--) r = cons(a[i], r);
   return r;
 }
 
 // (make-list k [fill]); fill defaults to 0, as make-vector's does.
-static Value bi_make_list(int argc, Value *a) {
+static Value b_make_list(int argc, Value *a) {
   int64_t k = arg_index("make-list", 1, a[0]);
   Value fill = argc > 1 ? a[1] : make_fixnum(0);
   Value r = NIL;
@@ -87,7 +87,7 @@ static Value bi_make_list(int argc, Value *a) {
   return r;
 }
 
-static Value bi_list_copy(int, Value *a) {
+static Value b_list_copy(int, Value *a) {
   ListBuilder b;
   Value l = a[0];
   if (!is_pair(l)) return l;
@@ -98,7 +98,7 @@ static Value bi_list_copy(int, Value *a) {
 }
 
 // (list-tabulate n f) → ((f 0) (f 1) ... (f n-1))
-static Value bi_list_tabulate(int, Value *a) {
+static Value b_list_tabulate(int, Value *a) {
   int64_t n = arg_index("list-tabulate", 1, a[0]);
   Value f = arg_proc("list-tabulate", 2, a[1]);
   ListBuilder b;
@@ -109,7 +109,7 @@ static Value bi_list_tabulate(int, Value *a) {
   return b.head;
 }
 
-// Exact arithmetic for iota/range, with the SPEC's overflow error.
+// Exact arithmetic for iota/range, with the documented overflow error (docs/builtins.md).
 static Value add_numbers(const char *who, Value x, Value y) {
   if (is_int(x) && is_int(y)) {
     int64_t r;
@@ -120,7 +120,7 @@ static Value add_numbers(const char *who, Value x, Value y) {
 }
 
 // (iota count [start [step]]): start + i*step for i below count (SRFI-1).
-static Value bi_iota(int argc, Value *a) {
+static Value b_iota(int argc, Value *a) {
   int64_t count = arg_index("iota", 1, a[0]);
   Value start = argc > 1 ? a[1] : make_fixnum(0);
   Value step = argc > 2 ? a[2] : make_fixnum(1);
@@ -144,7 +144,7 @@ static Value bi_iota(int argc, Value *a) {
 // (range END) or (range START END [STEP]) as Racket: START, START+STEP, ...
 // (each element the previous one plus STEP) while below END (above END for a
 // negative STEP). The first element keeps START's exactness.
-static Value bi_range(int argc, Value *a) {
+static Value b_range(int argc, Value *a) {
   Value start = argc == 1 ? make_fixnum(0) : a[0];
   Value end = argc == 1 ? a[0] : a[1];
   Value step = argc == 3 ? a[2] : make_fixnum(1);
@@ -165,13 +165,13 @@ static Value bi_range(int argc, Value *a) {
 
 // ---- measuring and reshaping ------------------------------------------------------
 
-static Value bi_length(int, Value *a) { return make_int(checked_length("length", 1, a[0])); }
+static Value b_length(int, Value *a) { return make_int(arg_list_length("length", 1, a[0])); }
 
 // (append l1 ... last): copies every list but the last, which becomes the tail
 // and may be any value.
-static Value bi_append(int argc, Value *a) {
+static Value b_append(int argc, Value *a) {
   if (argc == 0) return NIL;
-  for (int i = 0; i < argc - 1; i++) checked_length("append", i + 1, a[i]);
+  for (int i = 0; i < argc - 1; i++) arg_list_length("append", i + 1, a[i]);
   ListBuilder b;
   for (int i = 0; i < argc - 1; i++)
     for (Value l = a[i]; is_pair(l); l = cdr(l)) b.push(car(l));
@@ -181,9 +181,9 @@ static Value bi_append(int argc, Value *a) {
 }
 
 // (append! l1 ... last): like append, but links the lists' own last pairs.
-static Value bi_append_bang(int argc, Value *a) {
+static Value b_append_bang(int argc, Value *a) {
   if (argc == 0) return NIL;
-  for (int i = 0; i < argc - 1; i++) checked_length("append!", i + 1, a[i]);
+  for (int i = 0; i < argc - 1; i++) arg_list_length("append!", i + 1, a[i]);
   Value head = NIL, last_pair = NIL;
   for (int i = 0; i < argc; i++) {
     if (a[i] == NIL && i < argc - 1) continue;
@@ -197,8 +197,8 @@ static Value bi_append_bang(int argc, Value *a) {
   return head;
 }
 
-static Value bi_reverse(int, Value *a) {
-  checked_length("reverse", 1, a[0]);
+static Value b_reverse(int, Value *a) {
+  arg_list_length("reverse", 1, a[0]);
   Value r = NIL;
   for (Value l = a[0]; is_pair(l); l = cdr(l)) {
     check_interrupt();
@@ -237,16 +237,16 @@ static Value pair_at(const char *who, Value l, Value kv, int kpos) {
   return x;
 }
 
-static Value bi_list_tail(int, Value *a) { return drop_n("list-tail", a[0], a[1], 2); }
-static Value bi_drop(int, Value *a) { return drop_n("drop", a[0], a[1], 2); }
-static Value bi_list_ref(int, Value *a) { return car(pair_at("list-ref", a[0], a[1], 2)); }
-static Value bi_list_set(int, Value *a) {
+static Value b_list_tail(int, Value *a) { return drop_n("list-tail", a[0], a[1], 2); }
+static Value b_drop(int, Value *a) { return drop_n("drop", a[0], a[1], 2); }
+static Value b_list_ref(int, Value *a) { return car(pair_at("list-ref", a[0], a[1], 2)); }
+static Value b_list_set(int, Value *a) {
   as<Pair>(pair_at("list-set!", a[0], a[1], 2))->car = a[2];
   return UNSPEC;
 }
 
 // (take l k): a fresh list of l's first k elements.
-static Value bi_take(int, Value *a) {
+static Value b_take(int, Value *a) {
   drop_n("take", a[0], a[1], 2);
   ListBuilder b;
   Value l = a[0];
@@ -256,7 +256,7 @@ static Value bi_take(int, Value *a) {
 
 // (nth LIST I) and (nth I LIST): a list first argument is the list, else an
 // integer first argument is the index.
-static Value bi_nth(int, Value *a) {
+static Value b_nth(int, Value *a) {
   bool index_first = !is_pair(a[0]) && a[0] != NIL && is_int(a[0]);
   Value l = index_first ? a[1] : a[0];
   Value k = index_first ? a[0] : a[1];
@@ -265,13 +265,13 @@ static Value bi_nth(int, Value *a) {
   return car(pair_at("nth", l, k, 3 - lpos));
 }
 
-static Value bi_last_pair(int, Value *a) {
+static Value b_last_pair(int, Value *a) {
   Value l = from_ptr(arg_pair("last-pair", 1, a[0]));
   if (is_circular(l)) not_proper_list("last-pair", 1, l);
   while (is_pair(cdr(l))) l = cdr(l);
   return l;
 }
-static Value bi_last(int, Value *a) {
+static Value b_last(int, Value *a) {
   Value l = from_ptr(arg_pair("last", 1, a[0]));
   if (is_circular(l)) not_proper_list("last", 1, l);
   while (is_pair(cdr(l))) l = cdr(l);
@@ -320,16 +320,16 @@ static Value member_generic(const char *who, Cmp how, int argc, Value *a) {
     proc = arg_proc(who, 3, a[2]);
     how = Cmp::Proc;
   }
-  checked_length(who, 2, list);
+  arg_list_length(who, 2, list);
   for (Value l = list; is_pair(l); l = cdr(l)) {
     check_interrupt();
     if (same(how, proc, x, car(l))) return l;
   }
   return FALSE_V;
 }
-static Value bi_memq(int argc, Value *a) { return member_generic("memq", Cmp::Eq, argc, a); }
-static Value bi_memv(int argc, Value *a) { return member_generic("memv", Cmp::Eqv, argc, a); }
-static Value bi_member(int argc, Value *a) { return member_generic("member", Cmp::Equal, argc, a); }
+static Value b_memq(int argc, Value *a) { return member_generic("memq", Cmp::Eq, argc, a); }
+static Value b_memv(int argc, Value *a) { return member_generic("memv", Cmp::Eqv, argc, a); }
+static Value b_member(int argc, Value *a) { return member_generic("member", Cmp::Equal, argc, a); }
 
 // assq / assv / assoc: the first pair whose car matches x, else #f.
 static Value assoc_generic(const char *who, Cmp how, int argc, Value *a) {
@@ -348,13 +348,13 @@ static Value assoc_generic(const char *who, Cmp how, int argc, Value *a) {
   }
   return FALSE_V;
 }
-static Value bi_assq(int argc, Value *a) { return assoc_generic("assq", Cmp::Eq, argc, a); }
-static Value bi_assv(int argc, Value *a) { return assoc_generic("assv", Cmp::Eqv, argc, a); }
-static Value bi_assoc(int argc, Value *a) { return assoc_generic("assoc", Cmp::Equal, argc, a); }
+static Value b_assq(int argc, Value *a) { return assoc_generic("assq", Cmp::Eq, argc, a); }
+static Value b_assv(int argc, Value *a) { return assoc_generic("assv", Cmp::Eqv, argc, a); }
+static Value b_assoc(int argc, Value *a) { return assoc_generic("assoc", Cmp::Equal, argc, a); }
 
 // (alist-copy alist): fresh spine and fresh top-level pairs.
-static Value bi_alist_copy(int, Value *a) {
-  checked_length("alist-copy", 1, a[0]);
+static Value b_alist_copy(int, Value *a) {
+  arg_list_length("alist-copy", 1, a[0]);
   ListBuilder b;
   for (Value l = a[0]; is_pair(l); l = cdr(l)) {
     Value e = car(l);
@@ -377,33 +377,33 @@ struct ProcAndLists {
   Value call() { return apply_proc(f, nlists, args.data()); }
 };
 
-static Value bi_map(int argc, Value *a) {
+static Value b_map(int argc, Value *a) {
   ProcAndLists pl("map", argc, a);
   ListBuilder b;
   while (pl.next()) b.push(pl.call());
   return b.head;
 }
 
-static Value bi_for_each(int argc, Value *a) {
+static Value b_for_each(int argc, Value *a) {
   ProcAndLists pl("for-each", argc, a);
   while (pl.next()) pl.call();
   return UNSPEC;
 }
 
 // (append-map f l ...): (apply append (map f l ...)).
-static Value bi_append_map(int argc, Value *a) {
+static Value b_append_map(int argc, Value *a) {
   ProcAndLists pl("append-map", argc, a);
   ListBuilder b;
   while (pl.next()) {
     Value part = pl.call();
-    checked_length("append-map", 1, part);
+    arg_list_length("append-map", 1, part);
     for (; is_pair(part); part = cdr(part)) b.push(car(part));
   }
   return b.head;
 }
 
 // (filter-map f l ...): the true results of f.
-static Value bi_filter_map(int argc, Value *a) {
+static Value b_filter_map(int argc, Value *a) {
   ProcAndLists pl("filter-map", argc, a);
   ListBuilder b;
   while (pl.next()) {
@@ -414,7 +414,7 @@ static Value bi_filter_map(int argc, Value *a) {
 }
 
 // (any pred l ...): the first true result, else #f.
-static Value bi_any(int argc, Value *a) {
+static Value b_any(int argc, Value *a) {
   ProcAndLists pl("any", argc, a);
   while (pl.next()) {
     Value r = pl.call();
@@ -424,7 +424,7 @@ static Value bi_any(int argc, Value *a) {
 }
 
 // (every pred l ...): #f at the first false result, else the last result (#t if none).
-static Value bi_every(int argc, Value *a) {
+static Value b_every(int argc, Value *a) {
   ProcAndLists pl("every", argc, a);
   Value r = TRUE_V;
   while (pl.next()) {
@@ -435,7 +435,7 @@ static Value bi_every(int argc, Value *a) {
 }
 
 // (list-index pred l ...): index of the first true result, else #f.
-static Value bi_list_index(int argc, Value *a) {
+static Value b_list_index(int argc, Value *a) {
   ProcAndLists pl("list-index", argc, a);
   for (int64_t i = 0; pl.next(); i++)
     if (truthy(pl.call())) return make_int(i);
@@ -443,7 +443,7 @@ static Value bi_list_index(int argc, Value *a) {
 }
 
 // (count pred l ...): how many true results.
-static Value bi_count(int argc, Value *a) {
+static Value b_count(int argc, Value *a) {
   ProcAndLists pl("count", argc, a);
   int64_t n = 0;
   while (pl.next())
@@ -452,7 +452,7 @@ static Value bi_count(int argc, Value *a) {
 }
 
 // (fold-left f init l ...) R6RS: (f (f init a0 b0) a1 b1) ...
-static Value bi_fold_left(int argc, Value *a) {
+static Value b_fold_left(int argc, Value *a) {
   Value f = arg_proc("fold-left", 1, a[0]);
   Value acc = a[1];
   int n = argc - 2;
@@ -478,8 +478,8 @@ static Value fold_acc_last(const char *who, int argc, Value *a) {
   }
   return acc;
 }
-static Value bi_foldl(int argc, Value *a) { return fold_acc_last("foldl", argc, a); }
-static Value bi_fold(int argc, Value *a) { return fold_acc_last("fold", argc, a); }
+static Value b_foldl(int argc, Value *a) { return fold_acc_last("foldl", argc, a); }
+static Value b_fold(int argc, Value *a) { return fold_acc_last("fold", argc, a); }
 
 // (fold-right f init l ...) R6RS = (foldr f init l ...) Racket:
 // (f a0 b0 (f a1 b1 ... init)). The elements are gathered first so the
@@ -501,14 +501,14 @@ static Value fold_right_generic(const char *who, int argc, Value *a) {
   }
   return acc;
 }
-static Value bi_fold_right(int argc, Value *a) { return fold_right_generic("fold-right", argc, a); }
-static Value bi_foldr(int argc, Value *a) { return fold_right_generic("foldr", argc, a); }
+static Value b_fold_right(int argc, Value *a) { return fold_right_generic("fold-right", argc, a); }
+static Value b_foldr(int argc, Value *a) { return fold_right_generic("foldr", argc, a); }
 
 // (reduce f ridentity l) SRFI-1: ridentity for (), else (f e2 (f e1 e0)) ...
-static Value bi_reduce(int, Value *a) {
+static Value b_reduce(int, Value *a) {
   Value f = arg_proc("reduce", 1, a[0]);
   Value list = a[2];
-  checked_length("reduce", 3, list);
+  arg_list_length("reduce", 3, list);
   if (list == NIL) return a[1];
   Value acc = car(list);
   for (Value l = cdr(list); is_pair(l); l = cdr(l)) {
@@ -521,7 +521,7 @@ static Value bi_reduce(int, Value *a) {
 // Calls (pred x) for each element of a proper list and keeps those whose
 // result's truth equals `keep`.
 static Value filter_generic(const char *who, Value pred, Value list, bool keep) {
-  checked_length(who, 2, list);
+  arg_list_length(who, 2, list);
   ListBuilder b;
   for (Value l = list; is_pair(l); l = cdr(l)) {
     Value x = car(l);
@@ -529,18 +529,18 @@ static Value filter_generic(const char *who, Value pred, Value list, bool keep) 
   }
   return b.head;
 }
-static Value bi_filter(int, Value *a) {
+static Value b_filter(int, Value *a) {
   return filter_generic("filter", arg_proc("filter", 1, a[0]), a[1], true);
 }
-static Value bi_remove(int, Value *a) {
+static Value b_remove(int, Value *a) {
   return filter_generic("remove", arg_proc("remove", 1, a[0]), a[1], false);
 }
 
 // (partition pred l) → two values: the elements that pass, those that fail.
-static Value bi_partition(int, Value *a) {
+static Value b_partition(int, Value *a) {
   Value pred = arg_proc("partition", 1, a[0]);
   Value list = a[1];
-  checked_length("partition", 2, list);
+  arg_list_length("partition", 2, list);
   ListBuilder in, out;
   for (Value l = list; is_pair(l); l = cdr(l)) {
     Value x = car(l);
@@ -552,11 +552,11 @@ static Value bi_partition(int, Value *a) {
 }
 
 // (delete x l [=]): l without the elements equal? (or =) to x.
-static Value bi_delete(int argc, Value *a) {
+static Value b_delete(int argc, Value *a) {
   Value x = a[0], list = a[1];
   Value proc = argc > 2 ? arg_proc("delete", 3, a[2]) : NOVALUE;
   Cmp how = argc > 2 ? Cmp::Proc : Cmp::Equal;
-  checked_length("delete", 2, list);
+  arg_list_length("delete", 2, list);
   ListBuilder b;
   for (Value l = list; is_pair(l); l = cdr(l))
     if (!same(how, proc, x, car(l))) b.push(car(l));
@@ -566,9 +566,9 @@ static Value bi_delete(int argc, Value *a) {
 
 // (delete-duplicates l [=]): keeps the first of each group of equal elements.
 // With the default equal? a hash table makes it linear.
-static Value bi_delete_duplicates(int argc, Value *a) {
+static Value b_delete_duplicates(int argc, Value *a) {
   Value list = a[0];
-  checked_length("delete-duplicates", 1, list);
+  arg_list_length("delete-duplicates", 1, list);
   ListBuilder b;
   if (argc == 1) {
     Value seen = make_hashtable(HASH_EQUAL);
@@ -591,10 +591,10 @@ static Value bi_delete_duplicates(int argc, Value *a) {
 }
 
 // (find pred l): the first element satisfying pred, else #f.
-static Value bi_find(int, Value *a) {
+static Value b_find(int, Value *a) {
   Value pred = arg_proc("find", 1, a[0]);
   Value list = a[1];
-  checked_length("find", 2, list);
+  arg_list_length("find", 2, list);
   for (Value l = list; is_pair(l); l = cdr(l)) {
     Value x = car(l);
     if (truthy(apply_proc(pred, 1, &x))) return x;
@@ -603,10 +603,10 @@ static Value bi_find(int, Value *a) {
 }
 
 // (find-tail pred l): the first pair whose car satisfies pred, else #f.
-static Value bi_find_tail(int, Value *a) {
+static Value b_find_tail(int, Value *a) {
   Value pred = arg_proc("find-tail", 1, a[0]);
   Value list = a[1];
-  checked_length("find-tail", 2, list);
+  arg_list_length("find-tail", 2, list);
   for (Value l = list; is_pair(l); l = cdr(l)) {
     Value x = car(l);
     if (truthy(apply_proc(pred, 1, &x))) return l;
@@ -615,10 +615,10 @@ static Value bi_find_tail(int, Value *a) {
 }
 
 // (take-while pred l) / (drop-while pred l)
-static Value bi_take_while(int, Value *a) {
+static Value b_take_while(int, Value *a) {
   Value pred = arg_proc("take-while", 1, a[0]);
   Value list = a[1];
-  checked_length("take-while", 2, list);
+  arg_list_length("take-while", 2, list);
   ListBuilder b;
   for (Value l = list; is_pair(l); l = cdr(l)) {
     Value x = car(l);
@@ -627,10 +627,10 @@ static Value bi_take_while(int, Value *a) {
   }
   return b.head;
 }
-static Value bi_drop_while(int, Value *a) {
+static Value b_drop_while(int, Value *a) {
   Value pred = arg_proc("drop-while", 1, a[0]);
   Value list = a[1];
-  checked_length("drop-while", 2, list);
+  arg_list_length("drop-while", 2, list);
   Value l = list;
   for (; is_pair(l); l = cdr(l)) {
     Value x = car(l);
@@ -640,10 +640,10 @@ static Value bi_drop_while(int, Value *a) {
 }
 
 // (apply f a ... list): calls f with the a's followed by the list's elements.
-static Value bi_apply(int argc, Value *a) {
+static Value b_apply(int argc, Value *a) {
   Value f = arg_proc("apply", 1, a[0]);
   Value tail = a[argc - 1];
-  int64_t n = checked_length("apply", argc, tail);
+  int64_t n = arg_list_length("apply", argc, tail);
   int64_t total = argc - 2 + n;
   if (total > INT32_MAX) throw_errorf("apply: too many arguments ({})", total);
   ValueBuf args(total);
@@ -655,40 +655,39 @@ static Value bi_apply(int argc, Value *a) {
 }
 
 static BuiltinRegistrar reg([] {
-  defbuiltin("cons", 2, 2, bi_cons, "(cons a d): a new pair whose car is a and cdr is d.");
-  defbuiltin("car", 1, 1, bi_car, "(car p): the first field of pair p.");
-  defbuiltin("cdr", 1, 1, bi_cdr, "(cdr p): the second field of pair p.");
-  defbuiltin("set-car!", 2, 2, bi_set_car, "(set-car! p x): stores x in the car of pair p.");
-  defbuiltin("set-cdr!", 2, 2, bi_set_cdr, "(set-cdr! p x): stores x in the cdr of pair p.");
+  defbuiltin("cons", 2, 2, b_cons, "(cons a d): a new pair whose car is a and cdr is d.");
+  defbuiltin("car", 1, 1, b_car, "(car p): the first field of pair p.");
+  defbuiltin("cdr", 1, 1, b_cdr, "(cdr p): the second field of pair p.");
+  defbuiltin("set-car!", 2, 2, b_set_car, "(set-car! p x): stores x in the car of pair p.");
+  defbuiltin("set-cdr!", 2, 2, b_set_cdr, "(set-cdr! p x): stores x in the cdr of pair p.");
 #define KILN_CXR_REG(NAME, PATH) \
-  defbuiltin(#NAME, 1, 1, bi_##NAME, "(" #NAME " x): the composition of car and cdr its name spells.");
+  defbuiltin(#NAME, 1, 1, b_##NAME, "(" #NAME " x): the composition of car and cdr its name spells.");
   KILN_CXR_LIST(KILN_CXR_REG)
 #undef KILN_CXR_REG
-  defbuiltin("list", 0, -1, bi_list, "(list x ...): a new list of the arguments.");
-  defbuiltin("cons*", 1, -1, bi_cons_star,
+  defbuiltin("list", 0, -1, b_list, "(list x ...): a new list of the arguments.");
+  defbuiltin("cons*", 1, -1, b_cons_star,
              "(cons* x ... tail): like list, but the last argument is the tail.");
-  defbuiltin("list*", 1, -1, bi_cons_star, "(list* x ... tail): same as cons*.");
-  defbuiltin("make-list", 1, 2, bi_make_list,
-             "(make-list k [fill]): a list of k copies of fill (default 0).");
-  defbuiltin("list-copy", 1, 1, bi_list_copy,
+  defbuiltin("list*", 1, -1, b_cons_star, "(list* x ... tail): same as cons*.");
+  defbuiltin("make-list", 1, 2, b_make_list, "(make-list k [fill]): a list of k copies of fill (default 0).");
+  defbuiltin("list-copy", 1, 1, b_list_copy,
              "(list-copy l): a copy of l's spine (an improper tail is kept).");
-  defbuiltin("list-tabulate", 2, 2, bi_list_tabulate, "(list-tabulate n f): ((f 0) ... (f n-1)).");
-  defbuiltin("iota", 1, 3, bi_iota, "(iota count [start [step]]): (start start+step ...), count elements.");
-  defbuiltin("range", 1, 3, bi_range,
+  defbuiltin("list-tabulate", 2, 2, b_list_tabulate, "(list-tabulate n f): ((f 0) ... (f n-1)).");
+  defbuiltin("iota", 1, 3, b_iota, "(iota count [start [step]]): (start start+step ...), count elements.");
+  defbuiltin("range", 1, 3, b_range,
              "(range end) or (range start end [step]): start, start+step, ... up to but excluding end.");
-  defbuiltin("length", 1, 1, bi_length, "(length l): the number of elements of proper list l.");
-  defbuiltin("append", 0, -1, bi_append,
+  defbuiltin("length", 1, 1, b_length, "(length l): the number of elements of proper list l.");
+  defbuiltin("append", 0, -1, b_append,
              "(append l ... last): the lists' elements in order; last becomes the tail.");
-  defbuiltin("append!", 0, -1, bi_append_bang, "(append! l ... last): append that reuses the lists' pairs.");
-  defbuiltin("reverse", 1, 1, bi_reverse, "(reverse l): a new list of l's elements in reverse order.");
-  defbuiltin("list-tail", 2, 2, bi_list_tail, "(list-tail l k): l without its first k elements.");
-  defbuiltin("drop", 2, 2, bi_drop, "(drop l k): l without its first k elements.");
-  defbuiltin("take", 2, 2, bi_take, "(take l k): a new list of l's first k elements.");
-  defbuiltin("list-ref", 2, 2, bi_list_ref, "(list-ref l k): element k of l (0-based).");
-  defbuiltin("list-set!", 3, 3, bi_list_set, "(list-set! l k x): stores x as element k of l.");
-  defbuiltin("nth", 2, 2, bi_nth, "(nth l i) or (nth i l): element i of l (0-based).");
-  defbuiltin("last-pair", 1, 1, bi_last_pair, "(last-pair l): the last pair of non-empty list l.");
-  defbuiltin("last", 1, 1, bi_last, "(last l): the last element of non-empty list l.");
+  defbuiltin("append!", 0, -1, b_append_bang, "(append! l ... last): append that reuses the lists' pairs.");
+  defbuiltin("reverse", 1, 1, b_reverse, "(reverse l): a new list of l's elements in reverse order.");
+  defbuiltin("list-tail", 2, 2, b_list_tail, "(list-tail l k): l without its first k elements.");
+  defbuiltin("drop", 2, 2, b_drop, "(drop l k): l without its first k elements.");
+  defbuiltin("take", 2, 2, b_take, "(take l k): a new list of l's first k elements.");
+  defbuiltin("list-ref", 2, 2, b_list_ref, "(list-ref l k): element k of l (0-based).");
+  defbuiltin("list-set!", 3, 3, b_list_set, "(list-set! l k x): stores x as element k of l.");
+  defbuiltin("nth", 2, 2, b_nth, "(nth l i) or (nth i l): element i of l (0-based).");
+  defbuiltin("last-pair", 1, 1, b_last_pair, "(last-pair l): the last pair of non-empty list l.");
+  defbuiltin("last", 1, 1, b_last, "(last l): the last element of non-empty list l.");
   defbuiltin("first", 1, 1, nth_named<0>, "(first l): element 0 of l.");
   defbuiltin("second", 1, 1, nth_named<1>, "(second l): element 1 of l.");
   defbuiltin("third", 1, 1, nth_named<2>, "(third l): element 2 of l.");
@@ -699,46 +698,46 @@ static BuiltinRegistrar reg([] {
   defbuiltin("eighth", 1, 1, nth_named<7>, "(eighth l): element 7 of l.");
   defbuiltin("ninth", 1, 1, nth_named<8>, "(ninth l): element 8 of l.");
   defbuiltin("tenth", 1, 1, nth_named<9>, "(tenth l): element 9 of l.");
-  defbuiltin("memq", 2, 2, bi_memq, "(memq x l): the first tail of l whose car is eq? to x, else #f.");
-  defbuiltin("memv", 2, 2, bi_memv, "(memv x l): the first tail of l whose car is eqv? to x, else #f.");
-  defbuiltin("member", 2, 3, bi_member,
+  defbuiltin("memq", 2, 2, b_memq, "(memq x l): the first tail of l whose car is eq? to x, else #f.");
+  defbuiltin("memv", 2, 2, b_memv, "(memv x l): the first tail of l whose car is eqv? to x, else #f.");
+  defbuiltin("member", 2, 3, b_member,
              "(member x l [compare]): the first tail of l whose car is equal? (or compare) to x, else #f.");
-  defbuiltin("assq", 2, 2, bi_assq, "(assq key alist): the first pair whose car is eq? to key, else #f.");
-  defbuiltin("assv", 2, 2, bi_assv, "(assv key alist): the first pair whose car is eqv? to key, else #f.");
-  defbuiltin("assoc", 2, 3, bi_assoc,
+  defbuiltin("assq", 2, 2, b_assq, "(assq key alist): the first pair whose car is eq? to key, else #f.");
+  defbuiltin("assv", 2, 2, b_assv, "(assv key alist): the first pair whose car is eqv? to key, else #f.");
+  defbuiltin("assoc", 2, 3, b_assoc,
              "(assoc key alist [compare]): the first pair whose car is equal? (or compare) to key, else #f.");
-  defbuiltin("alist-copy", 1, 1, bi_alist_copy, "(alist-copy alist): a copy with fresh top-level pairs.");
-  defbuiltin("map", 2, -1, bi_map, "(map f l ...): the list of (f x y ...), stopping at the shortest list.");
-  defbuiltin("for-each", 2, -1, bi_for_each, "(for-each f l ...): calls (f x y ...) in order for effect.");
-  defbuiltin("append-map", 2, -1, bi_append_map, "(append-map f l ...): (apply append (map f l ...)).");
-  defbuiltin("filter-map", 2, -1, bi_filter_map, "(filter-map f l ...): the true results of (map f l ...).");
-  defbuiltin("any", 2, -1, bi_any, "(any pred l ...): the first true (pred x y ...), else #f.");
-  defbuiltin("every", 2, -1, bi_every,
+  defbuiltin("alist-copy", 1, 1, b_alist_copy, "(alist-copy alist): a copy with fresh top-level pairs.");
+  defbuiltin("map", 2, -1, b_map, "(map f l ...): the list of (f x y ...), stopping at the shortest list.");
+  defbuiltin("for-each", 2, -1, b_for_each, "(for-each f l ...): calls (f x y ...) in order for effect.");
+  defbuiltin("append-map", 2, -1, b_append_map, "(append-map f l ...): (apply append (map f l ...)).");
+  defbuiltin("filter-map", 2, -1, b_filter_map, "(filter-map f l ...): the true results of (map f l ...).");
+  defbuiltin("any", 2, -1, b_any, "(any pred l ...): the first true (pred x y ...), else #f.");
+  defbuiltin("every", 2, -1, b_every,
              "(every pred l ...): #f if some (pred x y ...) is #f, else the last result.");
-  defbuiltin("list-index", 2, -1, bi_list_index,
+  defbuiltin("list-index", 2, -1, b_list_index,
              "(list-index pred l ...): index of the first true result, else #f.");
-  defbuiltin("count", 2, -1, bi_count, "(count pred l ...): how many (pred x y ...) are true.");
-  defbuiltin("fold-left", 3, -1, bi_fold_left, "(fold-left f init l ...): (f (f init x0) x1) ... (R6RS).");
-  defbuiltin("fold-right", 3, -1, bi_fold_right, "(fold-right f init l ...): (f x0 (f x1 ... init)) (R6RS).");
-  defbuiltin("foldl", 3, -1, bi_foldl, "(foldl f init l ...): (f xn ... (f x1 (f x0 init))) (Racket).");
-  defbuiltin("foldr", 3, -1, bi_foldr, "(foldr f init l ...): (f x0 (f x1 ... init)) (Racket).");
-  defbuiltin("fold", 3, -1, bi_fold, "(fold f init l ...): (f xn ... (f x0 init)) (SRFI-1).");
-  defbuiltin("reduce", 3, 3, bi_reduce,
+  defbuiltin("count", 2, -1, b_count, "(count pred l ...): how many (pred x y ...) are true.");
+  defbuiltin("fold-left", 3, -1, b_fold_left, "(fold-left f init l ...): (f (f init x0) x1) ... (R6RS).");
+  defbuiltin("fold-right", 3, -1, b_fold_right, "(fold-right f init l ...): (f x0 (f x1 ... init)) (R6RS).");
+  defbuiltin("foldl", 3, -1, b_foldl, "(foldl f init l ...): (f xn ... (f x1 (f x0 init))) (Racket).");
+  defbuiltin("foldr", 3, -1, b_foldr, "(foldr f init l ...): (f x0 (f x1 ... init)) (Racket).");
+  defbuiltin("fold", 3, -1, b_fold, "(fold f init l ...): (f xn ... (f x0 init)) (SRFI-1).");
+  defbuiltin("reduce", 3, 3, b_reduce,
              "(reduce f ridentity l): (f xn ... (f x1 x0)), ridentity for () (SRFI-1).");
-  defbuiltin("filter", 2, 2, bi_filter, "(filter pred l): the elements satisfying pred.");
-  defbuiltin("remove", 2, 2, bi_remove, "(remove pred l): the elements not satisfying pred.");
-  defbuiltin("partition", 2, 2, bi_partition,
+  defbuiltin("filter", 2, 2, b_filter, "(filter pred l): the elements satisfying pred.");
+  defbuiltin("remove", 2, 2, b_remove, "(remove pred l): the elements not satisfying pred.");
+  defbuiltin("partition", 2, 2, b_partition,
              "(partition pred l): two values, the elements that pass and fail.");
-  defbuiltin("delete", 2, 3, bi_delete, "(delete x l [=]): l without the elements equal? (or =) to x.");
-  defbuiltin("delete-duplicates", 1, 2, bi_delete_duplicates,
+  defbuiltin("delete", 2, 3, b_delete, "(delete x l [=]): l without the elements equal? (or =) to x.");
+  defbuiltin("delete-duplicates", 1, 2, b_delete_duplicates,
              "(delete-duplicates l [=]): l keeping only the first of equal? (or =) elements.");
-  defbuiltin("find", 2, 2, bi_find, "(find pred l): the first element satisfying pred, else #f.");
-  defbuiltin("find-tail", 2, 2, bi_find_tail,
+  defbuiltin("find", 2, 2, b_find, "(find pred l): the first element satisfying pred, else #f.");
+  defbuiltin("find-tail", 2, 2, b_find_tail,
              "(find-tail pred l): the first tail whose car satisfies pred, else #f.");
-  defbuiltin("take-while", 2, 2, bi_take_while, "(take-while pred l): the longest prefix satisfying pred.");
-  defbuiltin("drop-while", 2, 2, bi_drop_while,
+  defbuiltin("take-while", 2, 2, b_take_while, "(take-while pred l): the longest prefix satisfying pred.");
+  defbuiltin("drop-while", 2, 2, b_drop_while,
              "(drop-while pred l): l after its longest prefix satisfying pred.");
-  defbuiltin("apply", 2, -1, bi_apply, "(apply f x ... l): calls f with the x's and the elements of list l.");
+  defbuiltin("apply", 2, -1, b_apply, "(apply f x ... l): calls f with the x's and the elements of list l.");
 });
 
 }  // namespace kiln

@@ -1,4 +1,4 @@
-// model_file.cpp — save-model / load-model (SPEC §7), format in docs/model-format.md.
+// model_file.cpp — save-model / load-model (docs/tensors.md), format in docs/model-format.md.
 //
 // Invariant: a model file is line-oriented text, `kiln-model 2` first, then the
 // value, `end`, and a `crc32 XXXXXXXX` line last (zlib's CRC-32 of every byte

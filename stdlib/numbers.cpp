@@ -1,8 +1,8 @@
-// numbers.cpp — the numeric builtins of SPEC §4 and R7RS (scheme base/inexact).
+// numbers.cpp — the numeric builtins of docs/language.md and R7RS (scheme base/inexact).
 //
 // Invariant: arithmetic goes through runtime/number.h, so the builtins and the
 // evaluator agree on overflow, division and promotion rules. Every non-number
-// argument goes through not_a_number(), which gives tensors and traced values
+// argument goes through not_a_number(), which gives tensors and symbolic values
 // to g_generic_arith before raising the type error; that check sits only on
 // the path where a type test already failed.
 #include <cmath>

@@ -5,7 +5,7 @@
 // Stability: an element of the right run moves ahead of one of the left run
 // only when (less? right left) is true.
 //
-// Argument order: (sort SEQ LESS?) is the SPEC's convention; (list-sort LESS?
+// Argument order: (sort SEQ LESS?) is Kiln's convention (docs/builtins.md); (list-sort LESS?
 // LIST) and (vector-sort LESS? VEC) follow SRFI-132. Every sort procedure
 // accepts either order, telling them apart by which argument is a procedure.
 #include <algorithm>
@@ -98,20 +98,20 @@ static Value sort_in_place(const char *who, Value *a, bool proc_first) {
   return s.seq;
 }
 
-static Value bi_sort(int, Value *a) { return sort_copy("sort", a, false); }
-static Value bi_sort_bang(int, Value *a) { return sort_in_place("sort!", a, false); }
-static Value bi_list_sort(int, Value *a) { return sort_copy("list-sort", a, true); }
-static Value bi_vector_sort(int, Value *a) { return sort_copy("vector-sort", a, true); }
-static Value bi_vector_sort_bang(int, Value *a) { return sort_in_place("vector-sort!", a, false); }
+static Value b_sort(int, Value *a) { return sort_copy("sort", a, false); }
+static Value b_sort_bang(int, Value *a) { return sort_in_place("sort!", a, false); }
+static Value b_list_sort(int, Value *a) { return sort_copy("list-sort", a, true); }
+static Value b_vector_sort(int, Value *a) { return sort_copy("vector-sort", a, true); }
+static Value b_vector_sort_bang(int, Value *a) { return sort_in_place("vector-sort!", a, false); }
 
 static BuiltinRegistrar reg([] {
-  defbuiltin("sort", 2, 2, bi_sort,
+  defbuiltin("sort", 2, 2, b_sort,
              "(sort seq less?): a new list or vector of seq's elements, stably sorted.");
-  defbuiltin("sort!", 2, 2, bi_sort_bang, "(sort! seq less?): sorts list or vector seq in place, stably.");
-  defbuiltin("list-sort", 2, 2, bi_list_sort, "(list-sort less? l): a new stably sorted list (SRFI-132).");
-  defbuiltin("vector-sort", 2, 2, bi_vector_sort,
+  defbuiltin("sort!", 2, 2, b_sort_bang, "(sort! seq less?): sorts list or vector seq in place, stably.");
+  defbuiltin("list-sort", 2, 2, b_list_sort, "(list-sort less? l): a new stably sorted list (SRFI-132).");
+  defbuiltin("vector-sort", 2, 2, b_vector_sort,
              "(vector-sort less? v): a new stably sorted vector (SRFI-132).");
-  defbuiltin("vector-sort!", 2, 2, bi_vector_sort_bang,
+  defbuiltin("vector-sort!", 2, 2, b_vector_sort_bang,
              "(vector-sort! v less?): sorts v in place (SRFI-132).");
 });
 

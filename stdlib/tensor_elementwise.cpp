@@ -25,7 +25,7 @@ Value binary(const char *who, BinaryOp op, Value x, Value y, int pos_x = 1, int 
   Shape os;
   if (!broadcast_shapes(a.shape, b.shape, os))
     throw_errorf("{}: shapes {} and {} do not broadcast", who, shape_string(a.shape), shape_string(b.shape));
-  // Numbers in, number out (SPEC §8.1: a number stays a number on every path).
+  // Numbers in, number out (docs/graph.md: a number stays a number on every path).
   if (is_number(x) && is_number(y)) {
     double r;
     k_binary(op, a.data, a.shape, b.data, b.shape, &r, os);
@@ -107,7 +107,7 @@ Value tensor_arith(const char *op, int argc, Value *argv) {
 }  // namespace
 
 void register_elementwise_builtins() {
-  g_type_hooks[T_TENSOR].arith = tensor_arith;  // traced values outrank tensors
+  g_type_hooks[T_TENSOR].arith = tensor_arith;  // symbolic values outrank tensors
   g_type_hooks[T_TENSOR].arith_rank = 1;
   static constexpr auto binary_fns = binary_row_fns(std::make_integer_sequence<int, kBinaryOpCount>{});
   static constexpr auto unary_fns = unary_row_fns(std::make_integer_sequence<int, kUnaryOpCount>{});

@@ -1,7 +1,7 @@
-// tensors.cpp — the tensor builtins of SPEC §7 but the element-wise ones
+// tensors.cpp — the tensor builtins of docs/tensors.md but the element-wise ones
 // (tensor_elementwise.cpp): construction, inspection, reductions, shape changes.
 //
-// Invariant: every numeric loop here is a call into runtime/kernels.h, so the
+// Invariant: every numeric loop here is a call into runtime/tensor_ops.h, so the
 // eager builtins, the graph interpreter and compiled kernels share one
 // summation order. Builtins only check arguments, work out result shapes and
 // allocate results; a result tensor is fully written before it is returned and
@@ -217,7 +217,7 @@ enum class Reduce { Sum, Mean, Max };
 
 Value reduce(const char *who, Reduce kind, int argc, Value *argv) {
   if (Value r = foreign_call(who, argc, argv); r != NOVALUE) return r;
-  // A number is a rank-0 tensor here, as in graph-eval (SPEC §8.1).
+  // A number is a rank-0 tensor here, as in graph-eval (docs/graph.md).
   Operand x;
   operand(who, 1, argv[0], x);
   const Shape &s = x.shape;

@@ -2,7 +2,7 @@
 //
 // Invariant: vectors have a fixed length, so an index checked once stays
 // valid even after a Lisp procedure runs; every index is checked against the
-// length with the SPEC §6 range message (negative indices included).
+// length with the docs/builtins.md range message (negative indices included).
 #include <cstring>
 
 #include "list_walk.h"
@@ -38,47 +38,47 @@ static Value copy_span(Vector *v, Span s) {
   return r;
 }
 
-static Value bi_vector(int argc, Value *a) {
+static Value b_vector(int argc, Value *a) {
   Value r = make_vector(argc, NIL);
   copy_values(as<Vector>(r)->items, a, argc);
   return r;
 }
 
 // (make-vector k [fill]); fill defaults to 0.
-static Value bi_make_vector(int argc, Value *a) {
+static Value b_make_vector(int argc, Value *a) {
   int64_t k = arg_index("make-vector", 1, a[0]);
   if (k > (int64_t(1) << 40)) type_error("make-vector", 1, "a reasonable vector length", a[0]);
   return make_vector(k, argc > 1 ? a[1] : make_fixnum(0));
 }
 
-static Value bi_vector_ref(int, Value *a) {
+static Value b_vector_ref(int, Value *a) {
   Vector *v = vec("vector-ref", 1, a[0]);
   return v->items[vector_index("vector-ref", 2, a[1], v->len)];
 }
 
-static Value bi_vector_set(int, Value *a) {
+static Value b_vector_set(int, Value *a) {
   Vector *v = vec("vector-set!", 1, a[0]);
   v->items[vector_index("vector-set!", 2, a[1], v->len)] = a[2];
   return UNSPEC;
 }
 
-static Value bi_vector_length(int, Value *a) { return make_int(vec("vector-length", 1, a[0])->len); }
+static Value b_vector_length(int, Value *a) { return make_int(vec("vector-length", 1, a[0])->len); }
 
-static Value bi_vector_to_list(int argc, Value *a) {
+static Value b_vector_to_list(int argc, Value *a) {
   Vector *v = vec("vector->list", 1, a[0]);
   Span s = optional_span("vector->list", argc, a, 1, v->len);
   return list_from(v->items + s.start, s.end - s.start);
 }
 
-static Value bi_list_to_vector(int, Value *a) {
-  int64_t n = checked_length("list->vector", 1, a[0]);
+static Value b_list_to_vector(int, Value *a) {
+  int64_t n = arg_list_length("list->vector", 1, a[0]);
   Value r = make_vector(n, NIL);
   int64_t i = 0;
   for (Value l = a[0]; is_pair(l); l = cdr(l)) as<Vector>(r)->items[i++] = car(l);
   return r;
 }
 
-static Value bi_vector_fill(int argc, Value *a) {
+static Value b_vector_fill(int argc, Value *a) {
   Vector *v = vec("vector-fill!", 1, a[0]);
   Span s = optional_span("vector-fill!", argc, a, 2, v->len);
   for (int64_t i = s.start; i < s.end; i++) {
@@ -88,18 +88,18 @@ static Value bi_vector_fill(int argc, Value *a) {
   return UNSPEC;
 }
 
-static Value bi_vector_copy(int argc, Value *a) {
+static Value b_vector_copy(int argc, Value *a) {
   Vector *v = vec("vector-copy", 1, a[0]);
   return copy_span(v, optional_span("vector-copy", argc, a, 1, v->len));
 }
 
-static Value bi_subvector(int argc, Value *a) {
+static Value b_subvector(int argc, Value *a) {
   Vector *v = vec("subvector", 1, a[0]);
   return copy_span(v, optional_span("subvector", argc, a, 1, v->len));
 }
 
 // (vector-copy! to at from [start [end]]): overlapping ranges copy correctly.
-static Value bi_vector_copy_bang(int argc, Value *a) {
+static Value b_vector_copy_bang(int argc, Value *a) {
   Vector *to = vec("vector-copy!", 1, a[0]);
   int64_t at = arg_int("vector-copy!", 2, a[1]);
   Vector *from = vec("vector-copy!", 3, a[2]);
@@ -112,7 +112,7 @@ static Value bi_vector_copy_bang(int argc, Value *a) {
   return UNSPEC;
 }
 
-static Value bi_vector_append(int argc, Value *a) {
+static Value b_vector_append(int argc, Value *a) {
   int64_t total = 0;
   for (int i = 0; i < argc; i++) total += vec("vector-append", i + 1, a[i])->len;
   Value r = make_vector(total, NIL);
@@ -127,7 +127,7 @@ static Value bi_vector_append(int argc, Value *a) {
 
 // (vector-grow v k): a new vector of length k >= (vector-length v) starting
 // with v's elements; the rest are 0, as in make-vector.
-static Value bi_vector_grow(int, Value *a) {
+static Value b_vector_grow(int, Value *a) {
   Vector *v = vec("vector-grow", 1, a[0]);
   int64_t k = arg_index("vector-grow", 2, a[1]);
   if (k < v->len)
@@ -159,7 +159,7 @@ struct VectorWalk {
   }
 };
 
-static Value bi_vector_map(int argc, Value *a) {
+static Value b_vector_map(int argc, Value *a) {
   VectorWalk w("vector-map", argc, a);
   Value r = make_vector(w.len, UNSPEC);
   for (int64_t i = 0; i < w.len; i++) {
@@ -169,37 +169,36 @@ static Value bi_vector_map(int argc, Value *a) {
   return r;
 }
 
-static Value bi_vector_for_each(int argc, Value *a) {
+static Value b_vector_for_each(int argc, Value *a) {
   VectorWalk w("vector-for-each", argc, a);
   for (int64_t i = 0; i < w.len; i++) w.call(i);
   return UNSPEC;
 }
 
 static BuiltinRegistrar reg([] {
-  defbuiltin("vector", 0, -1, bi_vector, "(vector x ...): a new vector of the arguments.");
-  defbuiltin("make-vector", 1, 2, bi_make_vector,
+  defbuiltin("vector", 0, -1, b_vector, "(vector x ...): a new vector of the arguments.");
+  defbuiltin("make-vector", 1, 2, b_make_vector,
              "(make-vector k [fill]): a vector of k copies of fill (default 0).");
-  defbuiltin("vector-ref", 2, 2, bi_vector_ref, "(vector-ref v k): element k of v (0-based).");
-  defbuiltin("vector-set!", 3, 3, bi_vector_set, "(vector-set! v k x): stores x as element k of v.");
-  defbuiltin("vector-length", 1, 1, bi_vector_length, "(vector-length v): the number of elements of v.");
-  defbuiltin("vector->list", 1, 3, bi_vector_to_list,
+  defbuiltin("vector-ref", 2, 2, b_vector_ref, "(vector-ref v k): element k of v (0-based).");
+  defbuiltin("vector-set!", 3, 3, b_vector_set, "(vector-set! v k x): stores x as element k of v.");
+  defbuiltin("vector-length", 1, 1, b_vector_length, "(vector-length v): the number of elements of v.");
+  defbuiltin("vector->list", 1, 3, b_vector_to_list,
              "(vector->list v [start [end]]): v's elements as a list.");
-  defbuiltin("list->vector", 1, 1, bi_list_to_vector, "(list->vector l): a new vector of l's elements.");
-  defbuiltin("vector-fill!", 2, 4, bi_vector_fill,
+  defbuiltin("list->vector", 1, 1, b_list_to_vector, "(list->vector l): a new vector of l's elements.");
+  defbuiltin("vector-fill!", 2, 4, b_vector_fill,
              "(vector-fill! v x [start [end]]): stores x in every slot.");
-  defbuiltin("vector-copy", 1, 3, bi_vector_copy,
+  defbuiltin("vector-copy", 1, 3, b_vector_copy,
              "(vector-copy v [start [end]]): a new vector of those elements.");
-  defbuiltin("subvector", 3, 3, bi_subvector,
+  defbuiltin("subvector", 3, 3, b_subvector,
              "(subvector v start end): a new vector of elements start..end-1.");
-  defbuiltin("vector-copy!", 3, 5, bi_vector_copy_bang,
+  defbuiltin("vector-copy!", 3, 5, b_vector_copy_bang,
              "(vector-copy! to at from [start [end]]): copies from's elements into to at index at.");
-  defbuiltin("vector-append", 0, -1, bi_vector_append,
+  defbuiltin("vector-append", 0, -1, b_vector_append,
              "(vector-append v ...): a new vector of all the elements.");
-  defbuiltin("vector-grow", 2, 2, bi_vector_grow,
-             "(vector-grow v k): a longer copy of v (new slots hold 0).");
-  defbuiltin("vector-map", 2, -1, bi_vector_map,
+  defbuiltin("vector-grow", 2, 2, b_vector_grow, "(vector-grow v k): a longer copy of v (new slots hold 0).");
+  defbuiltin("vector-map", 2, -1, b_vector_map,
              "(vector-map f v ...): a vector of (f x y ...), to the shortest.");
-  defbuiltin("vector-for-each", 2, -1, bi_vector_for_each,
+  defbuiltin("vector-for-each", 2, -1, b_vector_for_each,
              "(vector-for-each f v ...): calls (f x y ...) in order, to the shortest vector.");
 });
 

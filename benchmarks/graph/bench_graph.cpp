@@ -1,4 +1,4 @@
-// bench_graph.cpp — what graph-grad costs beyond its kernels (SPEC §8; the
+// bench_graph.cpp — what graph-grad costs beyond its kernels (docs/graph.md; the
 // graph issue's performance targets).
 //
 //   trace+optimise  build_grad_graph on the benchmark loss, no evaluation
@@ -56,7 +56,7 @@ int bench(void *) {
   ArgSpec specs[5];
   for (int i = 0; i < 5; i++) specs[i] = arg_spec_of("bench", i + 1, args[i + 1]);
   std::printf("shapes x %ldx%ld, W %ldx%ld, b number, t %ldx%ld, nn number; kernel threads %d (%s)\n", m, k,
-              k, n, m, n, kernel_threads(), kernel_cpu_path());
+              k, n, m, n, compute_threads(), simd_path());
 
   // 1. Trace + optimise only, into a reused graph as graph-grad does, and into
   // a fresh one as the JIT's build_grad_graph does.

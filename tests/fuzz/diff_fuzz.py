@@ -849,7 +849,7 @@ def check_program(prog, res, strict, torch_check=None):
             fails.append(("graph-eval-vs-graph-grad-loss", f"GL {gl[:300]}\n  GG {gg[:300]}"))
         elif not is_err(gl):
             want = gl[len("(ok "):-1]
-            if want.startswith("(T () "):  # graph-grad's loss is a number (SPEC 8)
+            if want.startswith("(T () "):  # graph-grad's loss is a number (docs/graph.md)
                 want = "(N " + want[len("(T () "):]
             if not gg[len("(ok (L "):].startswith(want):
                 fails.append(("graph-eval-vs-graph-grad-loss", f"GL {gl[:300]}\n  GG {gg[:300]}"))

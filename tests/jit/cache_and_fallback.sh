@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # cache_and_fallback.sh KILN — the kernel cache and the interpreter fallback
-# (SPEC §9), run as real processes: a second process loads the cached kernels
+# (docs/jit.md), run as real processes: a second process loads the cached kernels
 # and compiles nothing; a truncated, damaged or foreign entry is replaced; a
 # symlinked, group-writable or foreign-owned entry or directory is never loaded
 # (in-memory compile, one warning); concurrent processes compile a kernel once; a cache
@@ -79,7 +79,7 @@ run KILN_CACHE_DIR="$cache" KILN_JIT_LOG=1
 check "garbage entry recompiled" $(grep -q 'damaged or foreign' <<<"$out" && [ "$(grep -v '^kiln-jit:' <<<"$out")" = "$reference" ] && echo 0 || echo 1)
 
 # 3b. entries and directories another user could have written are never loaded
-# (SPEC §9): the kernel is compiled in memory with ONE warning, the entry is
+# (docs/jit.md): the kernel is compiled in memory with ONE warning, the entry is
 # left alone, and the output is the same.
 not_loaded() {  # not_loaded NAME: the last run compiled one kernel in memory, hit the other, warned once
   check "$1: not loaded, compiled in memory" $([ $rc = 0 ] && [ "$(grep -c 'compiled in memory' <<<"$out")" = 1 ] && echo 0 || echo 1)

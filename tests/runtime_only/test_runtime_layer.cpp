@@ -25,7 +25,7 @@ std::string caught(const char *src) {
   return "(no error)";
 }
 
-// A foreign type the way the compiler's traced values and kernels plug in.
+// A foreign type the way the compiler's symbolic values and kernels plug in.
 struct Probe {
   ObjHeader h;
   double x;

@@ -13,7 +13,7 @@
 
 #include "runtime/error.h"
 #include "runtime/eval.h"
-#include "runtime/kernels.h"
+#include "runtime/tensor_ops.h"
 
 using namespace kiln;
 
@@ -81,7 +81,7 @@ TEST_CASE("fused element-wise nests equal the calls one at a time, bit for bit",
               "fused-test");
   std::vector<const char *> paths;
   for (const char *p : {"avx512f", "avx2", "default"})
-    if (force_kernel_cpu_path(p)) paths.push_back(p);
+    if (force_simd_path(p)) paths.push_back(p);
   for (uint32_t seed = 1; seed <= 60; seed++) {
     std::mt19937 rng_steps(seed), rng_nested(seed);
     Nest n;
@@ -90,12 +90,12 @@ TEST_CASE("fused element-wise nests equal the calls one at a time, bit for bit",
     std::string nested = grow_nested(rng_nested, 3);
     std::string program = fmt::format("(same? {} (let* ({}) {}))", nested, n.steps, last);
     for (const char *path : paths) {
-      force_kernel_cpu_path(path);
+      force_simd_path(path);
       INFO(program << " path=" << path);
       CHECK(eval_string(program, "fused-test") == TRUE_V);
     }
   }
-  force_kernel_cpu_path(nullptr);
+  force_simd_path(nullptr);
 }
 
 TEST_CASE("fused element-wise nests fall back to the calls' own errors", "[fused]") {

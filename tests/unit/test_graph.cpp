@@ -41,7 +41,7 @@ TEST_CASE("graph: recording hash-conses identical nodes and infers shapes", "[gr
   CHECK(g.size() == 9);
 }
 
-TEST_CASE("graph: graph-ir and graph-node-count as SPEC §8 shows", "[graph]") {
+TEST_CASE("graph: graph-ir and graph-node-count as docs/graph.md shows", "[graph]") {
   CHECK(run("(graph-ir (lambda (x) (+ 6 x)))") == "(((0 param 0) (1 const 6.0) (2 add 1 0)) 2)");
   CHECK(run("(graph-node-count (lambda (x) (+ (* x x) (* x x))))") == "3");
   CHECK(run("(graph-node-count (lambda (x w) (tensor-add (matmul x w) (matmul x w))) (ones '(2 3)) (ones '(3 "

@@ -1,4 +1,4 @@
-// test_jit.cpp — native kernels (SPEC §8/§9): every op's lowering against the
+// test_jit.cpp — native kernels (docs/jit.md): every op's lowering against the
 // graph interpreter bit for bit over several shapes (odd ones included), the
 // matmul tiles against k_matmul_reference, the calling convention (shape
 // errors, numbers, results), and the identity check of the kernel cache.
@@ -17,8 +17,8 @@
 #include "compiler/kernel_cache.h"
 #include "compiler/kernel_object.h"
 #include "runtime/error.h"
-#include "runtime/kernels.h"
 #include "runtime/tensor.h"
+#include "runtime/tensor_ops.h"
 #include "stdlib/builtins.h"
 
 using namespace kiln;
@@ -270,7 +270,7 @@ TEST_CASE("jit: calling convention, numbers, printing and shape errors", "[jit]"
   CHECK(caught_message([&] {
           call_kernel(k, {t, filled_tensor(Shape::of({2}), 0)});
         }) == "kernel scale: compiled for a number at argument 2, got 2; compile again for new shapes");
-  // A number and a rank-0 tensor are different kinds, checked like shapes (SPEC §8.1).
+  // A number and a rank-0 tensor are different kinds, checked like shapes (docs/graph.md).
   CHECK(
       caught_message([&] {
         call_kernel(k, {t, filled_tensor(Shape{}, 0)});
@@ -298,7 +298,7 @@ TEST_CASE("jit: parallel matmul chunks give the same bits for any thread count",
     int64_t m, k, n;
   };
   // At or above the parallel crossover; 13 rows leave a partial last chunk.
-  int saved_threads = kernel_threads();
+  int saved_threads = compute_threads();
   for (Dims d : {Dims{64, 512, 64}, Dims{13, 1000, 170}, Dims{40, 300, 190}}) {
     REQUIRE(d.m * d.k * d.n >= kParallelMatmulWork);
     auto g = std::make_unique<Graph>();
@@ -316,12 +316,12 @@ TEST_CASE("jit: parallel matmul chunks give the same bits for any thread count",
     ArgSpec specs[2] = {ArgSpec{as, false}, ArgSpec{bs, false}};
     Value k = make_kernel("mm", std::move(g), specs, false);
     for (int threads : {1, 2, 3}) {
-      set_kernel_threads(threads);
+      set_compute_threads(threads);
       INFO(d.m << "x" << d.k << "x" << d.n << " with " << threads << " threads");
       CHECK(same_bits(call_kernel(k, {args[0], args[1]}), want[0]));
     }
   }
-  set_kernel_threads(saved_threads);
+  set_compute_threads(saved_threads);
 }
 
 TEST_CASE("jit: a transposed left matmul operand is read in place, same bits", "[jit]") {

@@ -1,4 +1,4 @@
-// test_kernel_cache.cpp — the kernel cache's safety rules (SPEC §9): the entry
+// test_kernel_cache.cpp — the kernel cache's safety rules (docs/jit.md): the entry
 // trailer (size, key, ABI, checksum checked from the file's bytes before any
 // load), owner and mode checks of entries and the directory, links never
 // followed, and entries loaded by descriptor in one process without the

@@ -1,11 +1,11 @@
-// test_optimise.cpp — the graph optimiser (compiler/optimize.cpp): constant
+// test_optimise.cpp — the graph optimiser (compiler/optimise.cpp): constant
 // folding, the exact simplifications (x*1, 1*x, x/1, -(-x), select on a
 // constant mask) and the checks that keep them exact, dead-node removal and
 // the numbering of the result. Recording and the interpreter are test_graph.cpp's.
 #include <catch2/catch.hpp>
 
 #include "compiler/graph.h"
-#include "compiler/optimize.h"
+#include "compiler/optimise.h"
 #include "runtime/tensor.h"
 
 using namespace kiln;

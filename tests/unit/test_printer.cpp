@@ -1,4 +1,4 @@
-// Unit tests for runtime/printer.h: the float rule of SPEC §3 (format_double),
+// Unit tests for runtime/printer.h: the float rule of docs/language.md (format_double),
 // display versus write for every kind of value, and string escapes.
 #include <catch2/catch.hpp>
 #include <cmath>

@@ -1,4 +1,4 @@
-// Unit tests for runtime/reader.h: every datum kind of SPEC §2, the source
+// Unit tests for runtime/reader.h: every datum kind of docs/language.md, the source
 // locations kept on pairs, and the text and position of every read error.
 #include <catch2/catch.hpp>
 #include <cmath>

@@ -62,7 +62,7 @@ TEST_CASE("tensor data is 64-byte aligned inside its GC block", "[tensor]") {
   }
 }
 
-TEST_CASE("tensors print as SPEC section 3 says", "[tensor]") {
+TEST_CASE("tensors print as docs/language.md says", "[tensor]") {
   setup();
   CHECK(write_string(iota_tensor(Shape::of({2, 3}))) == "#<tensor 2x3 [0.0 1.0 2.0 3.0 4.0 5.0]>");
   CHECK(write_string(make_scalar_tensor(5)) == "#<tensor scalar [5.0]>");

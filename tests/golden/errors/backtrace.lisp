@@ -1,5 +1,5 @@
 ;; An uncaught error: FILE:LINE:COL of the innermost list, then one `at` line per
-;; active Lisp procedure call, innermost first (SPEC §1). Builtins do not appear.
+;; active Lisp procedure call, innermost first (docs/cli.md). Builtins do not appear.
 (define (inner x)
   (+ 1 (car x)))
 (define (middle x)

@@ -1,4 +1,4 @@
-;; Error messages of SPEC §6, caught with guard and printed with error-object-message.
+;; Error messages of docs/builtins.md, caught with guard and printed with error-object-message.
 (define (msg thunk)
   (guard (e ((error-object? e) (display (error-object-message e)) (newline))
             (#t (display "non-error raised: ") (write e) (newline)))

@@ -1,4 +1,4 @@
-;; graph-eval equals eager evaluation; graph-grad follows SPEC §8's rules.
+;; graph-eval equals eager evaluation; graph-grad follows docs/graph.md's rules.
 (define x (tensor-randn '(4 3) 1))
 (define w (tensor-randn '(3 2) 2))
 (define t (tensor-randn '(4 2) 3))

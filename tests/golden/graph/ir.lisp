@@ -1,4 +1,4 @@
-;; SPEC §8: graph-ir, graph-node-count, graph-dot on the optimised graph.
+;; docs/graph.md: graph-ir, graph-node-count, graph-dot on the optimised graph.
 (write (graph-ir (lambda (x) (+ 6 x)))) (newline)
 (write (graph-node-count (lambda (x) (+ (* x x) (* x x))))) (newline)
 (define x (ones '(2 3)))

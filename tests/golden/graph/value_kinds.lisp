@@ -1,4 +1,4 @@
-;; One value kind on every path (SPEC §8.1, issue 11): a number stays a number and a
+;; One value kind on every path (docs/graph.md, issue 11): a number stays a number and a
 ;; scalar (rank-0) tensor stays a scalar tensor, eagerly, under graph-eval, in
 ;; graph-grad's gradients and in compiled kernels.
 (define (kind v) (cond ((tensor? v) (list 'tensor (tensor-shape v))) ((number? v) 'number) (else v)))

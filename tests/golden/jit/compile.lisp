@@ -1,5 +1,5 @@
 ;; graph-compile and graph-compile-grad against graph-eval and graph-grad
-;; (SPEC §8, §9): same values, bit for bit (equal? compares tensor bits and
+;; (docs/graph.md, docs/jit.md): same values, bit for bit (equal? compares tensor bits and
 ;; eqv? float bits), on numbers, rank-0 tensors and odd shapes.
 (define (same? a b) (equal? a b))
 

@@ -1,4 +1,4 @@
-;; Errors of compiled kernels and of graph-compile(-grad) (SPEC §6, §8).
+;; Errors of compiled kernels and of graph-compile(-grad) (docs/jit.md).
 (define-syntax show
   (syntax-rules ()
     ((_ e) (guard (err (#t (display (error-object-message err)) (newline))) e (display "no error") (newline)))))

@@ -1,4 +1,4 @@
-;; Every error text of the list builtins (SPEC §6 shapes).
+;; Every error text of the list builtins (docs/builtins.md shapes).
 (define (err thunk)
   (guard (e (#t (display (error-object-message e)) (newline)))
     (thunk)

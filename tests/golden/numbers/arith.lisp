@@ -1,4 +1,4 @@
-; + - * / on integers and floats (SPEC §4)
+; + - * / on integers and floats (docs/language.md)
 (define (p x) (write x) (newline))
 (p (+))
 (p (+ 1))

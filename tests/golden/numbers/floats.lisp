@@ -1,4 +1,4 @@
-; float printing (SPEC §3) and rounding
+; float printing (docs/language.md) and rounding
 (define (p x) (write x) (newline))
 (p 1.0)
 (p 0.1)

@@ -1,4 +1,4 @@
-;; Floats print the shortest text that reads back, always marked as a float (SPEC §3).
+;; Floats print the shortest text that reads back, always marked as a float (docs/language.md).
 (for-each (lambda (x) (write x) (newline))
           (list 1.0 0.1 0.30000000000000004 (+ 0.1 0.2) 1e21 1e+21 1e-7 -0.0 +inf.0 -inf.0 +nan.0
                 123456789.123 100.0 -2.5 1e20 1e22 123456.0 0.001 1.5e-10 (/ 1.0 3)

@@ -1,4 +1,4 @@
-;; Procedures, builtins, macros, records, unspecified, eof (SPEC §3).
+;; Procedures, builtins, macros, records, unspecified, eof (docs/language.md).
 (define (named x) x)
 (write named) (newline)
 (display named) (newline)

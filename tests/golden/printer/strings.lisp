@@ -1,4 +1,4 @@
-;; display shows strings and chars raw; write quotes and escapes them (SPEC §3, §6).
+;; display shows strings and chars raw; write quotes and escapes them (docs/language.md).
 (define s (string-append "q\"b\\n\nt\tr\r" (string (integer->char 1) (integer->char 27) (integer->char 127) (integer->char 0)) "end"))
 (write s) (newline)
 (display (string-length s)) (newline)

@@ -1,4 +1,4 @@
-;; Character literals (SPEC §2).
+;; Character literals (docs/language.md).
 (write (list #\a #\Z #\0 #\( #\) #\; #\" #\\)) (newline)
 (write (map char->integer (list #\space #\newline #\tab #\nul #\x41 #\x7f))) (newline)
 (write (list #\space #\newline #\tab #\nul #\x41)) (newline)

@@ -1,4 +1,4 @@
-;; Number literals: 64-bit integers and IEEE doubles (SPEC §2).
+;; Number literals: 64-bit integers and IEEE doubles (docs/language.md).
 (write (list 42 -7 +3 0 -0)) (newline)
 (write (list 9223372036854775807 -9223372036854775808)) (newline)
 (write (list (integer? 42) (integer? -7) (exact? +3))) (newline)

@@ -1,4 +1,4 @@
-;; String literals and every escape of SPEC §2 (shown with write, and by code).
+;; String literals and every escape of docs/language.md (shown with write, and by code).
 (write "plain") (newline)
 (write "tab\there") (newline)
 (write "line\nbreak") (newline)

@@ -1,4 +1,4 @@
-;; quote and its abbreviation (SPEC §5): the datum comes back unevaluated.
+;; quote and its abbreviation (docs/language.md): the datum comes back unevaluated.
 (write (quote a)) (newline)
 (write 'a) (newline)
 (write '(1 2 3)) (newline)

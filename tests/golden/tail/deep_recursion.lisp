@@ -1,4 +1,4 @@
-;; Deep non-tail recursion: 100 000 frames of (+ 1 (f (- n 1))) work (SPEC §5).
+;; Deep non-tail recursion: 100 000 frames of (+ 1 (f (- n 1))) work (docs/language.md).
 (define (count-up n) (if (= n 0) 0 (+ 1 (count-up (- n 1)))))
 (write (count-up 100000)) (newline)
 ;; Building a long list recursively, and a recursive map over it.

@@ -1,4 +1,4 @@
-;; Runaway recursion raises a catchable `stack overflow` error, never a crash (SPEC §5).
+;; Runaway recursion raises a catchable `stack overflow` error, never a crash (docs/language.md).
 (define (runaway n) (+ 1 (runaway (+ n 1))))
 (guard (e (#t (display (error-object-message e)) (newline)))
   (runaway 0))

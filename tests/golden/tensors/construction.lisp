@@ -1,4 +1,4 @@
-; Construction builtins of SPEC §7.
+; Construction builtins of docs/tensors.md.
 (define (show x) (write x) (newline))
 (show (tensor 5))
 (show (tensor 2.5))

@@ -1,4 +1,4 @@
-; Every shape, rank, axis and type mistake gives a SPEC-shaped message.
+; Every shape, rank, axis and type mistake gives a message in the documented shape (docs/tensors.md).
 (define-syntax check
   (syntax-rules ()
     ((_ expr) (guard (e (#t (display (error-object-message e)) (newline)))

@@ -1,4 +1,4 @@
-; Inspection builtins of SPEC §7.
+; Inspection builtins of docs/tensors.md.
 (define (show x) (write x) (newline))
 (define t (tensor '((1 2 3) (4 5 6))))
 (show (tensor? t))

@@ -1,4 +1,4 @@
-; How tensors print (SPEC §3), with display and write.
+; How tensors print (docs/language.md), with display and write.
 (display (tensor '((1 2 3) (4 5 6)))) (newline)
 (write (tensor 5)) (newline)
 (display (tensor '(1 2 3 4 5 6 7 8))) (newline)

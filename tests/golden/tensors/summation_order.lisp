@@ -1,4 +1,4 @@
-; The eager builtins add in SPEC §7's documented order: the same loops written
+; The eager builtins add in docs/tensors.md's documented order: the same loops written
 ; in Lisp (plain float + and *, starting from 0.0) give bit-identical results.
 ; 80x64 . 64x64 is above the threading crossover, so row-parallel matmul is
 ; checked too.

@@ -1,11 +1,11 @@
-// kernels.h — the numeric kernels every tensor path shares: the eager tensor
+// tensor_ops.h — the numeric loops every tensor path shares: the eager tensor
 // builtins (stdlib/tensors.cpp), the graph interpreter and, as the reference a
 // JIT-compiled kernel is compared with bit for bit, the compiled kernels.
 //
-// Invariant: every kernel works on raw row-major double buffers plus a Shape,
+// Invariant: every op works on raw row-major double buffers plus a Shape,
 // never on Lisp values, and computes each output element with ONE fixed
 // sequence of IEEE operations, whatever the CPU path (AVX-512, AVX2, SSE2) or
-// thread count. The fixed orders (SPEC §7):
+// thread count. The fixed orders (docs/tensors.md):
 //
 //   matmul     out[i,j] = 0.0 + a[i,0]*b[0,j] + a[i,1]*b[1,j] + ...  (k ascending;
 //              each product rounded, then added: no FMA)
@@ -54,7 +54,7 @@ struct Shape {
   }
 };
 
-// "2x3", "7", or "scalar" for rank 0 (the form SPEC §3 and §7 messages use).
+// "2x3", "7", or "scalar" for rank 0 (the form the printer and tensor messages use, docs/tensors.md).
 std::string shape_string(const Shape &s);
 
 // NumPy broadcasting: aligns trailing dimensions; a 1 stretches. Returns false
@@ -96,7 +96,7 @@ void k_sum_to(const double *g, const Shape &gs, double *out, const Shape &target
 constexpr int64_t kParallelMatmulWork = int64_t(1) << 21;
 
 // c[m x n] = a[m x k] * b[k x n], all row-major and contiguous. Rows are split
-// across kernel_threads() threads above kParallelMatmulWork; the result does not
+// across compute_threads() threads above kParallelMatmulWork; the result does not
 // depend on the thread count or CPU path.
 void k_matmul(const double *a, const double *b, double *c, int64_t m, int64_t k, int64_t n);
 // Single-threaded reference with the same summation order, written as the plain
@@ -117,12 +117,12 @@ void k_copy_along(const double *src, int64_t src_len, int64_t src_at, double *ds
 void axis_split(const Shape &s, int axis, int64_t &outer, int64_t &len, int64_t &inner);
 
 // Threads for k_matmul. Default: KILN_THREADS, else all online cores.
-int kernel_threads();
-void set_kernel_threads(int n);  // n >= 1; for tests and benchmarks
+int compute_threads();
+void set_compute_threads(int n);  // n >= 1; for tests and benchmarks
 // Which vector path the dispatcher chose ("avx512f", "avx2", "default").
-const char *kernel_cpu_path();
+const char *simd_path();
 // Forces a vector path for tests: "avx512f", "avx2" or "default"; nullptr =
 // automatic. A path the CPU lacks is ignored (returns false).
-bool force_kernel_cpu_path(const char *path);
+bool force_simd_path(const char *path);
 
 }  // namespace kiln

@@ -1,17 +1,17 @@
-// kernels_dispatch.h — the per-CPU-path kernel table (internal to the kernels).
+// tensor_ops_dispatch.h — the per-CPU-path table of vectorised loops (internal to tensor_ops).
 //
 // Invariant: every entry of every table computes bit-identical results (see
-// kernels.h); the tables differ only in the vector instructions they use, so
+// tensor_ops.h); the tables differ only in the vector instructions they use, so
 // choosing one is a pure speed decision and tests may force any path the CPU
 // supports.
 #pragma once
 #include <cstdint>
 
-#include "kernels.h"
+#include "tensor_ops.h"
 
 namespace kiln {
 
-struct SimdKernels {
+struct SimdOps {
   const char *name;
   void (*matmul_rows)(const double *a, const double *b, double *c, int64_t m0, int64_t m1, int64_t k,
                       int64_t n);
@@ -27,6 +27,6 @@ struct SimdKernels {
 };
 
 // The table in use: the widest path the CPU supports unless a test forced one.
-const SimdKernels &simd();
+const SimdOps &simd();
 
 }  // namespace kiln

@@ -1,7 +1,7 @@
-// test_kernels.cpp — runtime/kernels.h against naive references, across CPU
+// test_tensor_ops.cpp — runtime/tensor_ops.h against naive references, across CPU
 // paths and thread counts, and against PyTorch float64 values.
 //
-// The naive references below are the SPEC §7 summation orders written as the
+// The naive references below are the docs/tensors.md summation orders written as the
 // plainest loops; the kernels must match them to the last bit. The PyTorch
 // numbers were computed once (torch 1.13, float64, 1 thread) and pasted here;
 // no Python runs at test time.
@@ -12,7 +12,7 @@
 #include <random>
 #include <vector>
 
-#include "runtime/kernels.h"
+#include "runtime/tensor_ops.h"
 
 using namespace kiln;
 
@@ -33,17 +33,17 @@ bool same_bits(const std::vector<double> &a, const std::vector<double> &b) {
 std::vector<const char *> cpu_paths() {
   std::vector<const char *> paths;
   for (const char *p : {"avx512f", "avx2", "default"})
-    if (force_kernel_cpu_path(p)) paths.push_back(p);
-  force_kernel_cpu_path(nullptr);
+    if (force_simd_path(p)) paths.push_back(p);
+  force_simd_path(nullptr);
   return paths;
 }
 
 // Restores automatic path choice and the default thread count after a test.
 struct KernelSettingsGuard {
-  int threads = kernel_threads();
+  int threads = compute_threads();
   ~KernelSettingsGuard() {
-    force_kernel_cpu_path(nullptr);
-    set_kernel_threads(threads);
+    force_simd_path(nullptr);
+    set_compute_threads(threads);
   }
 };
 
@@ -118,9 +118,9 @@ TEST_CASE("matmul matches the naive k-ascending loop on every path and thread co
     std::vector<double> want(size_t(m * n));
     k_matmul_reference(a.data(), b.data(), want.data(), m, k, n);
     for (const char *path : paths) {
-      REQUIRE(force_kernel_cpu_path(path));
+      REQUIRE(force_simd_path(path));
       for (int threads : {1, 2, 3}) {
-        set_kernel_threads(threads);
+        set_compute_threads(threads);
         std::vector<double> got(size_t(m * n), -1.0);
         k_matmul(a.data(), b.data(), got.data(), m, k, n);
         INFO("m=" << m << " k=" << k << " n=" << n << " path=" << path << " threads=" << threads);
@@ -149,7 +149,7 @@ TEST_CASE("elementwise broadcasting matches the naive per-element loop", "[kerne
   const BinaryOp ops[] = {BinaryOp::Add,     BinaryOp::Sub,     BinaryOp::Mul,  BinaryOp::Div,  BinaryOp::Pow,
                           BinaryOp::Maximum, BinaryOp::Minimum, BinaryOp::Less, BinaryOp::Equal};
   for (const char *path : cpu_paths()) {
-    REQUIRE(force_kernel_cpu_path(path));
+    REQUIRE(force_simd_path(path));
     for (int trial = 0; trial < 200; trial++) {
       Shape os = random_shape(rng, int(rng() % 5));
       // Operands: os with some dims set to 1 and some leading dims dropped.
@@ -195,7 +195,7 @@ TEST_CASE("unary ops match the scalar definitions bit for bit", "[kernels]") {
   x[0] = 0.0;
   x[1] = -0.0;
   for (const char *path : cpu_paths()) {
-    REQUIRE(force_kernel_cpu_path(path));
+    REQUIRE(force_simd_path(path));
     for (const UnaryOpRow &r : kUnaryOps) {  // every row of runtime/op_table.h
       UnaryOp op = r.op;
       std::vector<double> want(x.size()), got(x.size());
@@ -213,7 +213,7 @@ TEST_CASE("reductions follow the documented orders", "[kernels]") {
   KernelSettingsGuard guard;
   std::mt19937_64 rng(4242);
   for (const char *path : cpu_paths()) {
-    REQUIRE(force_kernel_cpu_path(path));
+    REQUIRE(force_simd_path(path));
     for (int trial = 0; trial < 60; trial++) {
       Shape s = random_shape(rng, 1 + int(rng() % 4));
       auto x = random_vec(rng, s.size());
@@ -321,7 +321,7 @@ TEST_CASE("rank-2 transpose: register blocks and edges on every path", "[kernels
   const int64_t dims[][2] = {{1, 1}, {3, 17},   {8, 8},    {9, 16}, {17, 9},
                              {7, 3}, {64, 256}, {256, 64}, {5, 40}, {33, 65}};
   for (const char *path : cpu_paths()) {
-    REQUIRE(force_kernel_cpu_path(path));
+    REQUIRE(force_simd_path(path));
     for (auto &d : dims) {
       Shape s = Shape::of({d[0], d[1]});
       auto x = random_vec(rng, s.size());
@@ -366,7 +366,7 @@ TEST_CASE("select: whole, scalar and broadcast operands on every path", "[kernel
   const Shape os = Shape::of({5, 19});
   const Shape shapes[] = {os, Shape{}, Shape::of({1, 19}), Shape::of({5, 1})};
   for (const char *path : cpu_paths()) {
-    REQUIRE(force_kernel_cpu_path(path));
+    REQUIRE(force_simd_path(path));
     for (const Shape &cs : shapes)
       for (const Shape &as : shapes)
         for (const Shape &bs : shapes) {

@@ -1,10 +1,10 @@
-// optimize.cpp — constant folding, exact simplifications, dead-node removal.
+// optimise.cpp — constant folding, exact simplifications, dead-node removal.
 //
-// Invariant: see optimize.h — every rewrite is bit-exact. Folding is limited to
+// Invariant: see optimise.h — every rewrite is bit-exact. Folding is limited to
 // nodes whose result is no larger than their largest operand, so a broadcast of
 // a constant (a gradient seed spread over a big tensor) stays one cheap node
 // instead of becoming a large literal.
-#include "optimize.h"
+#include "optimise.h"
 
 #include <algorithm>
 #include <vector>

@@ -1,4 +1,4 @@
-// optimize.h — the passes run after recording (SPEC §8): constant folding with
+// optimise.h — the passes run after recording (docs/graph.md): constant folding with
 // bit-preserving simplifications, then dead-node removal and dense renumbering.
 //
 // Invariant: no pass changes a single bit of any output. Folding computes a

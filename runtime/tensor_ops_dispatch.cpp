@@ -1,6 +1,6 @@
-// kernels_dispatch.cpp — compiles kernels_simd.inc once per CPU path and picks
-// the widest one the running CPU supports (see kernels_dispatch.h).
-#include "kernels_dispatch.h"
+// tensor_ops_dispatch.cpp — compiles tensor_ops_simd.inc once per CPU path and picks
+// the widest one the running CPU supports (see tensor_ops_dispatch.h).
+#include "tensor_ops_dispatch.h"
 
 #include <atomic>
 #include <cmath>
@@ -15,7 +15,7 @@ namespace simd_avx512 {
 #pragma GCC push_options
 #pragma GCC target("avx512f,avx512dq,avx512vl")
 #define KILN_VEC_DOUBLES 8
-#include "kernels_simd.inc"
+#include "tensor_ops_simd.inc"
 #undef KILN_VEC_DOUBLES
 #pragma GCC pop_options
 }  // namespace simd_avx512
@@ -24,28 +24,28 @@ namespace simd_avx2 {
 #pragma GCC push_options
 #pragma GCC target("avx2")
 #define KILN_VEC_DOUBLES 4
-#include "kernels_simd.inc"
+#include "tensor_ops_simd.inc"
 #undef KILN_VEC_DOUBLES
 #pragma GCC pop_options
 }  // namespace simd_avx2
 
 namespace simd_default {
 #define KILN_VEC_DOUBLES 2
-#include "kernels_simd.inc"
+#include "tensor_ops_simd.inc"
 #undef KILN_VEC_DOUBLES
 }  // namespace simd_default
 
 #define KILN_SIMD_TABLE(ns, label)                                                                     \
-  SimdKernels {                                                                                        \
+  SimdOps {                                                                                            \
     label, ns::matmul_rows, ns::binary_inner, ns::select_inner, ns::unary, ns::sum_axis, ns::max_axis, \
         ns::transpose2                                                                                 \
   }
 
-static const SimdKernels kAvx512 = KILN_SIMD_TABLE(simd_avx512, "avx512f");
-static const SimdKernels kAvx2 = KILN_SIMD_TABLE(simd_avx2, "avx2");
-static const SimdKernels kDefault = KILN_SIMD_TABLE(simd_default, "default");
+static const SimdOps kAvx512 = KILN_SIMD_TABLE(simd_avx512, "avx512f");
+static const SimdOps kAvx2 = KILN_SIMD_TABLE(simd_avx2, "avx2");
+static const SimdOps kDefault = KILN_SIMD_TABLE(simd_default, "default");
 
-static const SimdKernels *best_path() {
+static const SimdOps *best_path() {
   __builtin_cpu_init();
   if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
       __builtin_cpu_supports("avx512vl"))
@@ -54,23 +54,23 @@ static const SimdKernels *best_path() {
   return &kDefault;
 }
 
-static std::atomic<const SimdKernels *> g_forced{nullptr};
+static std::atomic<const SimdOps *> g_forced{nullptr};
 
-const SimdKernels &simd() {
-  static const SimdKernels *best = best_path();
-  const SimdKernels *f = g_forced.load(std::memory_order_relaxed);
+const SimdOps &simd() {
+  static const SimdOps *best = best_path();
+  const SimdOps *f = g_forced.load(std::memory_order_relaxed);
   return f ? *f : *best;
 }
 
-const char *kernel_cpu_path() { return simd().name; }
+const char *simd_path() { return simd().name; }
 
-bool force_kernel_cpu_path(const char *path) {
+bool force_simd_path(const char *path) {
   if (!path) {
     g_forced.store(nullptr);
     return true;
   }
   __builtin_cpu_init();
-  const SimdKernels *want = nullptr;
+  const SimdOps *want = nullptr;
   if (std::strcmp(path, "avx512f") == 0) {
     if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
         __builtin_cpu_supports("avx512vl"))

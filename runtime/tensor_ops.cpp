@@ -1,6 +1,6 @@
-// kernels.cpp — shapes, broadcasting, reductions, transpose and matmul
-// threading on raw buffers. The orders of operations are fixed in kernels.h.
-#include "kernels.h"
+// tensor_ops.cpp — shapes, broadcasting, reductions, transpose and matmul
+// threading on raw buffers. The orders of operations are fixed in tensor_ops.h.
+#include "tensor_ops.h"
 
 #include <unistd.h>
 
@@ -10,7 +10,7 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "kernels_dispatch.h"
+#include "tensor_ops_dispatch.h"
 #include "threadpool.h"
 
 namespace kiln {
@@ -126,7 +126,7 @@ static void for_each_row(const Shape &os, const int64_t (*strides)[kMaxRank], F 
 
 void k_binary(BinaryOp op, const double *a, const Shape &as, const double *b, const Shape &bs, double *out,
               const Shape &os) {
-  const SimdKernels &K = simd();
+  const SimdOps &K = simd();
   int64_t n = os.size();
   int64_t na = as.size(), nb = bs.size();
   if (na == n && nb == n) return K.binary_inner(op, a, 1, b, 1, out, n);
@@ -150,7 +150,7 @@ void k_unary(UnaryOp op, const double *x, int64_t n, double *out) { simd().unary
 
 void k_select(const double *cond, const Shape &cs, const double *a, const Shape &as, const double *b,
               const Shape &bs, double *out, const Shape &os) {
-  const SimdKernels &K = simd();
+  const SimdOps &K = simd();
   int64_t n = os.size(), nc = cs.size(), na = as.size(), nb = bs.size();
   if ((nc == n || nc == 1) && (na == n || na == 1) && (nb == n || nb == 1))
     return K.select_inner(cond, nc == n, a, na == n, b, nb == n, out, n);
@@ -299,7 +299,7 @@ void k_matmul_reference(const double *a, const double *b, double *c, int64_t m, 
 
 static std::atomic<int> g_threads{0};
 
-int kernel_threads() {
+int compute_threads() {
   int t = g_threads.load(std::memory_order_relaxed);
   if (t > 0) return t;
   t = 0;
@@ -313,14 +313,14 @@ int kernel_threads() {
   return t;
 }
 
-void set_kernel_threads(int n) { g_threads.store(n < 1 ? 1 : n); }
+void set_compute_threads(int n) { g_threads.store(n < 1 ? 1 : n); }
 
 namespace {
 struct MatmulJob {
   const double *a, *b;
   double *c;
   int64_t m, k, n, rows_per_chunk;
-  const SimdKernels *K;
+  const SimdOps *K;
 };
 void matmul_chunk(void *ctx, int64_t chunk) {
   auto *j = static_cast<MatmulJob *>(ctx);
@@ -331,8 +331,8 @@ void matmul_chunk(void *ctx, int64_t chunk) {
 }  // namespace
 
 void k_matmul(const double *a, const double *b, double *c, int64_t m, int64_t k, int64_t n) {
-  const SimdKernels &K = simd();
-  int threads = kernel_threads();
+  const SimdOps &K = simd();
+  int threads = compute_threads();
   int64_t work = m * k * n;
   if (threads <= 1 || work < kParallelMatmulWork || m < 8) {
     K.matmul_rows(a, b, c, 0, m, k, n);
