@@ -163,16 +163,16 @@ struct Builder {
 
 }  // namespace
 
-std::vector<int32_t> append_gradients(Graph &g, int32_t loss) {
+std::vector<int32_t> append_gradients(Graph &g, int32_t loss, const std::vector<int32_t> &wrt) {
   const int32_t forward = g.size();
   std::vector<int32_t> adjoint(size_t(forward), -1);
   std::vector<char> needs(size_t(forward), 0);
   Builder bd{g, adjoint, needs};
+  for (int32_t w : wrt) bd.needs[size_t(w)] = 1;
   for (int32_t i = 0; i < forward; i++) {
     const GraphNode &n = g[i];
     // Masks and comparisons are piecewise constant: nothing flows through them.
     if (op_is_comparison(n.op) || n.op == Op::ReluGrad || n.op == Op::MaxMask) continue;
-    if (n.op == Op::Param) bd.needs[size_t(i)] = 1;
     for (int k = 0; k < op_arity(n.op); k++)
       if (bd.needs[size_t(n.in[k])]) bd.needs[size_t(i)] = 1;
   }
@@ -182,22 +182,30 @@ std::vector<int32_t> append_gradients(Graph &g, int32_t loss) {
       if (bd.needs[size_t(i)] && bd.adjoint[size_t(i)] >= 0) bd.rule(i);
   }
   std::vector<int32_t> grads;
-  for (int32_t i = 0; i < forward; i++) {
-    // A copy: sum_to and broadcast_to below may grow g.nodes, and the assignment
-    // evaluates its right side before its left one reads n.param_index.
-    const GraphNode n = g[i];
-    if (n.op != Op::Param) continue;
-    if (size_t(n.param_index) >= grads.size()) grads.resize(size_t(n.param_index) + 1, -1);
-    int32_t adj = bd.adjoint[size_t(i)];
+  grads.reserve(wrt.size());
+  for (int32_t w : wrt) {
+    // A copy: sum_to and broadcast_to below may grow g.nodes.
+    const GraphNode n = g[w];
+    int32_t adj = bd.adjoint[size_t(w)];
     if (adj >= 0 && g[adj].shape == n.shape) {
-      grads[size_t(n.param_index)] = adj;
+      grads.push_back(adj);
     } else {
       Shape s = n.shape;
-      grads[size_t(n.param_index)] =
-          adj >= 0 ? g.sum_to(adj, s) : g.broadcast_to(g.constant(0.0, n.is_number), s);
+      grads.push_back(adj >= 0 ? g.sum_to(adj, s) : g.broadcast_to(g.constant(0.0, n.is_number), s));
     }
   }
   return grads;
+}
+
+std::vector<int32_t> append_gradients(Graph &g, int32_t loss) {
+  std::vector<int32_t> params;
+  for (int32_t i = 0; i < g.size(); i++) {
+    const GraphNode &n = g[i];
+    if (n.op != Op::Param) continue;
+    if (size_t(n.param_index) >= params.size()) params.resize(size_t(n.param_index) + 1, -1);
+    params[size_t(n.param_index)] = i;
+  }
+  return append_gradients(g, loss, params);
 }
 
 }  // namespace kiln

@@ -16,5 +16,9 @@ namespace kiln {
 // (loss must be rank 0) and returns their indices, one per param in order. An
 // argument the loss does not depend on gets zeros of its shape.
 std::vector<int32_t> append_gradients(Graph &g, int32_t loss);
+// The same for any nodes of g: d(loss)/d(wrt[j]) for each j, the wrt nodes
+// being treated as inputs (what they are computed from gets no adjoint through
+// them unless it is itself in wrt).
+std::vector<int32_t> append_gradients(Graph &g, int32_t loss, const std::vector<int32_t> &wrt);
 
 }  // namespace kiln

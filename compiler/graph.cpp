@@ -60,6 +60,14 @@ uint64_t node_hash(const GraphNode &n) {
   }
   if (n.op == Op::Transpose)
     for (int i = 0; i < n.shape.rank; i++) h = mix(h, uint64_t(n.perm[i]));
+  // Avalanche (splitmix64's finaliser): mix() leaves high input bits, such as
+  // param_index's, in the high bits, and the table indexes by the low ones, so
+  // without this 30 000 params all probed one chain (quadratic tracing).
+  h ^= h >> 30;
+  h *= 0xbf58476d1ce4e5b9ull;
+  h ^= h >> 27;
+  h *= 0x94d049bb133111ebull;
+  h ^= h >> 31;
   return h;
 }
 

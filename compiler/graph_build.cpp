@@ -48,23 +48,40 @@ std::unique_ptr<Graph> build_grad_graph(const char *who, Value f, int argc, cons
 }
 
 void build_forward_graph_into(Graph &result, const char *who, Value f, int argc, const ArgSpec *args) {
-  Graph &g = recording_graph(who);
-  int32_t out = trace_into(g, who, f, argc, args);
-  const GraphNode &n = g[out];
-  g.outputs.push_back({out, n.is_number && n.shape.rank == 0});
-  optimise_into(g, result);
+  build_graph_into(result, who, f, *flat_layout(argc, false), args);
 }
 
 void build_grad_graph_into(Graph &result, const char *who, Value f, int argc, const ArgSpec *args) {
+  build_graph_into(result, who, f, *flat_layout(argc, true), args);
+}
+
+void build_graph_into(Graph &result, const char *who, Value f, TreeLayout &layout, const ArgSpec *specs) {
   Graph &g = recording_graph(who);
-  int32_t loss = trace_into(g, who, f, argc, args);
+  static thread_local std::vector<int32_t> outs;
+  layout.out_skeleton = trace_into(g, who, f, layout, specs, layout.grad && layout.with_aux, outs);
+  if (!layout.grad) {
+    for (int32_t o : outs) g.outputs.push_back({o, g[o].is_number && g[o].shape.rank == 0});
+    optimise_into(g, result);
+    return;
+  }
+  int32_t loss = outs[0];
+  if (!layout.with_aux && layout.out_skeleton != TRUE_V)
+    throw_errorf("{}: the loss must be a scalar, got a tree", who);
   if (g[loss].shape.rank != 0) {
     const Shape &s = g[loss].shape;
     throw_errorf("{}: the loss must be a scalar, got a {} tensor", who, shape_string(s));
   }
-  std::vector<int32_t> grads = append_gradients(g, loss);
+  std::vector<int32_t> wrt;
+  for (int32_t j = 0; j < layout.nwrt; j++) {
+    int a = layout.wrt[j];
+    for (int64_t k = layout.first_leaf[a]; k < layout.first_leaf[a + 1]; k++) wrt.push_back(int32_t(k));
+  }
+  // Params are nodes 0..nleaves-1 in leaf order (trace_into records them first).
+  std::vector<int32_t> grads = append_gradients(g, loss, wrt);
   g.outputs.push_back({loss, true});
-  for (int i = 0; i < argc; i++) g.outputs.push_back({grads[size_t(i)], args[i].is_number});
+  for (size_t j = 1; j < outs.size(); j++)
+    g.outputs.push_back({outs[j], g[outs[j]].is_number && g[outs[j]].shape.rank == 0});
+  for (size_t j = 0; j < wrt.size(); j++) g.outputs.push_back({grads[j], specs[wrt[j]].is_number});
   optimise_into(g, result);
 }
 

@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "graph.h"
+#include "tree.h"
 
 namespace kiln {
 
@@ -24,6 +25,14 @@ std::unique_ptr<Graph> build_grad_graph(const char *who, Value f, int argc, cons
 // that keep one scratch graph per thread and use it before the next build.
 void build_forward_graph_into(Graph &out, const char *who, Value f, int argc, const ArgSpec *args);
 void build_grad_graph_into(Graph &out, const char *who, Value f, int argc, const ArgSpec *args);
+
+// The general build, for arguments that are trees (tree.h) laid out by `layout`
+// (specs: one per leaf). Forward (layout.grad false): outputs = the leaves of F's
+// result. Grad: outputs = LOSS, then AUX's leaves (layout.with_aux), then the
+// gradient leaves of each argument in layout.wrt. Sets layout.out_skeleton to
+// the result's (or AUX's) skeleton. The four functions above are this one with a
+// flat layout.
+void build_graph_into(Graph &out, const char *who, Value f, TreeLayout &layout, const ArgSpec *specs);
 
 // The ArgSpec of an example argument (a number or a tensor); raises
 // `WHO: argument POS must be a number or a tensor, got V` otherwise.

@@ -4,10 +4,15 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <chrono>
+#include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
+#include <thread>
 
+#include "../runtime/eval.h"
 #include "../runtime/gc.h"
 #include "../runtime/port.h"
 
@@ -119,6 +124,41 @@ static int scan_library_roots(const char *library, void *, size_t) {
 }
 
 void jit_exclude_from_gc_roots() { GC_register_has_static_roots_callback(scan_library_roots); }
+
+void run_uninterruptible(const std::string &kernel_name, StderrCapture *capture, void (*work)(void *),
+                         void *data, const std::function<void()> &before_exit) {
+  struct Shared {
+    std::mutex m;
+    std::condition_variable cv;
+    bool done = false;
+  };
+  // Heap-owned and never freed: on a Ctrl-C the process exits while the thread
+  // still runs, and nothing may be destroyed under it before that.
+  auto *shared = new Shared;
+  std::thread worker([=] {
+    work(data);
+    std::lock_guard<std::mutex> lock(shared->m);
+    shared->done = true;
+    shared->cv.notify_one();
+  });
+  {
+    std::unique_lock<std::mutex> lock(shared->m);
+    while (!shared->done) {
+      shared->cv.wait_for(lock, std::chrono::milliseconds(50));
+      if (g_interrupt && !shared->done) {
+        lock.unlock();
+        if (capture && capture->active()) capture->end();
+        if (before_exit) before_exit();
+        jit_message("error: interrupted while compiling kernel " + kernel_name +
+                    " (a compile cannot be stopped, so kiln exits)");
+        std::fflush(stdout);
+        std::_Exit(130);
+      }
+    }
+  }
+  worker.join();
+  delete shared;
+}
 
 void jit_message(const std::string &line) {
   Value port = current_error_port();

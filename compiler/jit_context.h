@@ -16,6 +16,7 @@
 #pragma once
 #include <libgccjit.h>
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -50,6 +51,7 @@ class StderrCapture {
   StderrCapture &operator=(const StderrCapture &) = delete;
   // Restores fd 2 and returns everything written meanwhile.
   std::string end();
+  bool active() const { return saved_fd_ >= 0; }
 
  private:
   int saved_fd_ = -1;
@@ -63,6 +65,16 @@ std::string first_error_line(const std::string &text);
 // The reason a context failed: the back-end's captured stderr when it said
 // something, else libgccjit's recorded first error.
 std::string jit_failure_reason(gcc_jit_context *ctx, const std::string &captured);
+
+// Runs `work` (a libgccjit compile, which cannot poll for Ctrl-C) on a helper
+// thread while this thread waits for it. A Ctrl-C meanwhile cannot stop the
+// compile, so it ends the process: the message `error: interrupted while
+// compiling kernel NAME` (after restoring stderr from `capture`, which may be
+// null) and exit status 130, as an interrupted script (docs/jit.md). `work`
+// must not touch Lisp values; `before_exit` (may be empty) removes what the
+// abandoned compile leaves behind.
+void run_uninterruptible(const std::string &kernel_name, StderrCapture *capture, void (*work)(void *),
+                         void *data, const std::function<void()> &before_exit = {});
 
 // Writes one line to Kiln's error port (which flushes standard output first, so
 // merged output keeps the order of events, docs/cli.md). Used for every JIT warning

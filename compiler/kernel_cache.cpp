@@ -440,8 +440,9 @@ gcc_jit_context *build_context(const std::string &key_text, void (*build)(gcc_ji
 // entry's open descriptor (>= 0); -1 with `failure` when libgccjit failed
 // (compiling in memory would fail the same way); -2 with `failure` when the
 // cache could not be written (then compile in memory).
-int compile_into_cache(gcc_jit_context *ctx, int dirfd, const std::string &file, const std::string &hash,
-                       const std::string &key_text, std::string &failure) {
+int compile_into_cache(const std::string &kernel_name, gcc_jit_context *ctx, int dirfd,
+                       const std::string &file, const std::string &hash, const std::string &key_text,
+                       std::string &failure) {
   std::string tmp;
   Fd tfd;
   for (int attempt = 0; attempt < 100 && tfd.fd < 0; attempt++) {
@@ -458,7 +459,17 @@ int compile_into_cache(gcc_jit_context *ctx, int dirfd, const std::string &file,
   // name, so the file is written where the entry will be looked for.
   std::string out_path = "/proc/self/fd/" + std::to_string(dirfd) + "/" + tmp;
   StderrCapture cap;
-  gcc_jit_context_compile_to_file(ctx, GCC_JIT_OUTPUT_KIND_DYNAMIC_LIBRARY, out_path.c_str());
+  struct ToFile {
+    gcc_jit_context *ctx;
+    const char *path;
+  } job{ctx, out_path.c_str()};
+  run_uninterruptible(
+      kernel_name, &cap,
+      [](void *p) {
+        auto *j = static_cast<ToFile *>(p);
+        gcc_jit_context_compile_to_file(j->ctx, GCC_JIT_OUTPUT_KIND_DYNAMIC_LIBRARY, j->path);
+      },
+      &job, [&] { unlinkat(dirfd, tmp.c_str(), 0); });
   std::string printed = cap.end();
   if (gcc_jit_context_get_first_error(ctx)) {
     failure = jit_failure_reason(ctx, printed);
@@ -570,7 +581,7 @@ CompiledCode compile_cached(const std::string &name, const std::string &key_text
   bool done = false;  // loaded from the cache, or failed in a way compiling in memory would too
   if (dirfd.fd >= 0) {
     std::string failure;
-    Fd entry(compile_into_cache(ctx, dirfd.fd, file, hash, key_text, failure));
+    Fd entry(compile_into_cache(name, ctx, dirfd.fd, file, hash, key_text, failure));
     if (entry.fd == -1) {
       out.failure = failure;
       done = true;
@@ -597,7 +608,18 @@ CompiledCode compile_cached(const std::string &name, const std::string &key_text
   if (!done) {
     out.in_memory = true;
     StderrCapture cap;
-    gcc_jit_result *res = gcc_jit_context_compile(ctx);
+    struct InMemory {
+      gcc_jit_context *ctx;
+      gcc_jit_result *res;
+    } job{ctx, nullptr};
+    run_uninterruptible(
+        name, &cap,
+        [](void *p) {
+          auto *j = static_cast<InMemory *>(p);
+          j->res = gcc_jit_context_compile(j->ctx);
+        },
+        &job);
+    gcc_jit_result *res = job.res;
     std::string printed = cap.end();
     if (!res) {
       out.failure = jit_failure_reason(ctx, printed);

@@ -51,17 +51,11 @@ void print_kernel(std::string &out, Value v, bool) {
   out += "#<kernel ";
   out += k->name;
   out += " (";
-  for (int i = 0; i < k->graph->num_params; i++) {
+  for (int i = 0; i < k->graph->num_params; i++) {  // one shape per leaf
     if (i) out += ' ';
     out += shape_string(k->specs[i].shape);
   }
   out += ")>";
-}
-
-Value outputs_value(const Kernel *k, Value *vals) {
-  size_t n = k->graph->outputs.size();
-  if (!k->grad) return vals[0];
-  return list_from(vals, int64_t(n));
 }
 
 // "8x16", or for rank 0 "a number" / "a scalar tensor", as the kernel errors name them.
@@ -70,29 +64,49 @@ std::string kind_and_shape(bool is_number, const Shape &s) {
   return s.rank == 0 ? "a scalar tensor" : shape_string(s);
 }
 
+// "at argument 2" for a top-level leaf, "at argument 2, leaf 3" inside a tree.
+std::string leaf_position(const TreeLayout &t, int64_t leaf) {
+  int arg = 0;
+  while (t.first_leaf[arg + 1] <= leaf) arg++;
+  if (t.arg_skeletons[arg] == TRUE_V) return fmt::format("argument {}", arg + 1);
+  return fmt::format("argument {}, leaf {}", arg + 1, leaf - t.first_leaf[arg] + 1);
+}
+
 Value apply_kernel(Value self, int argc, Value *argv) {
   Kernel *k = as<Kernel>(self);
   const Graph &g = *k->graph;
+  const TreeLayout &t = *k->trees;
+  if (argc != t.nargs) arity_error(kernel_who(k), t.nargs, t.nargs, argc);
   int np = g.num_params;
-  if (argc != np) arity_error(kernel_who(k), np, np, argc);
+  if (!t.flat) {
+    std::string who = kernel_who(k);
+    match_arguments(who.c_str(), t, argc, argv);
+    Value *leaves = static_cast<Value *>(alloca(sizeof(Value) * size_t(np + 1)));
+    flatten_arguments(t, argv, leaves);
+    argv = leaves;
+  }
   // Shapes are checked for every argument before anything runs.
   // The kind (number or tensor) is checked like the shape: a kernel compiled for a
   // number returns a number gradient, one for a rank-0 tensor a rank-0 tensor (docs/graph.md).
   for (int i = 0; i < np; i++) {
     Value v = argv[i];
     const ArgSpec &want = k->specs[i];
-    if (!is_number(v) && !is_tensor(v)) type_error(kernel_who(k), i + 1, "a number or a tensor", v);
+    if (!is_number(v) && !is_tensor(v)) {
+      if (t.flat) type_error(kernel_who(k), i + 1, "a number or a tensor", v);
+      throw_errorf("{}: {}: expected a number or a tensor, got {}", kernel_who(k), leaf_position(t, i),
+                   error_value_string(v));
+    }
     bool same = is_number(v) ? want.is_number : !want.is_number && tensor_of(v)->shape == want.shape;
     if (!same)
-      throw_errorf("{}: compiled for {} at argument {}, got {}; compile again for new shapes", kernel_who(k),
-                   kind_and_shape(want.is_number, want.shape), i + 1,
+      throw_errorf("{}: compiled for {} at {}, got {}; compile again for new shapes", kernel_who(k),
+                   kind_and_shape(want.is_number, want.shape), leaf_position(t, i),
                    is_number(v) ? kind_and_shape(true, Shape{}) : kind_and_shape(false, tensor_of(v)->shape));
   }
   size_t nout = g.outputs.size();
   Value *vals = static_cast<Value *>(alloca(sizeof(Value) * nout));
   if (!k->fn) {
     graph_eval(g, argv, vals);
-    return outputs_value(k, vals);
+    return assemble_results(t, vals);
   }
   size_t nconst = k->layout->const_nodes.size();
   double **args = static_cast<double **>(alloca(sizeof(double *) * (size_t(np) + nconst + 1)));
@@ -124,7 +138,7 @@ Value apply_kernel(Value self, int argc, Value *argv) {
   k->fn(args, results, k->scratch, kernel_par);
   for (size_t o = 0; o < nout; o++)
     if (g.outputs[o].as_number) vals[o] = make_double(out_numbers[o]);
-  return outputs_value(k, vals);
+  return assemble_results(t, vals);
 }
 
 }  // namespace
@@ -143,6 +157,19 @@ uint8_t kernel_type() {
 void register_kernel_type() { kernel_type(); }
 
 Value make_kernel(const std::string &name, std::unique_ptr<Graph> graph, const ArgSpec *specs, bool grad) {
+  // Flat arguments; a grad kernel returns every output as a list, whatever the
+  // graph's outputs are (tests build graphs by hand), a forward one its first.
+  TreeLayout *layout = flat_layout(graph->num_params, false);
+  if (grad) {
+    Value skeleton = NIL;
+    for (size_t o = 0; o < graph->outputs.size(); o++) skeleton = cons(TRUE_V, skeleton);
+    layout->out_skeleton = skeleton;
+  }
+  return make_kernel(name, std::move(graph), specs, layout);
+}
+
+Value make_kernel(const std::string &name, std::unique_ptr<Graph> graph, const ArgSpec *specs,
+                  TreeLayout *trees) {
   register_kernel_type();
   auto *layout = new KernelLayout(plan_kernel(*graph));
   // The scratch area is allocated once here, not per call (checked before compiling).
@@ -175,7 +202,7 @@ Value make_kernel(const std::string &name, std::unique_ptr<Graph> graph, const A
   k->name = nm;
   k->fn = reinterpret_cast<KernelFn>(code.fn);
   k->layout = layout;
-  k->grad = grad;
+  k->trees = trees;
   int np = graph->num_params;
   k->specs = new ArgSpec[size_t(np > 0 ? np : 1)];
   for (int i = 0; i < np; i++) k->specs[i] = specs[i];

@@ -18,6 +18,7 @@
 #include "../runtime/object.h"
 #include "graph.h"
 #include "kernel_plan.h"
+#include "tree.h"
 
 namespace kiln {
 
@@ -32,9 +33,9 @@ struct Kernel {
   KernelFn fn;       // nullptr: interpreter fallback
   Graph *graph;      // owned, never freed
   KernelLayout *layout;
-  double *scratch;  // 64-byte aligned, layout->scratch_doubles
-  ArgSpec *specs;   // graph->num_params entries
-  bool grad;        // returns (LOSS G1 ...) rather than one value
+  double *scratch;    // 64-byte aligned, layout->scratch_doubles
+  ArgSpec *specs;     // graph->num_params entries: one per argument leaf
+  TreeLayout *trees;  // GC memory: the arguments' and result's structure (tree.h)
 };
 
 // The kernels' type tag (register_kernel_type registers it on first use).
@@ -45,6 +46,10 @@ inline bool is_kernel(Value v) { return has_type(v, kernel_type()); }
 // libgccjit fails, prints one warning naming the cause and returns a kernel
 // that interprets the graph.
 Value make_kernel(const std::string &name, std::unique_ptr<Graph> graph, const ArgSpec *specs, bool grad);
+// (With `grad`, the kernel returns the list of all of graph's outputs.)
+// The same for a graph built by build_graph_into with `layout` (kept by the kernel).
+Value make_kernel(const std::string &name, std::unique_ptr<Graph> graph, const ArgSpec *specs,
+                  TreeLayout *layout);
 
 // Registers the kernel type and its hooks (apply, print, name). Idempotent.
 void register_kernel_type();

@@ -328,20 +328,51 @@ void install_graph_hooks() {
   };
 }
 
-int32_t trace_into(Graph &g, const char *who, Value f, int argc, const ArgSpec *args) {
+bool is_symbolic_value(Value v) { return is_symbolic(v); }
+
+Value trace_into(Graph &g, const char *who, Value f, const TreeLayout &layout, const ArgSpec *specs,
+                 bool with_aux, std::vector<int32_t> &out_nodes) {
   install_graph_hooks();
   if (tracing_active()) unsupported(who);
   TraceScope scope(g);
+  int64_t nleaves = layout.nleaves();
+  auto *leaves = static_cast<Value *>(gc_alloc(sizeof(Value) * size_t(nleaves + 1)));
+  for (int64_t k = 0; k < nleaves; k++) leaves[k] = make_symbolic(g.param(int(k), specs[k]));
+  g.num_params = int(nleaves);
+  int argc = layout.nargs;
   // On the stack (scanned by the collector) for the usual few arguments.
   Value small[16];
   Value *argv = argc <= 16 ? small : static_cast<Value *>(gc_alloc(sizeof(Value) * size_t(argc)));
-  for (int i = 0; i < argc; i++) argv[i] = make_symbolic(g.param(i, args[i]));
-  g.num_params = argc;
+  if (layout.flat) {
+    for (int i = 0; i < argc; i++) argv[i] = leaves[i];
+  } else {
+    int64_t k = 0;
+    for (int i = 0; i < argc; i++) argv[i] = tree_rebuild(layout.arg_skeletons[i], leaves, k);
+  }
   Value r = apply_proc(f, argc, argv);
-  if (!is_symbolic(r) && !is_number(r) && !is_tensor(r))
-    throw_errorf("{}: the traced function must return a number or a tensor, got {}", who,
-                 error_value_string(r));
-  return node_of(who, 0, r);
+  out_nodes.clear();
+  if (with_aux) {
+    if (!is_pair(r))
+      throw_errorf("{}: the traced function must return (LOSS . AUX), got {}", who, error_value_string(r));
+    Value loss = car(r);
+    if (!is_symbolic(loss) && !is_number(loss) && !is_tensor(loss))
+      throw_errorf("{}: the loss must be a number or a tensor, got {}", who, error_value_string(loss));
+    out_nodes.push_back(node_of(who, 0, loss));
+    r = cdr(r);
+  } else if (!is_tree_branch(r)) {
+    if (!is_symbolic(r) && !is_number(r) && !is_tensor(r))
+      throw_errorf("{}: the traced function must return a number, a tensor or a tree of them, got {}", who,
+                   error_value_string(r));
+    out_nodes.push_back(node_of(who, 0, r));
+    return TRUE_V;
+  }
+  int64_t count =
+      tree_check(who, with_aux ? "the traced function's AUX" : "the traced function's result", r, true);
+  auto *outs = static_cast<Value *>(gc_alloc(sizeof(Value) * size_t(count + 1)));
+  int64_t k = 0;
+  tree_flatten(r, outs, k);
+  for (int64_t j = 0; j < count; j++) out_nodes.push_back(node_of(who, 0, outs[j]));
+  return tree_skeleton(r);
 }
 
 }  // namespace kiln

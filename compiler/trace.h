@@ -5,7 +5,10 @@
 // each carries its trace's id, and using it after that trace ended raises an
 // error instead of touching a freed Graph.
 #pragma once
+#include <vector>
+
 #include "graph.h"
+#include "tree.h"
 
 namespace kiln {
 
@@ -13,10 +16,18 @@ namespace kiln {
 // symbolic value type and its hooks, the tensor builtins' symbolic entry). Idempotent.
 void install_graph_hooks();
 
-// Records F called on one symbolic value per spec into `g` and returns the
-// node of F's result (a number or tensor result becomes a Const node). Raises
-// `WHO: the traced function must return a number or a tensor, got V`.
-int32_t trace_into(Graph &g, const char *who, Value f, int argc, const ArgSpec *args);
+// Records F called on symbolic argument trees shaped like `layout` (leaf k of
+// the flattened arguments is param k, with specs[k]) into `g`. Stores the nodes
+// of F's result's leaves in `out_nodes` (a number or tensor leaf becomes a Const
+// node) and returns the result's skeleton (tree.h). With `with_aux`, F returns
+// (LOSS . AUX): out_nodes is LOSS's node, then AUX's leaves, and the skeleton is
+// AUX's. Raises `WHO: the traced function must return a number, a tensor or a
+// tree of them, got V`.
+Value trace_into(Graph &g, const char *who, Value f, const TreeLayout &layout, const ArgSpec *specs,
+                 bool with_aux, std::vector<int32_t> &out_nodes);
+
+// Is `v` a symbolic value (of any trace)?
+bool is_symbolic_value(Value v);
 
 // True while a trace is running.
 bool tracing_active();

@@ -12,6 +12,7 @@
 #include "../compiler/graph_dot.h"
 #include "../compiler/graph_eval.h"
 #include "../compiler/trace.h"
+#include "../compiler/tree.h"
 #include "../runtime/eval_internal.h"
 #include "../runtime/tensor.h"
 #include "builtins.h"
@@ -25,16 +26,68 @@ int procedure_arity(Value f) {
   return 0;
 }
 
-// argv = F ARG...; `allow_shapeless`: no ARGs means one scalar param per
-// required parameter of F (graph-ir, graph-node-count, graph-dot).
-void specs_of(const char *who, int argc, Value *argv, bool allow_shapeless, std::vector<ArgSpec> &specs) {
-  arg_proc(who, 1, argv[0]);
-  specs.clear();
-  if (argc == 1 && allow_shapeless) {
-    specs.resize(size_t(procedure_arity(argv[0])));
-    return;
+// The graph of the current call and how its arguments and results are laid
+// out. The graph is one per thread, reused so a training loop's graph-grad does
+// not allocate a graph per step; valid until the next build (nothing here calls
+// Lisp code between building and using it). `leaves` and `layout` are GC memory
+// and reachable from the caller's stack.
+struct Built {
+  Graph *graph;
+  TreeLayout *layout;
+  Value *leaves;  // layout->nleaves() argument leaves, the graph's params in order
+};
+
+// What a build is asked for beyond F and its arguments.
+struct BuildOptions {
+  bool grad = false;
+  bool with_aux = false;
+  bool allow_shapeless = false;  // no ARGs: one scalar param per required parameter of F
+  Value argnums = FALSE_V;       // grad: #f (every argument), an index or a list of them
+  int pos_offset = 1;            // builtin argument position of F's first argument, minus 1
+};
+
+void select_argnums(const char *who, TreeLayout &layout, Value argnums) {
+  if (argnums == FALSE_V) return;
+  Value list = is_pair(argnums) || argnums == NIL ? argnums : cons(argnums, NIL);
+  int64_t n = arg_list_length(who, 2, list);
+  if (n == 0) throw_errorf("{}: ARGNUMS must name at least one argument", who);
+  layout.nwrt = 0;
+  for (Value c = list; is_pair(c); c = cdr(c)) {
+    Value x = car(c);
+    if (!is_fixnum(x) || fixnum_of(x) < 0 || fixnum_of(x) >= layout.nargs)
+      throw_errorf("{}: ARGNUMS names argument {}, but the call has {} argument{}", who,
+                   error_value_string(x), layout.nargs, layout.nargs == 1 ? "" : "s");
+    int32_t idx = int32_t(fixnum_of(x));
+    for (int32_t j = 0; j < layout.nwrt; j++)
+      if (layout.wrt[j] == idx) throw_errorf("{}: ARGNUMS names argument {} twice", who, idx);
+    layout.wrt[layout.nwrt++] = idx;
   }
-  for (int i = 1; i < argc; i++) specs.push_back(arg_spec_of(who, i + 1, argv[i]));
+}
+
+Built build(const char *who, Value f, int argc, Value *args, const BuildOptions &opt) {
+  static thread_local Graph graph;
+  if (tracing_active()) throw_errorf("graph: '{}' is not supported inside a traced function", who);
+  arg_proc(who, 1, f);
+  TreeLayout *layout;
+  Value *leaves;
+  if (argc == 0 && opt.allow_shapeless) {
+    layout = flat_layout(procedure_arity(f), opt.grad);
+    leaves = nullptr;
+  } else {
+    layout = layout_arguments(who, argc, args, opt.pos_offset, false);
+    layout->grad = opt.grad;
+    leaves = static_cast<Value *>(gc_alloc(sizeof(Value) * size_t(layout->nleaves() + 1)));
+    flatten_arguments(*layout, args, leaves);
+  }
+  layout->with_aux = opt.with_aux;
+  if (opt.grad) select_argnums(who, *layout, opt.argnums);
+  static thread_local std::vector<ArgSpec> specs;
+  specs.clear();
+  if (leaves)
+    for (int64_t k = 0; k < layout->nleaves(); k++) specs.push_back(arg_spec_of(who, 0, leaves[k]));
+  else specs.resize(size_t(layout->nleaves()));
+  build_graph_into(graph, who, f, *layout, specs.data());
+  return Built{&graph, layout, leaves};
 }
 
 // Leading 'grad selects the forward+backward graph (graph-ir, graph-dot).
@@ -47,17 +100,18 @@ bool strip_grad(int &argc, Value *&argv) {
   return false;
 }
 
-// The graph of the current call: one per thread, reused so a training loop's
-// graph-grad does not allocate a graph per step. Valid until the next build;
-// nothing here calls Lisp code between building and using it.
-Graph &build(const char *who, bool grad, int argc, Value *argv, bool allow_shapeless) {
-  static thread_local Graph graph;
-  if (tracing_active()) throw_errorf("graph: '{}' is not supported inside a traced function", who);
-  static thread_local std::vector<ArgSpec> specs;
-  specs_of(who, argc, argv, allow_shapeless, specs);
-  if (grad) build_grad_graph_into(graph, who, argv[0], int(specs.size()), specs.data());
-  else build_forward_graph_into(graph, who, argv[0], int(specs.size()), specs.data());
-  return graph;
+Built build_for(const char *who, bool grad, int argc, Value *argv, bool allow_shapeless) {
+  BuildOptions opt;
+  opt.grad = grad;
+  opt.allow_shapeless = allow_shapeless;
+  return build(who, argv[0], argc - 1, argv + 1, opt);
+}
+
+Value run(const Built &b) {
+  const Graph &g = *b.graph;
+  auto *results = static_cast<Value *>(gc_alloc(g.outputs.size() * sizeof(Value) + sizeof(Value)));
+  graph_eval(g, b.leaves, results);
+  return assemble_results(*b.layout, results);
 }
 
 Value shape_attr(const char *tag, const Shape &s) {
@@ -122,7 +176,8 @@ Value node_entry(const Graph &g, int32_t i) {
 
 Value b_graph_ir(int argc, Value *argv) {
   bool grad = strip_grad(argc, argv);
-  Graph *g = &build("graph-ir", grad, argc, argv, true);
+  Built b = build_for("graph-ir", grad, argc, argv, true);
+  Graph *g = b.graph;
   Value table = NIL;
   for (int32_t i = g->size() - 1; i >= 0; i--) table = cons(node_entry(*g, i), table);
   Value out;
@@ -130,35 +185,78 @@ Value b_graph_ir(int argc, Value *argv) {
     out = NIL;
     for (size_t k = g->outputs.size(); k-- > 0;) out = cons(make_int(g->outputs[k].node), out);
   } else {
-    out = make_int(g->outputs[0].node);
+    // The result's tree, with node indices as leaves.
+    size_t n = g->outputs.size();
+    auto *idx = static_cast<Value *>(gc_alloc(n * sizeof(Value) + sizeof(Value)));
+    for (size_t k = 0; k < n; k++) idx[k] = make_int(g->outputs[k].node);
+    out = assemble_results(*b.layout, idx);
   }
   return list2(table, out);
 }
 
 Value b_graph_node_count(int argc, Value *argv) {
-  return make_int(build("graph-node-count", false, argc, argv, true).size());
+  return make_int(build_for("graph-node-count", false, argc, argv, true).graph->size());
 }
 
 Value b_graph_dot(int argc, Value *argv) {
   bool grad = strip_grad(argc, argv);
-  Graph *g = &build("graph-dot", grad, argc, argv, true);
+  Graph *g = build_for("graph-dot", grad, argc, argv, true).graph;
   return make_string(graph_to_dot(*g));
 }
 
-Value b_graph_eval(int argc, Value *argv) {
-  Graph *g = &build("graph-eval", false, argc, argv, false);
-  Value result;
-  graph_eval(*g, argv + 1, &result);
-  return result;
+Value b_graph_eval(int argc, Value *argv) { return run(build_for("graph-eval", false, argc, argv, false)); }
+
+Value b_graph_grad(int argc, Value *argv) { return run(build_for("graph-grad", true, argc, argv, false)); }
+
+// The procedure (grad F [ARGNUMS]) and (grad-with-aux F [ARGNUMS]) return: a
+// registered object type whose apply hook differentiates F at its arguments.
+struct GradProc {
+  ObjHeader h;
+  Value f;
+  Value argnums;  // #f: every argument
+  bool with_aux;
+};
+
+uint8_t grad_proc_type() {
+  static const uint8_t type = [] {
+    uint8_t t = register_object_type("grad procedure");
+    TypeHooks &h = g_type_hooks[t];
+    h.print = [](std::string &out, Value v, bool) {
+      out += as<GradProc>(v)->with_aux ? "#<procedure grad-with-aux>" : "#<procedure grad>";
+    };
+    h.apply = [](Value self, int argc, Value *argv) {
+      GradProc *p = as<GradProc>(self);
+      BuildOptions opt;
+      opt.grad = true;
+      opt.with_aux = p->with_aux;
+      opt.argnums = p->argnums;
+      opt.pos_offset = 0;
+      return run(build(p->with_aux ? "grad-with-aux" : "grad", p->f, argc, argv, opt));
+    };
+    return t;
+  }();
+  return type;
 }
 
-Value b_graph_grad(int argc, Value *argv) {
-  Graph *g = &build("graph-grad", true, argc, argv, false);
-  size_t n = g->outputs.size();
-  auto *results = static_cast<Value *>(gc_alloc(n * sizeof(Value)));
-  graph_eval(*g, argv + 1, results);
-  return list_from(results, int64_t(n));
+Value make_grad_proc(const char *who, int argc, Value *argv, bool with_aux) {
+  arg_proc(who, 1, argv[0]);
+  Value nums = FALSE_V;
+  if (argc == 2) {
+    nums = argv[1];
+    Value list = is_pair(nums) || nums == NIL ? nums : cons(nums, NIL);
+    bool ok = list_length(list) > 0;
+    for (Value c = list; ok && is_pair(c); c = cdr(c)) ok = is_fixnum(car(c)) && fixnum_of(car(c)) >= 0;
+    if (!ok) type_error(who, 2, "an argument index or a non-empty list of them", nums);
+  }
+  GradProc *p = alloc_obj<GradProc>(grad_proc_type());
+  p->f = argv[0];
+  p->argnums = nums;
+  p->with_aux = with_aux;
+  return from_ptr(p);
 }
+
+Value b_grad(int argc, Value *argv) { return make_grad_proc("grad", argc, argv, false); }
+Value b_grad_with_aux(int argc, Value *argv) { return make_grad_proc("grad-with-aux", argc, argv, true); }
 
 BuiltinRegistrar reg([] {
   defbuiltin(
@@ -174,6 +272,14 @@ BuiltinRegistrar reg([] {
   defbuiltin(
       "graph-grad", 1, -1, b_graph_grad,
       "(graph-grad F ARG...): (LOSS G1 G2 ...): F's scalar value and its gradient for every argument.");
+  defbuiltin(
+      "grad", 1, 2, b_grad,
+      "(grad F [ARGNUMS]): a procedure; ((grad F) ARG...) is (graph-grad F ARG...), and with ARGNUMS (an "
+      "index or a list of them, from 0) (LOSS Gi ...) for those arguments only.");
+  defbuiltin(
+      "grad-with-aux", 1, 2, b_grad_with_aux,
+      "(grad-with-aux F [ARGNUMS]): like grad for an F returning (LOSS . AUX); its procedure returns (LOSS "
+      "AUX Gi ...).");
 });
 
 }  // namespace

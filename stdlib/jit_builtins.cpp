@@ -31,12 +31,16 @@ std::string procedure_name(Value f) {
 
 Value compile_common(const char *who, int argc, Value *argv, bool grad) {
   Value f = arg_proc(who, 1, argv[0]);
+  TreeLayout *layout = layout_arguments(who, argc - 1, argv + 1, 1, false);
+  layout->grad = grad;
+  int64_t n = layout->nleaves();
+  auto *leaves = static_cast<Value *>(gc_alloc(sizeof(Value) * size_t(n + 1)));
+  flatten_arguments(*layout, argv + 1, leaves);
   std::vector<ArgSpec> specs;
-  for (int i = 1; i < argc; i++) specs.push_back(arg_spec_of(who, i + 1, argv[i]));
-  int n = int(specs.size());
-  std::unique_ptr<Graph> g =
-      grad ? build_grad_graph(who, f, n, specs.data()) : build_forward_graph(who, f, n, specs.data());
-  return make_kernel(procedure_name(f), std::move(g), specs.data(), grad);
+  for (int64_t k = 0; k < n; k++) specs.push_back(arg_spec_of(who, 0, leaves[k]));
+  auto g = std::make_unique<Graph>();
+  build_graph_into(*g, who, f, *layout, specs.data());
+  return make_kernel(procedure_name(f), std::move(g), specs.data(), layout);
 }
 
 Value b_graph_compile(int argc, Value *argv) { return compile_common("graph-compile", argc, argv, false); }

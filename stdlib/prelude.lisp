@@ -88,3 +88,4 @@
     (cond ((null? cs) '(void))
           ((%feature-match? (car (car cs))) `(begin ,@(cdr (car cs))))
           (else (loop (cdr cs))))))
+

@@ -107,8 +107,9 @@ TEST_CASE("graph: errors name the op and the shapes", "[graph]") {
         "\"graph: 'if' is not supported inside a traced function\"");
   CHECK(error_of("(graph-eval (lambda (x) (graph-eval (lambda (y) y) x)) 1.5)") ==
         "\"graph: 'graph-eval' is not supported inside a traced function\"");
-  CHECK(error_of("(graph-eval (lambda (x) \"no\") 1.5)") ==
-        "\"graph-eval: the traced function must return a number or a tensor, got \\\"no\\\"\"");
+  CHECK(
+      error_of("(graph-eval (lambda (x) \"no\") 1.5)") ==
+      "\"graph-eval: the traced function must return a number, a tensor or a tree of them, got \\\"no\\\"\"");
   CHECK(error_of("(graph-eval (lambda (x) x) \"s\")") ==
         "\"graph-eval: argument 2 must be a number or a tensor, got \\\"s\\\"\"");
 }
