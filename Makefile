@@ -87,7 +87,7 @@ asan: deps asan-build
 	  case " $(ASAN_GOLDEN_SKIP) " in *" $$t "*) echo "asan: skipping golden $$t"; continue ;; esac; \
 	  files="$$files tests/golden/$$t.lisp"; \
 	done; \
-	$(ASAN_ENV) $(ASAN_DIR)/kiln test --jobs $(JOBS) --timeout $(ASAN_TEST_TIMEOUT) $$files
+	$(ASAN_ENV) $(ASAN_DIR)/kiln test --jobs $(JOBS) --timeout $(ASAN_TEST_TIMEOUT) --junit $(ASAN_DIR)/golden-junit.xml $$files
 
 gc-stress: deps build
 	@files=""; skipped=0; \
@@ -97,7 +97,7 @@ gc-stress: deps build
 	  files="$$files tests/golden/$$t.lisp"; \
 	done; \
 	echo "gc-stress: KILN_GC_STRESS=$(GC_STRESS_EVERY), $$skipped tests skipped (GC_STRESS_SKIP)"; \
-	KILN_GC_STRESS=$(GC_STRESS_EVERY) $(BUILD_DIR)/kiln test --jobs $(JOBS) --timeout $(GC_STRESS_TIMEOUT) $$files
+	KILN_GC_STRESS=$(GC_STRESS_EVERY) $(BUILD_DIR)/kiln test --jobs $(JOBS) --timeout $(GC_STRESS_TIMEOUT) --junit $(BUILD_DIR)/gc-stress-junit.xml $$files
 
 install: build
 	cmake --install $(BUILD_DIR)
