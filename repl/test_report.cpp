@@ -158,8 +158,8 @@ std::string junit_xml(const std::vector<TestResult> &results, double total_secon
          std::to_string(t.failed) + "\" errors=\"0\" skipped=\"" + std::to_string(t.skipped) + "\" time=\"" +
          format_seconds(total_seconds) + "\">\n";
   for (const TestResult &r : results) {
-    out += "  <testcase name=\"" + xml_escape(r.name) + "\" classname=\"" + xml_escape(junit_classname(r.name)) +
-           "\" time=\"" + format_seconds(r.seconds) + "\"";
+    out += "  <testcase name=\"" + xml_escape(r.name) + "\" classname=\"" +
+           xml_escape(junit_classname(r.name)) + "\" time=\"" + format_seconds(r.seconds) + "\"";
     if (r.verdict == Verdict::fail) {
       out += ">\n    <failure message=\"" + xml_escape(r.reason) + "\">" + xml_escape(r.detail) +
              "</failure>\n  </testcase>\n";

@@ -349,6 +349,13 @@ void child_fail(const char *what) {
   _exit(127);
 }
 
+// Set by SIGINT, SIGTERM or SIGHUP to the runner. The children run in their
+// own process groups, so a Ctrl-C reaches only the runner, which must then stop
+// them itself rather than leave a spinning test behind.
+volatile sig_atomic_t g_stop_signal = 0;
+
+void on_stop_signal(int sig) { g_stop_signal = sig; }
+
 enum class Phase { running, interrupted, killed };
 
 struct Running {
@@ -404,9 +411,10 @@ bool start_test(const std::string &exe, const TestCase &t, double timeout_sec, R
   return true;
 }
 
+// Once only: a second SIGINT makes Kiln give up on the clean stop and die
+// with its output unflushed. The child alone when its group is not made yet.
 void signal_test(const Running &r, int sig) {
-  kill(-r.pid, sig);
-  kill(r.pid, sig);
+  if (kill(-r.pid, sig) != 0) kill(r.pid, sig);
 }
 
 void kill_test(Running &r) {
@@ -525,10 +533,9 @@ class Runner {
 
   // Runs the tests, reporting each through `report` in list order as soon as
   // every earlier one is done; returns the reported results.
-  template <class Report>
-  std::vector<TestResult> run(Report report) {
+  template <class Report> std::vector<TestResult> run(Report report) {
     std::vector<TestResult> done;
-    while (next_to_report_ < limit_) {
+    while (next_to_report_ < limit_ && !g_stop_signal) {
       start_more();
       if (!running_.empty()) wait_and_collect();
       while (next_to_report_ < limit_ && results_[next_to_report_]) {
@@ -538,7 +545,7 @@ class Runner {
         next_to_report_++;
       }
     }
-    for (Running &r : running_) {  // beyond a --fail-fast stop
+    for (Running &r : running_) {  // beyond a --fail-fast stop, or interrupted
       kill_test(r);
       if (r.fd >= 0) close(r.fd);
       waitpid(r.pid, &r.status, 0);
@@ -671,7 +678,9 @@ int run_test_command(int argc, char **argv) {
 
   if (tests.empty()) {
     if (!opt.list) print(opt.tap ? "TAP version 13\n1..0\n# 0 passed, 0 failed\n" : "0 passed, 0 failed\n");
-    if (discovered == 0) std::fprintf(stderr, "kiln test: no tests found (a test is NAME.lisp or NAME.scm with NAME.out beside it)\n");
+    if (discovered == 0)
+      std::fprintf(stderr,
+                   "kiln test: no tests found (a test is NAME.lisp or NAME.scm with NAME.out beside it)\n");
     else
       std::fprintf(stderr, "kiln test: no tests found: none of the %zu tests has a name containing '%s'\n",
                    discovered, opt.filter->c_str());
@@ -683,6 +692,12 @@ int run_test_command(int argc, char **argv) {
   }
 
   signal(SIGPIPE, SIG_IGN);
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) {
+    struct sigaction sa = {};
+    sa.sa_handler = on_stop_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(sig, &sa, nullptr);  // no SA_RESTART: poll returns at once
+  }
   if (opt.tap) print("TAP version 13\n1.." + std::to_string(tests.size()) + "\n");
   auto started = Clock::now();
   Tally tally;
@@ -692,6 +707,12 @@ int run_test_command(int argc, char **argv) {
     print(opt.tap ? tap_report(r, i + 1) : console_report(r));
   });
   double total = std::chrono::duration<double>(Clock::now() - started).count();
+  if (g_stop_signal) {
+    std::fflush(stdout);
+    std::fprintf(stderr, "kiln test: interrupted by signal %d; the running tests were killed\n",
+                 int(g_stop_signal));
+    return 128 + g_stop_signal;
+  }
 
   std::string tail;
   if (runner.stopped_early()) {
@@ -709,8 +730,7 @@ int run_test_command(int argc, char **argv) {
   print(tail);
 
   int code = tally.failed == 0 && tally.ran() > 0 ? 0 : 1;
-  if (tally.ran() == 0)
-    std::fprintf(stderr, "kiln test: no test ran: all %d skipped\n", tally.skipped);
+  if (tally.ran() == 0) std::fprintf(stderr, "kiln test: no test ran: all %d skipped\n", tally.skipped);
   if (!opt.junit.empty() && !write_file_atomically(opt.junit, junit_xml(results, total))) {
     std::fprintf(stderr, "kiln test: cannot write --junit file %s\n", opt.junit.c_str());
     code = 2;

@@ -231,6 +231,31 @@ out_has 'timed out after 1 s'
 out_has ' started'
 out_has '-done'
 
+# SIGTERM (or Ctrl-C) to the runner kills the running tests too: they are in
+# process groups of their own, which the terminal's signal does not reach.
+put stop/orphan_check_spin.lisp '(let loop () (loop))\n'
+put stop/orphan_check_spin.out ''
+cases=$((cases + 1))
+label="SIGTERM to the runner"
+(cd "$tmp/stop" && exec "$KILN" test .) >"$tmp/stdout" 2>"$tmp/stderr" &
+runner=$!
+sleep 1
+kill -TERM "$runner"
+wait "$runner"
+status=$?
+out=$(cat "$tmp/stdout") err=$(cat "$tmp/stderr")
+[ "$status" = 143 ] || fail "exit status $status, expected 143"
+err_has 'interrupted by signal 15'
+sleep 0.2
+if command -v pgrep >/dev/null 2>&1; then
+  for pid in $(pgrep -f orphan_check_spin.lisp); do
+    # only the one this script started: it runs in this script's directory
+    [ "$(readlink "/proc/$pid/cwd")" = "$tmp/stop" ] || continue
+    fail "the test process outlived the runner"
+    kill -KILL "$pid"
+  done
+fi
+
 # --tap
 run "--tap" 1 t --tap .
 [ "$(head -n 2 <<<"$out")" = "$(printf 'TAP version 13\n1..5')" ] || fail "TAP header and plan"
