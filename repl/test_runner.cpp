@@ -211,7 +211,8 @@ std::vector<TestCase> discover(const std::string &arg) {
     return tests;
   }
   if (fs::is_regular_file(root, ec) || fs::exists(root, ec)) {
-    if (!is_test_script(root) || !fs::is_regular_file(root, ec)) path_error("not a .lisp or .scm file: " + arg);
+    if (!is_test_script(root) || !fs::is_regular_file(root, ec))
+      path_error("not a .lisp or .scm file: " + arg);
     return {file_test(arg, root)};
   }
   fs::path lisp = fs::path(root).concat(".lisp"), scm = fs::path(root).concat(".scm");
