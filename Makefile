@@ -82,22 +82,22 @@ asan: deps asan-build
 	$(ASAN_ENV) KILN_FUZZ_CASES=$(ASAN_FUZZ_CASES) KILN_DIFF_FUZZ_COUNT=$(ASAN_DIFF_FUZZ_COUNT) KILN_TEST_TIMEOUT=$(ASAN_TEST_TIMEOUT) \
 	  ctest --test-dir $(ASAN_DIR) --output-on-failure -j$(JOBS) --timeout 1200 -E '^(golden|format)$$'
 	@files=""; \
-	for t in $$(cd tests/golden && find . -name '*.lisp' | sed 's|^\./||; s|\.lisp$$||' | LC_ALL=C sort); do \
+	for t in $$(cd tests/golden && find . -name '*.lisp' -o -name '*.scm' | sed -E 's|^\./||; s/\.(lisp|scm)$$//' | LC_ALL=C sort -u); do \
 	  [ -f tests/golden/$$t.out ] || continue; \
 	  case " $(ASAN_GOLDEN_SKIP) " in *" $$t "*) echo "asan: skipping golden $$t"; continue ;; esac; \
-	  files="$$files tests/golden/$$t.lisp"; \
+	  files="$$files tests/golden/$$t"; \
 	done; \
-	$(ASAN_ENV) $(ASAN_DIR)/kiln test --jobs $(JOBS) --timeout $(ASAN_TEST_TIMEOUT) $$files
+	$(ASAN_ENV) $(ASAN_DIR)/kiln test --jobs $(JOBS) --timeout $(ASAN_TEST_TIMEOUT) --junit $(ASAN_DIR)/golden-junit.xml $$files
 
 gc-stress: deps build
 	@files=""; skipped=0; \
-	for t in $$(cd tests/golden && find . -name '*.lisp' | sed 's|^\./||; s|\.lisp$$||' | LC_ALL=C sort); do \
+	for t in $$(cd tests/golden && find . -name '*.lisp' -o -name '*.scm' | sed -E 's|^\./||; s/\.(lisp|scm)$$//' | LC_ALL=C sort -u); do \
 	  [ -f tests/golden/$$t.out ] || continue; \
 	  case " $(GC_STRESS_SKIP) " in *" $$t "*) skipped=$$((skipped + 1)); continue ;; esac; \
-	  files="$$files tests/golden/$$t.lisp"; \
+	  files="$$files tests/golden/$$t"; \
 	done; \
 	echo "gc-stress: KILN_GC_STRESS=$(GC_STRESS_EVERY), $$skipped tests skipped (GC_STRESS_SKIP)"; \
-	KILN_GC_STRESS=$(GC_STRESS_EVERY) $(BUILD_DIR)/kiln test --jobs $(JOBS) --timeout $(GC_STRESS_TIMEOUT) $$files
+	KILN_GC_STRESS=$(GC_STRESS_EVERY) $(BUILD_DIR)/kiln test --jobs $(JOBS) --timeout $(GC_STRESS_TIMEOUT) --junit $(BUILD_DIR)/gc-stress-junit.xml $$files
 
 install: build
 	cmake --install $(BUILD_DIR)

@@ -22,7 +22,7 @@ namespace kiln {
 
 static const char *kUsage =
     "usage: kiln [OPTIONS] [FILE [ARG...]]\n"
-    "       kiln test [--update] [--jobs N] [--timeout SEC] PATH...\n"
+    "       kiln test [OPTIONS] PATH...\n"
     "\n"
     "  FILE [ARG...]   run FILE; (command-line) returns (\"FILE\" \"ARG\" ...)\n"
     "  -               read the program from standard input\n"
@@ -34,6 +34,10 @@ static const char *kUsage =
     "  --jit-check     compile and run a tiny native kernel and report what works\n"
     "  --version       print the version and exit\n"
     "  -h, --help      print this help and exit\n"
+    "\n"
+    "kiln test runs golden tests (NAME.lisp or NAME.scm with NAME.out); its options:\n"
+    "  -k TEXT, --list, -j/--jobs N, --timeout SEC, --fail-fast, -u/--update,\n"
+    "  --junit FILE, --tap, -h/--help (kiln test --help says what each does)\n"
     "\n"
     "With no FILE: the REPL on a terminal, otherwise the program on stdin.\n"
     "Environment: KILN_GC_STRESS=N (collect every N allocations), KILN_THREADS,\n"

@@ -5,8 +5,9 @@
 // state, heap or a crash into another, and the runner holds no Lisp values (it
 // may run before or without the collector being set up).
 //
-// Usage: kiln test [--update] [--jobs N] [--timeout SEC] PATH...
-// Exit status: 0 when no test failed, 1 when one did, 2 for a usage error.
+// Usage: kiln test [OPTIONS] PATH...   (`kiln test --help` lists the options)
+// Exit status: 0 when tests ran and none failed; 1 when one failed or none ran;
+// 2 for a usage error.
 #pragma once
 
 namespace kiln {
