@@ -98,6 +98,11 @@ void Graph::clear() {
   const_roots_len_ = 0;
 }
 
+void Graph::truncate(int32_t n) {
+  nodes.resize(size_t(n));
+  table_valid_ = false;
+}
+
 Graph::~Graph() {
   if (const_roots_) GC_FREE(const_roots_);
 }

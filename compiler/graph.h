@@ -169,6 +169,9 @@ class Graph {
   void rehash();
   // Empties the graph but keeps its memory (scratch graphs reused per trace).
   void clear();
+  // Drops nodes [n, size()) (a pass that re-records them; outputs must not
+  // refer to them). Constant tensors stay rooted.
+  void truncate(int32_t n);
 
   const GraphNode &operator[](int32_t i) const { return nodes[size_t(i)]; }
   int32_t size() const { return int32_t(nodes.size()); }

@@ -15,6 +15,7 @@
 #include "../runtime/printer.h"
 #include "../runtime/tensor.h"
 #include "../runtime/tensor_shapes.h"
+#include "autodiff.h"
 
 namespace kiln {
 
@@ -329,6 +330,102 @@ void install_graph_hooks() {
 }
 
 bool is_symbolic_value(Value v) { return is_symbolic(v); }
+
+namespace {
+
+// Stand-ins for a nested gradient's arguments: Param nodes whose indices no real
+// param has, unique per stand-in so no two are hash-consed together.
+int32_t g_next_stand_in = 1 << 30;
+
+bool is_stand_in(const GraphNode &n) { return n.op == Op::Param && n.param_index >= (1 << 30); }
+
+}  // namespace
+
+Value trace_nested_grad(const char *who, Value f, TreeLayout &layout, const Value *args) {
+  Graph &g = active_graph(who);
+  int64_t nleaves = layout.nleaves();
+  auto *leaves = static_cast<Value *>(gc_alloc(sizeof(Value) * size_t(nleaves + 1)));
+  flatten_arguments(layout, args, leaves);
+  std::vector<int32_t> actual(static_cast<size_t>(nleaves)), stand_in(static_cast<size_t>(nleaves));
+  for (int64_t k = 0; k < nleaves; k++) actual[size_t(k)] = node_of(who, 0, leaves[k]);
+  const int32_t mark = g.size();
+  for (int64_t k = 0; k < nleaves; k++) {
+    GraphNode n;
+    n.op = Op::Param;
+    n.param_index = g_next_stand_in++;
+    if (g_next_stand_in == INT32_MAX) g_next_stand_in = 1 << 30;
+    n.shape = g[actual[size_t(k)]].shape;
+    n.is_number = g[actual[size_t(k)]].is_number;
+    stand_in[size_t(k)] = g.record(n);
+    leaves[k] = make_symbolic(stand_in[size_t(k)]);
+  }
+  int argc = layout.nargs;
+  auto *argv = static_cast<Value *>(gc_alloc(sizeof(Value) * size_t(argc + 1)));
+  int64_t at = 0;
+  for (int i = 0; i < argc; i++) argv[i] = tree_rebuild(layout.arg_skeletons[i], leaves, at);
+  Value r = apply_proc(f, argc, argv);
+
+  std::vector<int32_t> outs;
+  Value aux = NOVALUE;
+  if (layout.with_aux) {
+    if (!is_pair(r))
+      throw_errorf("{}: the traced function must return (LOSS . AUX), got {}", who, error_value_string(r));
+    aux = cdr(r);
+    r = car(r);
+  }
+  if (!is_symbolic(r) && !is_number(r) && !is_tensor(r)) {
+    if (is_tree_branch(r)) throw_errorf("{}: the loss must be a scalar, got a tree", who);
+    throw_errorf("{}: the loss must be a number or a tensor, got {}", who, error_value_string(r));
+  }
+  int32_t loss = node_of(who, 0, r);
+  if (g[loss].shape.rank != 0)
+    throw_errorf("{}: the loss must be a scalar, got a {} tensor", who, shape_string(g[loss].shape));
+  outs.push_back(g.reshape(loss, Shape{}, true));
+  if (layout.with_aux) {
+    int64_t count = tree_check(who, "the traced function's AUX", aux, true);
+    auto *aux_leaves = static_cast<Value *>(gc_alloc(sizeof(Value) * size_t(count + 1)));
+    int64_t k = 0;
+    tree_flatten(aux, aux_leaves, k);
+    for (int64_t j = 0; j < count; j++) outs.push_back(node_of(who, 0, aux_leaves[j]));
+    layout.out_skeleton = tree_skeleton(aux);
+  }
+  std::vector<int32_t> wrt;
+  std::vector<bool> wrt_number;
+  for (int32_t j = 0; j < layout.nwrt; j++) {
+    int a = layout.wrt[j];
+    for (int64_t k = layout.first_leaf[a]; k < layout.first_leaf[a + 1]; k++) {
+      wrt.push_back(stand_in[size_t(k)]);
+      wrt_number.push_back(g[stand_in[size_t(k)]].is_number);
+    }
+  }
+  std::vector<int32_t> grads = append_gradients(g, loss, wrt);
+  for (size_t j = 0; j < grads.size(); j++) {
+    Shape s = g[grads[j]].shape;
+    outs.push_back(g.reshape(grads[j], s, wrt_number[j]));
+  }
+
+  // Replace the stand-ins by the actual nodes: re-record everything recorded
+  // since `mark`, so F's nodes are hash-consed with the enclosing trace's.
+  std::vector<GraphNode> region(g.nodes.begin() + mark, g.nodes.end());
+  g.truncate(mark);
+  std::vector<int32_t> moved(region.size());
+  for (size_t i = 0; i < region.size(); i++) {
+    GraphNode n = region[i];
+    if (is_stand_in(n)) {  // the region starts with them, stand_in[k] == mark + k
+      moved[i] = actual[i];
+      continue;
+    }
+    for (int q = 0; q < op_arity(n.op); q++)
+      if (n.in[q] >= mark) n.in[q] = moved[size_t(n.in[q] - mark)];
+    moved[i] = g.record(n);
+  }
+  auto *vals = static_cast<Value *>(gc_alloc(sizeof(Value) * (outs.size() + 1)));
+  for (size_t j = 0; j < outs.size(); j++) {
+    int32_t o = outs[j] >= mark ? moved[size_t(outs[j] - mark)] : outs[j];
+    vals[j] = make_symbolic(o);
+  }
+  return assemble_results(layout, vals);
+}
 
 Value trace_into(Graph &g, const char *who, Value f, const TreeLayout &layout, const ArgSpec *specs,
                  bool with_aux, std::vector<int32_t> &out_nodes) {

@@ -26,6 +26,16 @@ void install_graph_hooks();
 Value trace_into(Graph &g, const char *who, Value f, const TreeLayout &layout, const ArgSpec *specs,
                  bool with_aux, std::vector<int32_t> &out_nodes);
 
+// graph-grad (or a grad procedure) called inside a traced function: records F's
+// forward and backward nodes into the active trace at the point `args` (trees
+// whose leaves are symbolic values, numbers or tensors, laid out by `layout`,
+// which says which arguments get gradients and whether F returns (LOSS . AUX)).
+// Returns (LOSS [AUX] G...) of symbolic values. F's arguments are fresh inputs
+// while it is differentiated, so what F captures from the enclosing trace is a
+// constant to this gradient, as in JAX; then they are replaced by the actual
+// nodes, and hash-consing shares F's forward nodes with the enclosing trace's.
+Value trace_nested_grad(const char *who, Value f, TreeLayout &layout, const Value *args);
+
 // Is `v` a symbolic value (of any trace)?
 bool is_symbolic_value(Value v);
 

@@ -114,6 +114,18 @@ Value run(const Built &b) {
   return assemble_results(*b.layout, results);
 }
 
+// graph-grad and the grad procedures: inside a traced function (arguments
+// holding symbolic values) they record into the enclosing trace.
+Value grad_call(const char *who, Value f, int argc, Value *args, const BuildOptions &opt) {
+  if (!tracing_active()) return run(build(who, f, argc, args, opt));
+  arg_proc(who, 1, f);
+  TreeLayout *layout = layout_arguments(who, argc, args, opt.pos_offset, true);
+  layout->grad = true;
+  layout->with_aux = opt.with_aux;
+  select_argnums(who, *layout, opt.argnums);
+  return trace_nested_grad(who, f, *layout, args);
+}
+
 Value shape_attr(const char *tag, const Shape &s) {
   Value r = NIL;
   for (int i = s.rank - 1; i >= 0; i--) r = cons(make_int(s.dim[i]), r);
@@ -204,9 +216,22 @@ Value b_graph_dot(int argc, Value *argv) {
   return make_string(graph_to_dot(*g));
 }
 
-Value b_graph_eval(int argc, Value *argv) { return run(build_for("graph-eval", false, argc, argv, false)); }
+// Inside a traced function, graph-eval is F called on its arguments: the same
+// nodes, recorded into the enclosing trace.
+Value b_graph_eval(int argc, Value *argv) {
+  if (tracing_active()) {
+    arg_proc("graph-eval", 1, argv[0]);
+    layout_arguments("graph-eval", argc - 1, argv + 1, 1, true);
+    return apply_proc(argv[0], argc - 1, argv + 1);
+  }
+  return run(build_for("graph-eval", false, argc, argv, false));
+}
 
-Value b_graph_grad(int argc, Value *argv) { return run(build_for("graph-grad", true, argc, argv, false)); }
+Value b_graph_grad(int argc, Value *argv) {
+  BuildOptions opt;
+  opt.grad = true;
+  return grad_call("graph-grad", argv[0], argc - 1, argv + 1, opt);
+}
 
 // The procedure (grad F [ARGNUMS]) and (grad-with-aux F [ARGNUMS]) return: a
 // registered object type whose apply hook differentiates F at its arguments.
@@ -231,7 +256,7 @@ uint8_t grad_proc_type() {
       opt.with_aux = p->with_aux;
       opt.argnums = p->argnums;
       opt.pos_offset = 0;
-      return run(build(p->with_aux ? "grad-with-aux" : "grad", p->f, argc, argv, opt));
+      return grad_call(p->with_aux ? "grad-with-aux" : "grad", p->f, argc, argv, opt);
     };
     return t;
   }();

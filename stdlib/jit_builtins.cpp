@@ -4,12 +4,17 @@
 // Invariant: a kernel is built from exactly the optimised graph graph-eval /
 // graph-grad interpret (build_forward_graph / build_grad_graph), so the compiled
 // and interpreted paths agree bit for bit.
+#include <cstring>
 #include <vector>
 
 #include "../compiler/graph.h"
 #include "../compiler/graph_build.h"
 #include "../compiler/jit_context.h"
 #include "../compiler/kernel_object.h"
+#include "../compiler/trace.h"
+#include "../compiler/tree.h"
+#include "../runtime/eval.h"
+#include "../runtime/tensor.h"
 #include "builtins.h"
 
 namespace kiln {
@@ -30,6 +35,9 @@ std::string procedure_name(Value f) {
 }
 
 Value compile_common(const char *who, int argc, Value *argv, bool grad) {
+  // A kernel inside a traced function would need the trace's values: `jit` of
+  // the enclosing procedure compiles it all instead.
+  if (tracing_active()) throw_errorf("graph: '{}' is not supported inside a traced function", who);
   Value f = arg_proc(who, 1, argv[0]);
   TreeLayout *layout = layout_arguments(who, argc - 1, argv + 1, 1, false);
   layout->grad = grad;
@@ -41,6 +49,130 @@ Value compile_common(const char *who, int argc, Value *argv, bool grad) {
   auto g = std::make_unique<Graph>();
   build_graph_into(*g, who, f, *layout, specs.data());
   return make_kernel(procedure_name(f), std::move(g), specs.data(), layout);
+}
+
+// ---- jit ------------------------------------------------------------------------
+//
+// (jit F) is a procedure that keeps one kernel per call signature. The signature
+// is a few words per leaf (kind and shape) plus the trees' structure, computed
+// without allocating; a hit costs the signature, a linear search of the few
+// signatures seen, and the kernel's own argument checks.
+
+enum SignatureWord : int64_t { kNumberLeaf = 1, kTensorLeaf, kList, kVector, kOther, kTooDeep };
+
+void signature_of(Value v, std::vector<int64_t> &sig, int depth) {
+  if (depth > kMaxTreeDepth) {
+    sig.push_back(kTooDeep);
+    return;
+  }
+  if (is_tensor(v)) {
+    const Shape &s = tensor_of(v)->shape;
+    sig.push_back(kTensorLeaf);
+    sig.push_back(s.rank);
+    for (int i = 0; i < s.rank; i++) sig.push_back(s.dim[i]);
+  } else if (is_number(v)) {
+    sig.push_back(kNumberLeaf);
+  } else if (is_vector(v)) {
+    int64_t n = as<Vector>(v)->len;
+    sig.push_back(kVector);
+    sig.push_back(n);
+    for (int64_t i = 0; i < n; i++) signature_of(as<Vector>(v)->items[i], sig, depth + 1);
+  } else if (v == NIL || is_pair(v)) {
+    int64_t n = list_length(v);
+    sig.push_back(kList);
+    sig.push_back(n);
+    if (n < 0) return;  // improper or circular: the build raises
+    for (Value c = v; is_pair(c); c = cdr(c)) signature_of(car(c), sig, depth + 1);
+  } else {
+    sig.push_back(kOther);
+  }
+}
+
+struct JitProc {
+  ObjHeader h;
+  Value f;
+  int32_t count, capacity;
+  Value *kernels;  // GC array: one kernel per signature
+  int64_t **sigs;  // GC array of GC atomic arrays: sigs[i][0] is the length
+};
+
+uint8_t jit_proc_type();
+
+Value jit_apply(Value self, int argc, Value *argv) {
+  JitProc *p = as<JitProc>(self);
+  // Inside a traced function a jitted procedure is inlined, as in JAX: F's
+  // nodes go into the enclosing trace (and its kernel).
+  if (tracing_active()) return apply_proc(p->f, argc, argv);
+  static thread_local std::vector<int64_t> sig;
+  sig.clear();
+  sig.push_back(argc);
+  for (int i = 0; i < argc; i++) signature_of(argv[i], sig, 0);
+  int64_t len = int64_t(sig.size());
+  for (int32_t e = 0; e < p->count; e++) {
+    const int64_t *s = p->sigs[e];
+    if (s[0] == len && std::memcmp(s + 1, sig.data(), sizeof(int64_t) * size_t(len)) == 0)
+      return g_type_hooks[kernel_type()].apply(p->kernels[e], argc, argv);
+  }
+  // First sight of this signature: trace and compile (or load from the disk cache).
+  TreeLayout *layout = layout_arguments("jit", argc, argv, 0, false);
+  int64_t n = layout->nleaves();
+  auto *leaves = static_cast<Value *>(gc_alloc(sizeof(Value) * size_t(n + 1)));
+  flatten_arguments(*layout, argv, leaves);
+  std::vector<ArgSpec> specs;
+  for (int64_t k = 0; k < n; k++) specs.push_back(arg_spec_of("jit", 0, leaves[k]));
+  auto g = std::make_unique<Graph>();
+  build_graph_into(*g, "jit", p->f, *layout, specs.data());
+  Value kernel = make_kernel(procedure_name(p->f), std::move(g), specs.data(), layout);
+  if (p->count == p->capacity) {
+    int32_t cap = p->capacity * 2;
+    auto *ks = static_cast<Value *>(gc_alloc(sizeof(Value) * size_t(cap)));
+    auto *ss = static_cast<int64_t **>(gc_alloc(sizeof(int64_t *) * size_t(cap)));
+    copy_values(ks, p->kernels, p->count);
+    for (int32_t e = 0; e < p->count; e++) ss[e] = p->sigs[e];
+    p->kernels = ks;
+    p->sigs = ss;
+    p->capacity = cap;
+  }
+  auto *stored = static_cast<int64_t *>(gc_alloc_atomic(sizeof(int64_t) * size_t(len + 1)));
+  stored[0] = len;
+  std::memcpy(stored + 1, sig.data(), sizeof(int64_t) * size_t(len));
+  p->sigs[p->count] = stored;
+  p->kernels[p->count] = kernel;
+  p->count++;
+  return g_type_hooks[kernel_type()].apply(kernel, argc, argv);
+}
+
+uint8_t jit_proc_type() {
+  static const uint8_t type = [] {
+    uint8_t t = register_object_type("jit procedure");
+    TypeHooks &h = g_type_hooks[t];
+    h.print = [](std::string &out, Value v, bool) {
+      out += "#<procedure jit ";
+      out += procedure_name(as<JitProc>(v)->f);
+      out += '>';
+    };
+    h.apply = jit_apply;
+    return t;
+  }();
+  return type;
+}
+
+Value b_jit(int, Value *argv) {
+  arg_proc("jit", 1, argv[0]);
+  JitProc *p = alloc_obj<JitProc>(jit_proc_type());
+  p->f = argv[0];
+  p->count = 0;
+  p->capacity = 4;
+  p->kernels = static_cast<Value *>(gc_alloc(sizeof(Value) * 4));
+  p->sigs = static_cast<int64_t **>(gc_alloc(sizeof(int64_t *) * 4));
+  return from_ptr(p);
+}
+
+// (jit-kernels J): the kernels J has compiled so far, one per signature, oldest first.
+Value b_jit_kernels(int, Value *argv) {
+  if (!has_type(argv[0], jit_proc_type())) type_error("jit-kernels", 1, "a procedure made by jit", argv[0]);
+  JitProc *p = as<JitProc>(argv[0]);
+  return list_from(p->kernels, p->count);
 }
 
 Value b_graph_compile(int argc, Value *argv) { return compile_common("graph-compile", argc, argv, false); }
@@ -60,6 +192,12 @@ BuiltinRegistrar reg([] {
              "(graph-compile-grad F ARG...) compiles F's forward+backward graph to a native kernel returning "
              "exactly what (graph-grad F ARG...) returns, bit for bit.");
   defbuiltin("kernel?", 1, 1, b_kernel_p, "(kernel? X) is #t when X is a compiled kernel.");
+  defbuiltin(
+      "jit", 1, 1, b_jit,
+      "(jit F): a procedure computing F's value with a native kernel per call signature (tree structure, "
+      "number or tensor leaves, shapes), compiled on first sight and kept in memory and the disk cache.");
+  defbuiltin("jit-kernels", 1, 1, b_jit_kernels,
+             "(jit-kernels J): the kernels the jit procedure J has compiled, one per signature seen.");
 });
 
 }  // namespace

@@ -105,8 +105,10 @@ TEST_CASE("graph: errors name the op and the shapes", "[graph]") {
         "\"graph: 'log' is not supported inside a traced function\"");
   CHECK(error_of("(graph-eval (lambda (x) (if x 1 2)) 1.5)") ==
         "\"graph: 'if' is not supported inside a traced function\"");
-  CHECK(error_of("(graph-eval (lambda (x) (graph-eval (lambda (y) y) x)) 1.5)") ==
-        "\"graph: 'graph-eval' is not supported inside a traced function\"");
+  CHECK(error_of("(graph-eval (lambda (x) (graph-dot (lambda (y) y) x)) 1.5)") ==
+        "\"graph: 'graph-dot' is not supported inside a traced function\"");
+  // graph-eval and graph-grad nest (docs/graph.md, "Nesting"): no error.
+  CHECK(error_of("(graph-eval (lambda (x) (graph-eval (lambda (y) y) x)) 1.5)") == "1.5");
   CHECK(
       error_of("(graph-eval (lambda (x) \"no\") 1.5)") ==
       "\"graph-eval: the traced function must return a number, a tensor or a tree of them, got \\\"no\\\"\"");

@@ -6,7 +6,7 @@
 (try (lambda () (graph-eval (lambda (a) (tensor->list a)) (ones '(2)))))
 (try (lambda () (graph-eval (lambda (a) (tensor-item a)) (ones '(1)))))
 (try (lambda () (graph-eval (lambda (x) (if x 1 2)) 1.0)))
-(try (lambda () (graph-eval (lambda (x) (graph-grad (lambda (y) y) x)) 1.0)))
+(try (lambda () (graph-eval (lambda (x) (graph-ir (lambda (y) y) x)) 1.0)))
 (try (lambda () (graph-eval (lambda (a b) (tensor-add a b)) (ones '(2 3)) (ones '(4 3)))))
 (try (lambda () (graph-eval (lambda (a b) (matmul a b)) (ones '(2 3)) (ones '(2 3)))))
 (try (lambda () (graph-eval (lambda (a) (tensor-sum a 2)) (ones '(2 3)))))

@@ -1,0 +1,17 @@
+;; Errors of transforms used inside a traced function.
+(define (show thunk)
+  (display (guard (e (#t (condition/report-string e))) (thunk)))
+  (newline))
+(define t (tensor '(1.0 2.0)))
+(show (lambda () (graph-eval (lambda (x) (cadr (graph-grad (lambda (y) (* y 2.0)) x))) t)))
+(show (lambda () (graph-eval (lambda (x) (graph-grad (lambda (y) (list y y)) x)) 1.0)))
+(show (lambda () (graph-eval (lambda (x) (graph-grad (lambda (y) 'no) x)) 1.0)))
+(show (lambda () (graph-eval (lambda (x) ((grad-with-aux (lambda (y) y)) x)) 1.0)))
+(show (lambda () (graph-eval (lambda (x) ((grad (lambda (a b) (* a b)) 2) x x)) 1.0)))
+(show (lambda () (graph-eval (lambda (x) (graph-grad (lambda (y) y) (list x "s"))) 1.0)))
+(show (lambda () (graph-eval (lambda (x) (graph-compile (lambda (y) y) x)) 1.0)))
+(show (lambda () (graph-eval (lambda (x) (graph-ir (lambda (y) y) x)) 1.0)))
+;; a symbolic value kept past its trace
+(define leaked #f)
+(graph-eval (lambda (x) (set! leaked x) x) 1.0)
+(show (lambda () ((grad (lambda (y) (* y leaked))) 2.0)))
