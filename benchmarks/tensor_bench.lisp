@@ -1,5 +1,6 @@
 ;;; tensor_bench.lisp — Kiln's main benchmark: SGD training of one layer,
-;;; interpreted graph-grad against one kernel compiled by graph-compile-grad.
+;;; interpreted graph-grad against one kernel compiled by graph-compile-grad, and
+;;; against the whole step (loss, gradients, update) jitted into one kernel.
 ;;; Timings, not golden output. Run it with `make bench` (Kiln side only) or
 ;;; benchmarks/run_tensor_bench.sh (Kiln with KILN_THREADS=1 and 2, the hand-written
 ;;; C step of benchmarks/c_step/, 1-thread float64 PyTorch; writes the table in
@@ -26,6 +27,7 @@
 ;;; run_tensor_bench.sh):
 ;;;   8x16->8 x1000: graph-grad 12.345 ms, compiled 0.678 ms, ratio 18.2x, compile 150.1 ms,
 ;;;     final loss 0.123 (graph-grad) 0.123 (compiled): identical
+;;;   8x16->8 x1000: jit step 0.456 ms, compile 160.2 ms, final loss 0.123: identical
 
 (define (val i off) (/ (- (modulo (+ (* 7 i) off) 17) 8) 8.0))
 
@@ -54,6 +56,21 @@
                (gw (caddr r))
                (gb (cadddr r)))
           (loop (+ i 1) (tensor-sub w (tensor-mul 0.01 gw)) (- b (* 0.01 gb)) r)))))
+
+;; The same SGD run with the whole step (loss, gradients and update) as one
+;; procedure: `jit` of it is one kernel per call (docs/graph.md, "Nesting").
+(define (sgd-step x w b t nn)
+  (let ((r (graph-grad loss x w b t nn)))
+    (list (tensor-sub w (tensor-mul 0.01 (caddr r))) (- b (* 0.01 (cadddr r))) (car r))))
+
+;; Returns the last step's loss (computed before that step's update), as train's
+;; result's car.
+(define (train-steps step x t w0 b0 nn steps)
+  (let loop ((i 0) (w w0) (b b0) (last #f))
+    (if (= i steps)
+        last
+        (let ((r (step x w b t nn)))
+          (loop (+ i 1) (car r) (cadr r) (caddr r))))))
 
 ;; Milliseconds of one call of thunk, and its value.
 (define (timed thunk)
@@ -86,7 +103,14 @@
                      (round1 (car c)) (cdr ri) (cdr rc)
                      (if (eqv? (cdr ri) (cdr rc)) "identical" "DIFFERENT")))
     (newline)
-    (eqv? (cdr ri) (cdr rc))))
+    (let* ((jstep (jit sgd-step))
+           (cj (timed (lambda () (jstep x w0 b0 t nn))))
+           (rj (median-of-3 (lambda () (train-steps jstep x t w0 b0 nn steps)))))
+      (display (format "~ax~a->~a x~a: jit step ~a ms, compile ~a ms, final loss ~s: ~a"
+                       m k n steps (round3 (car rj)) (round1 (car cj)) (cdr rj)
+                       (if (eqv? (cdr rj) (cdr rc)) "identical" "DIFFERENT")))
+      (newline)
+      (and (eqv? (cdr ri) (cdr rc)) (eqv? (cdr rj) (cdr rc))))))
 
 ;; `--checks`: instead of timing, the fingerprints benchmarks/c_step/step.c must
 ;; match bit for bit (run_tensor_bench.sh compares them): for the compiled path's
