@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "../runtime/error.h"
 #include "../runtime/tensor.h"
 #include "graph_eval.h"
 
@@ -136,8 +137,14 @@ void optimise_into(const Graph &g, Graph &out) {
   result->outputs.reserve(g.outputs.size());
   renum.assign(size_t(folded.size()), -1);
   params.assign(size_t(g.num_params), -1);
-  for (int32_t i = 0; i < folded.size(); i++)
-    if (folded[i].op == Op::Param) params[size_t(folded[i].param_index)] = i;
+  for (int32_t i = 0; i < folded.size(); i++) {
+    if (folded[i].op != Op::Param) continue;
+    if (folded[i].param_index < g.num_params) params[size_t(folded[i].param_index)] = i;
+    // A nested gradient's stand-in (trace.h) survives only when its symbolic value
+    // left that gradient's function (set!, or an error caught inside the trace).
+    else if (live[size_t(i)])
+      throw_errorf("graph: a symbolic value escaped the function of a nested graph-grad or grad");
+  }
   for (int p = 0; p < g.num_params; p++) {
     GraphNode n;
     if (params[size_t(p)] >= 0) {

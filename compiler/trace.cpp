@@ -6,6 +6,7 @@
 // messages) or raises `graph: 'NAME' is not supported inside a traced function`.
 #include "trace.h"
 
+#include <optional>
 #include <string_view>
 #include <unordered_map>
 
@@ -28,9 +29,21 @@ struct SymbolicValue {
   Shape shape;  // a copy for printing without the Graph
 };
 
+// `id` is the innermost recording scope's: the trace's own, or a nested
+// gradient's while its function runs (values made there refer to nodes that are
+// re-recorded when it ends, so they must not be used after it). `outer` holds
+// the enclosing scopes' ids, whose values stay usable inside.
 struct TraceState {
   Graph *graph = nullptr;
   uint64_t id = 0;
+  uint64_t outer[64];
+  int depth = 0;  // entries of `outer`
+  bool usable(uint64_t v) const {
+    if (v == id) return true;
+    for (int i = 0; i < depth; i++)
+      if (outer[i] == v) return true;
+    return false;
+  }
 };
 TraceState g_trace;
 uint64_t g_next_trace_id = 1;
@@ -61,8 +74,11 @@ int32_t node_of(const char *who, int pos, Value v) {
   Graph &g = active_graph(who);
   if (is_symbolic(v)) {
     auto *s = as<SymbolicValue>(v);
-    if (s->trace_id != g_trace.id)
-      throw_errorf("graph: '{}' got a symbolic value from another traced function", who);
+    if (!g_trace.usable(s->trace_id))
+      throw_errorf(
+          "graph: '{}' got a symbolic value of another trace, or of a nested gradient's function that has "
+          "returned",
+          who);
     return s->node;
   }
   if (is_number(v)) return g.constant(number_as_double(v), true);
@@ -304,6 +320,7 @@ struct TraceScope {
   ~TraceScope() {
     g_trace.graph = nullptr;
     g_trace.id = 0;
+    g_trace.depth = 0;
   }
 };
 
@@ -339,6 +356,16 @@ int32_t g_next_stand_in = 1 << 30;
 
 bool is_stand_in(const GraphNode &n) { return n.op == Op::Param && n.param_index >= (1 << 30); }
 
+// A nested gradient's recording scope (see TraceState).
+struct NestedScope {
+  explicit NestedScope(const char *who) {
+    if (g_trace.depth == 64) throw_errorf("{}: gradients nested more than 64 deep", who);
+    g_trace.outer[g_trace.depth++] = g_trace.id;
+    g_trace.id = g_next_trace_id++;
+  }
+  ~NestedScope() { g_trace.id = g_trace.outer[--g_trace.depth]; }
+};
+
 }  // namespace
 
 Value trace_nested_grad(const char *who, Value f, TreeLayout &layout, const Value *args) {
@@ -349,6 +376,7 @@ Value trace_nested_grad(const char *who, Value f, TreeLayout &layout, const Valu
   std::vector<int32_t> actual(static_cast<size_t>(nleaves)), stand_in(static_cast<size_t>(nleaves));
   for (int64_t k = 0; k < nleaves; k++) actual[size_t(k)] = node_of(who, 0, leaves[k]);
   const int32_t mark = g.size();
+  std::optional<NestedScope> scope(std::in_place, who);
   for (int64_t k = 0; k < nleaves; k++) {
     GraphNode n;
     n.op = Op::Param;
@@ -404,6 +432,7 @@ Value trace_nested_grad(const char *who, Value f, TreeLayout &layout, const Valu
     outs.push_back(g.reshape(grads[j], s, wrt_number[j]));
   }
 
+  scope.reset();  // the values made from here on are the enclosing scope's
   // Replace the stand-ins by the actual nodes: re-record everything recorded
   // since `mark`, so F's nodes are hash-consed with the enclosing trace's.
   std::vector<GraphNode> region(g.nodes.begin() + mark, g.nodes.end());

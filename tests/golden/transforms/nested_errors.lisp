@@ -15,3 +15,16 @@
 (define leaked #f)
 (graph-eval (lambda (x) (set! leaked x) x) 1.0)
 (show (lambda () ((grad (lambda (y) (* y leaked))) 2.0)))
+;; a symbolic value leaving a nested gradient's function (an error caught inside
+;; the trace) is refused, not read as an argument that does not exist
+(define esc #f)
+(show (lambda ()
+        (graph-eval (lambda (x)
+                      (guard (e (#t #f)) (graph-grad (lambda (y) (set! esc y) (error "boom")) x))
+                      (* esc 2.0))
+                    1.0)))
+(show (lambda ()
+        (graph-eval (lambda (x)
+                      (graph-grad (lambda (y) (set! esc y) (* y y)) x)
+                      (* esc 2.0))
+                    1.0)))
