@@ -348,6 +348,14 @@ void install_graph_hooks() {
 
 bool is_symbolic_value(Value v) { return is_symbolic(v); }
 
+int32_t trace_into(Graph &g, const char *who, Value f, int argc, const ArgSpec *args) {
+  std::vector<int32_t> outs;
+  Value skeleton = trace_into(g, who, f, *flat_layout(argc, false), args, false, outs);
+  if (skeleton != TRUE_V)
+    throw_errorf("{}: the traced function must return a number or a tensor, got a tree", who);
+  return outs[0];
+}
+
 namespace {
 
 // Stand-ins for a nested gradient's arguments: Param nodes whose indices no real

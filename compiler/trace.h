@@ -36,6 +36,10 @@ Value trace_into(Graph &g, const char *who, Value f, const TreeLayout &layout, c
 // nodes, and hash-consing shares F's forward nodes with the enclosing trace's.
 Value trace_nested_grad(const char *who, Value f, TreeLayout &layout, const Value *args);
 
+// The same for flat arguments (one spec each) and a result that is one leaf:
+// returns its node (tests and tools that record a single-output graph).
+int32_t trace_into(Graph &g, const char *who, Value f, int argc, const ArgSpec *args);
+
 // Is `v` a symbolic value (of any trace)?
 bool is_symbolic_value(Value v);
 

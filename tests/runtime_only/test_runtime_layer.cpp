@@ -1,7 +1,6 @@
 // test_runtime_layer.cpp — the runtime on its own (kiln_runtime_tests links no
 // other layer, so it stops linking when the runtime references stdlib, compiler
 // or repl code), and the extension point foreign types plug into (TypeHooks).
-#define CATCH_CONFIG_RUNNER
 #include <catch2/catch.hpp>
 
 #include "runtime/args.h"
@@ -9,6 +8,7 @@
 #include "runtime/equal.h"
 #include "runtime/eval.h"
 #include "runtime/printer.h"
+#include "tests/support/catch_runner.h"
 
 using namespace kiln;
 
@@ -84,5 +84,5 @@ int main(int argc, char **argv) {
   gc_init();
   init_stack_limit_for_main_thread();
   init_runtime();
-  return Catch::Session().run(argc, argv);
+  return run_catch_session(argc, argv);
 }

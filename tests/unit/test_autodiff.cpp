@@ -159,7 +159,7 @@ TEST_CASE("autodiff: every rule agrees with central finite differences", "[autod
   check_finite_differences("(lambda (s a) (tensor-sum (* s a)))", {A{{}}, A{S23}});
 }
 
-TEST_CASE("autodiff: unused arguments get zeros of their shape; rank-0 tensors get rank-0 gradients",
+TEST_CASE("autodiff: unused arguments get zeros of their shape, rank-0 tensors get rank-0 gradients",
           "[autodiff]") {
   Value r =
       eval_string("(graph-grad (lambda (x y z) (* x 2)) 1.5 (tensor 5.0) (ones '(2 3)))", "autodiff-test");

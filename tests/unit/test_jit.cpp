@@ -282,7 +282,7 @@ TEST_CASE("jit: calling convention, numbers, printing and shape errors", "[jit]"
         }) == "kernel scale: argument 2 must be a number or a tensor, got \"a\"");
 }
 
-TEST_CASE("jit: cache key covers the graph and flags; entries are checked", "[jit]") {
+TEST_CASE("jit: cache key covers the graph and flags, entries are checked", "[jit]") {
   std::string a = kernel_key_text("params 1\n0 param 2x3 ten p0\noutputs 0t\n");
   std::string b = kernel_key_text("params 1\n0 param 3x2 ten p0\noutputs 0t\n");
   CHECK(a != b);

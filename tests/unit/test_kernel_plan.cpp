@@ -123,7 +123,7 @@ TEST_CASE("kernel plan: a graph with nothing computed needs no scratch", "[kerne
   CHECK(steps.size() == 2);
 }
 
-TEST_CASE("kernel plan: element-wise nodes of one size fuse; other sizes and reductions split",
+TEST_CASE("kernel plan: element-wise nodes of one size fuse, other sizes and reductions split",
           "[kernel_plan]") {
   Graph g;
   int32_t x = g.param(0, tensor_spec({4, 6}));
@@ -168,7 +168,7 @@ TEST_CASE("kernel plan: element-wise nodes of one size fuse; other sizes and red
   }
 }
 
-TEST_CASE("kernel plan: an independent serial sum of the same length pairs; a dependent one does not",
+TEST_CASE("kernel plan: an independent serial sum of the same length pairs, a dependent one does not",
           "[kernel_plan]") {
   Graph g;
   int32_t x = g.param(0, tensor_spec({10}));
@@ -195,7 +195,7 @@ TEST_CASE("kernel plan: an independent serial sum of the same length pairs; a de
   CHECK(steps.size() == size_t(g.size()) - 1);
 }
 
-TEST_CASE("kernel plan: a rank-2 transpose hosts a sum; a matmul's left operand is read in place",
+TEST_CASE("kernel plan: a rank-2 transpose hosts a sum, a matmul's left operand is read in place",
           "[kernel_plan]") {
   static const int swap[2] = {1, 0};
   SECTION("a materialised transpose with enough full bands carries the sum") {

@@ -76,7 +76,7 @@ TEST_CASE("division: exact when divisible, float otherwise, errors on integer ze
   CHECK(std::isnan(double_of(num_div(make_double(0.0), make_int(0)))));
 }
 
-TEST_CASE("mixed operands promote to float; non-numbers raise positional type errors", "[number]") {
+TEST_CASE("mixed operands promote to float, non-numbers raise positional type errors", "[number]") {
   gc_init();
   Value r = num_add(make_int(1), make_double(0.5));
   REQUIRE(is_double(r));

@@ -67,7 +67,7 @@ TEST_CASE("reader: floats", "[reader]") {
   CHECK(is_double(read_one("1.")));
 }
 
-TEST_CASE("reader: symbols are case-sensitive; |bars| allow odd names", "[reader]") {
+TEST_CASE("reader: symbols are case-sensitive, |bars| allow odd names", "[reader]") {
   CHECK(read_one("abc") == intern("abc"));
   CHECK(read_one("Abc") == intern("Abc"));
   CHECK(read_one("Abc") != read_one("abc"));

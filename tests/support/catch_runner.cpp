@@ -1,0 +1,10 @@
+// catch_runner.cpp — the one translation unit holding Catch2's implementation.
+// It is the slowest file of the build to compile (Catch2 v2 is a single
+// header), so both test binaries link this object rather than each compiling
+// it, and CMake builds it at -O1: the runner's speed does not matter.
+#define CATCH_CONFIG_RUNNER
+#include "catch_runner.h"
+
+#include <catch2/catch.hpp>
+
+int run_catch_session(int argc, char **argv) { return Catch::Session().run(argc, argv); }
