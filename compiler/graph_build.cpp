@@ -64,9 +64,10 @@ void build_graph_into(Graph &result, const char *who, Value f, TreeLayout &layou
     optimise_into(g, result);
     return;
   }
-  int32_t loss = outs[0];
+  // Before reading outs[0]: a tree result may have no leaves at all.
   if (!layout.with_aux && layout.out_skeleton != TRUE_V)
     throw_errorf("{}: the loss must be a scalar, got a tree", who);
+  int32_t loss = outs[0];
   if (g[loss].shape.rank != 0) {
     const Shape &s = g[loss].shape;
     throw_errorf("{}: the loss must be a scalar, got a {} tensor", who, shape_string(s));

@@ -1,0 +1,18 @@
+;; Trees with no leaves: () and #() are trees; a grad of one is refused with a
+;; clear error (crash_fuzz seed 22003 case 469 read a loss that did not exist).
+(define (show thunk) (display (guard (e (#t (condition/report-string e))) (thunk))) (newline))
+(show (lambda () (graph-grad (lambda args args))))
+(show (lambda () (graph-grad (lambda (x) '()) 1.0)))
+(show (lambda () (graph-eval (lambda (x) '()) 1.0)))
+(show (lambda () (graph-eval (lambda () (vector)))))
+(show (lambda () ((graph-compile (lambda (x) '()) 1.0) 2.0)))
+(show (lambda () ((graph-compile (lambda (x) (list '() (vector))) 1.0) 2.0)))
+(show (lambda () ((graph-compile-grad (lambda (x) '()) 1.0) 2.0)))
+(show (lambda () ((jit (lambda () '())))))
+(show (lambda () ((jit (lambda () 1.0)))))
+(show (lambda () ((grad (lambda () 1.0)))))
+(show (lambda () ((grad-with-aux (lambda (x) (cons x '()))) 2.0)))
+(show (lambda () (graph-ir (lambda args args))))
+(show (lambda () (graph-ir 'grad (lambda args '()))))
+(show (lambda () (graph-eval (lambda (x) (cadr ((grad (lambda (y) '())) x))) 1.0)))
+(show (lambda () (graph-eval (lambda (x) (cadr (graph-grad (lambda () 1.0)))) 1.0)))
