@@ -26,6 +26,23 @@ value printed with `write`, so floats are exact). Checks per program:
   * where `import torch` works, graph-grad's gradient on B against PyTorch float64
     autograd (normwise relative 1e-12), skipping programs whose forward hits a tie of
     maximum/minimum/max, a NaN operand of those, or a zero base of pow.
+  * trees: FT is F with 2-3 adjacent parameters packed into a list or a vector (one
+    level nested at times) that it takes apart with car/cadr/caddr/vector-ref; FR
+    returns a tree of F's value and L (lists, vectors, `()`); LT is L on FT's
+    arguments. eager FR == graph-eval FR (A and B), FR's first leaf == graph-eval F,
+    graph-grad LT and ((grad LT ARGNUMS) ...) (ARGNUMS an index or a list in any
+    order, on A and B) == graph-grad L's loss and gradients arranged like the
+    arguments, all bit for bit;
+  * jit: the FRs of up to 10 programs as one procedure, each called with its own
+    list of (tree) arguments, jitted; applied to A twice and to B (one signature)
+    it equals graph-eval bit for bit, and (jit-kernels J) holds one kernel;
+  * second derivatives, for programs without kinks or selects (20% are generated
+    so): g(x) is L with one number parameter replaced by x (or, without one, with
+    x added to every element of a parameter, at x = 0), on input set B;
+    ((grad (lambda (x) (cadr ((grad g) x)))) x0) gives g'(x0), which must equal
+    graph-grad's bit for bit, and g''(x0), against central differences of
+    graph-grad's g' (step 2^-16 relative, tolerance 1e-4 relative), skipped where
+    the one-sided differences disagree or anything is non-finite.
 
 A value on one path and an error on another is a failure; the same error on every
 path is fine. A failure is shrunk (subtrees replaced by operands or leaves, unused
@@ -35,8 +52,10 @@ parameters dropped, inputs simplified) and written as a small reproducer .lisp t
 Differences by design are not reported unless --strict (docs/graph.md): an eager
 comparison of a tensor (an error: a comparison takes numbers) that a traced `if` turns
 into a select; an error raised while tracing the branch of an `if` that the eager call
-does not take (both branches are traced); and non-finite gradients in programs using
-pow/expt/max/min/maximum, where the finite differences straddle a kink.
+does not take (both branches are traced); a rank-0 tensor from a traced `if` whose
+eager call returned a number (the select broadcasts a number branch with a rank-0
+tensor branch); and non-finite gradients in programs using pow/expt/max/min/maximum,
+where the finite differences straddle a kink.
 """
 import argparse
 import math
