@@ -518,7 +518,7 @@ class TreePlan:
 
 
 def tree_plan(prog):
-    if prog.big():
+    if prog.big() or not prog.params:
         return None
     rng = random.Random(prog.tree_seed)
     n = len(prog.params)
