@@ -1032,6 +1032,11 @@ def check_fd(prog, res, tag, gtag, pts, which, strict, reference):
         checked += 1
         tol = 1e-5 * max(1.0, abs(g), abs(central)) + 1e-7 * max(1.0, abs(loss))
         if abs(g - central) > tol:
+            # Finite differences cannot see through cancellation (1 + tanh(z) at
+            # z = -15 is 8e-14, flat to every step): PyTorch agreeing settles it.
+            ref = reference(which)
+            if ref is not None and abs(ref[i][j] - g) <= 1e-9 * max(1.0, abs(g)):
+                continue
             return (f"{tag}: d/d p{i}[{j}] at {x!r}: graph-grad {g!r}, central difference "
                     f"{central!r} (one-sided {fwd!r}, {bwd!r})"), checked
     return None, checked
