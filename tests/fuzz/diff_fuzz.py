@@ -26,6 +26,23 @@ value printed with `write`, so floats are exact). Checks per program:
   * where `import torch` works, graph-grad's gradient on B against PyTorch float64
     autograd (normwise relative 1e-12), skipping programs whose forward hits a tie of
     maximum/minimum/max, a NaN operand of those, or a zero base of pow.
+  * trees: FT is F with 2-3 adjacent parameters packed into a list or a vector (one
+    level nested at times) that it takes apart with car/cadr/caddr/vector-ref; FR
+    returns a tree of F's value and L (lists, vectors, `()`); LT is L on FT's
+    arguments. eager FR == graph-eval FR (A and B), FR's first leaf == graph-eval F,
+    graph-grad LT and ((grad LT ARGNUMS) ...) (ARGNUMS an index or a list in any
+    order, on A and B) == graph-grad L's loss and gradients arranged like the
+    arguments, all bit for bit;
+  * jit: the FRs of up to 10 programs as one procedure, each called with its own
+    list of (tree) arguments, jitted; applied to A twice and to B (one signature)
+    it equals graph-eval bit for bit, and (jit-kernels J) holds one kernel;
+  * second derivatives, for programs without kinks or selects (20% are generated
+    so): g(x) is L with one number parameter replaced by x (or, without one, with
+    x added to every element of a parameter, at x = 0), on input set B;
+    ((grad (lambda (x) (cadr ((grad g) x)))) x0) gives g'(x0), which must equal
+    graph-grad's bit for bit, and g''(x0), against central differences of
+    graph-grad's g' (step 2^-16 relative, tolerance 1e-4 relative), skipped where
+    the one-sided differences disagree or anything is non-finite.
 
 A value on one path and an error on another is a failure; the same error on every
 path is fine. A failure is shrunk (subtrees replaced by operands or leaves, unused
@@ -35,9 +52,10 @@ parameters dropped, inputs simplified) and written as a small reproducer .lisp t
 Differences by design are not reported unless --strict (docs/graph.md): an eager
 comparison of a tensor (an error: a comparison takes numbers) that a traced `if` turns
 into a select; an error raised while tracing the branch of an `if` that the eager call
-does not take (both branches are traced); a traced `if` whose branches are a number and a
-rank-0 tensor giving a rank-0 tensor where eager gives the number it took; and non-finite gradients in programs using
-pow/expt/max/min/maximum, where the finite differences straddle a kink.
+does not take (both branches are traced); a rank-0 tensor from a traced `if` whose
+eager call returned a number (the select broadcasts a number branch with a rank-0
+tensor branch); and non-finite gradients in programs using pow/expt/max/min/maximum,
+where the finite differences straddle a kink.
 """
 import argparse
 import math
@@ -57,6 +75,7 @@ GRID = [x / 8 for x in range(-16, 17)]  # -2 .. 2 step 0.125: exact, many ties
 W_VALUES = [-2.0, -1.5, -1.0, -0.75, -0.5, 0.25, 0.5, 0.75, 1.0, 1.25, 2.0, 2.75]
 NUM_CONSTS = [0.0, -0.0, 0.5, 1.0, 2.0, 3.0, -1.0, -1.5, 0.125, 0.25, 1e-3, 10.0]
 POW_EXPONENTS = [2.0, 3.0, 0.5, -1.0, 1.5, 0.0, 1.0, -2.0]
+SMOOTH_FRACTION = 0.2  # programs without kinks or selects, for second derivatives
 
 UNARY_TENSOR = ["tensor-neg", "tensor-exp", "tensor-log", "tensor-sqrt", "tensor-tanh",
                 "tensor-sigmoid", "relu", "tensor-abs"]
@@ -140,12 +159,17 @@ class Param:
 
 
 class Program:
-    __slots__ = ("body", "params", "w", "w_shape", "ident", "compile_fwd", "compile_own")
+    __slots__ = ("body", "params", "w", "w_shape", "ident", "compile_fwd", "compile_own",
+                 "tree_seed", "jit_own")
 
-    def __init__(self, body, params, w, w_shape, ident=0):
+    def __init__(self, body, params, w, w_shape, ident=0, tree_seed=0):
         self.body, self.params, self.w, self.w_shape, self.ident = body, params, w, w_shape, ident
         self.compile_fwd = False  # graph-compile F (each kernel costs ~0.5 s of gcc)
         self.compile_own = False  # graph-compile-grad L on its own, not only in a group
+        # The tree plan (tree_plan) derives from this seed and the parameters, so a
+        # shrunk program gets a plan that fits its own parameters.
+        self.tree_seed = tree_seed
+        self.jit_own = False  # (jit FR) on its own, not only in a group
 
     def size(self):
         return self.body.size()
@@ -193,11 +217,20 @@ def to_lisp(n):
 # Generation
 # ---------------------------------------------------------------------------
 
+KINKS = {"relu", "tensor-abs", "abs", "tensor-maximum", "max", "min", "tensor-max"}
+
+
+def smooth(prog):
+    """No kinks or selects: second derivatives exist wherever the function is finite."""
+    return all(n.name not in KINKS and n.kind != "select" for n in prog.body.walk())
+
+
 class Gen:
-    def __init__(self, rng, special):
+    def __init__(self, rng, special, smooth=False):
         self.rng = rng
         self.params = []
         self.special = special  # NaN/inf allowed in input set A
+        self.smooth = smooth  # no op from KINKS and no select (second-derivative checks)
         self.budget = rng.choice([12, 20, 30, 40])  # operations per program, at most
 
     def dim(self):
@@ -296,18 +329,20 @@ class Gen:
             choices += ["matmul", "matmul"]
         if r in (2, 3):
             choices += ["transpose"]
+        if self.smooth:
+            choices = [c for c in choices if c != "select"]
         kind = rng.choice(choices)
         if want_tensor and kind in ("un", "bin", "var", "select") and not shape:
             kind = "red"
         if kind == "un":
-            name = rng.choice(UNARY_TENSOR + UNARY_GENERIC)
+            name = self.pick(UNARY_TENSOR + UNARY_GENERIC)
             kid = self.gen(shape, depth - 1, want_tensor)
             if name in DOMAIN and rng.random() < 0.5:
-                kid = Node("un", rng.choice(["tensor-exp", "tensor-abs", "tensor-sigmoid", "square"]),
+                kid = Node("un", self.pick(["tensor-exp", "tensor-abs", "tensor-sigmoid", "square"]),
                            [kid], None, shape)
             return Node("un", name, [kid], None, shape)
         if kind == "bin":
-            name = rng.choice(BINARY_TENSOR + BINARY_GENERIC)
+            name = self.pick(BINARY_TENSOR + BINARY_GENERIC)
             sa, sb = self.broadcast_pair(shape)
             a = self.gen(sa, depth - 1)
             if name in ("tensor-pow", "expt") and rng.random() < 0.6:
@@ -318,13 +353,13 @@ class Gen:
                 b = self.gen(sb, depth - 1)
             return Node("bin", name, [a, b], None, shape)
         if kind == "var":
-            name = rng.choice(VARIADIC)
+            name = self.pick(VARIADIC)
             kids = []
             sa, sb = self.broadcast_pair(shape)
             kids = [self.gen(sa, depth - 1), self.gen(sb, depth - 1), self.gen(rng.choice([sa, sb, shape]), depth - 1)]
             return Node("bin", name, kids, None, shape)
         if kind == "red":
-            name = rng.choice(REDUCE)
+            name = self.pick(REDUCE)
             if not shape and rng.random() < 0.6:
                 src = self.shape(rng.choice([1, 2, 3]))
                 return Node("red", name, [self.gen(src, depth - 1, True)], (None, False), shape)
@@ -419,6 +454,9 @@ class Gen:
             return Node("select", name, cmps + [then, other], len(cmps), shape)
         raise ValueError(kind)
 
+    def pick(self, names):
+        return self.rng.choice([n for n in names if not (self.smooth and n in KINKS)])
+
     def factor(self, total):
         rng = self.rng
         dims = []
@@ -436,7 +474,8 @@ class Gen:
 
 def generate(rng, ident):
     special = rng.random() < 0.3
-    g = Gen(rng, special)
+    g = Gen(rng, special, smooth=rng.random() < SMOOTH_FRACTION)
+    tree_seed = rng.randrange(1 << 30)
     if rng.random() < 0.04:
         return generate_big(rng, ident)
     out_shape = g.shape()
@@ -446,7 +485,7 @@ def generate(rng, ident):
         body = Node("bin", "tensor-add", [body, g.leaf(out_shape)], None, out_shape)
     n = prod(out_shape)
     w = [rng.choice(W_VALUES) for _ in range(n)]
-    return Program(body, g.params, w, out_shape, ident)
+    return Program(body, g.params, w, out_shape, ident, tree_seed)
 
 
 def generate_big(rng, ident):
@@ -466,6 +505,111 @@ def generate_big(rng, ident):
 
 
 # ---------------------------------------------------------------------------
+# Trees, grad with ARGNUMS, second derivatives (docs/graph.md "Trees", "grad",
+# "Nesting"; docs/jit.md "jit")
+# ---------------------------------------------------------------------------
+
+class TreePlan:
+    """How a program's tree variants look. slots: the arguments of FT/FR/LT, each a
+    parameter index or a pack (kind, items) whose items are indices or packs. ret: the
+    shape of FR's result tree. argnums: for (grad LT ARGNUMS), an int or a list. d2:
+    (k, direct, x0, h) for the second derivative of the loss along parameter k, or None."""
+    __slots__ = ("slots", "ret", "argnums", "d2")
+
+
+def tree_plan(prog):
+    if prog.big() or not prog.params:
+        return None
+    rng = random.Random(prog.tree_seed)
+    n = len(prog.params)
+    pl = TreePlan()
+    pl.slots = list(range(n))
+    if n >= 2 and rng.random() < 0.85:
+        size = rng.choice([2, 3]) if n >= 3 else 2
+        start = rng.randint(0, n - size)
+        items = list(range(start, start + size))
+        kind = rng.choice(["list", "vector"])
+        if size == 3 and rng.random() < 0.4:
+            items = [items[0], ("vector" if kind == "list" else "list", items[1:])]
+        pl.slots[start:start + size] = [(kind, items)]
+    pl.ret = rng.randrange(3)
+    m = len(pl.slots)
+    pl.argnums = rng.randrange(m) if rng.random() < 0.4 else rng.sample(range(m), rng.randint(1, m))
+    pl.d2 = None
+    if smooth(prog):
+        numbers = [k for k, p in enumerate(prog.params) if p.shape is None]
+        if numbers:
+            k = rng.choice(numbers)
+            x0, direct = prog.params[k].b[0], True
+        else:
+            k, x0, direct = rng.randrange(n), 0.0, False
+        h = 2.0 ** -16 * max(1.0, 2.0 ** math.ceil(math.log2(abs(x0)))) if x0 else 2.0 ** -16
+        pl.d2 = (k, direct, x0, h)
+    return pl
+
+
+def slot_lisp(slot, prog, which):
+    if isinstance(slot, int):
+        return prog.params[slot].lisp(which)
+    kind, items = slot
+    return f"({kind} {' '.join(slot_lisp(x, prog, which) for x in items)})"
+
+
+def slot_binds(slot, expr):
+    """(name expression) pairs that take a pack apart with car/cadr/caddr/vector-ref."""
+    if isinstance(slot, int):
+        return [(f"p{slot}", expr)]
+    kind, items = slot
+    out = []
+    for k, item in enumerate(items):
+        sub = (f"({['car', 'cadr', 'caddr'][k]} {expr})" if kind == "list"
+               else f"(vector-ref {expr} {k})")
+        out += slot_binds(item, sub)
+    return out
+
+
+TREE_RESULTS = ["(list y s)", "(vector y (list s y))", "(list (vector y) s '())"]
+
+
+def parse_tokens(text):
+    """Like parse_sexp, but atoms stay text, so values compare bit for bit."""
+    tokens = re.findall(r'"(?:[^"\\]|\\.)*"|[()]|[^\s()]+', text)
+    pos = 0
+
+    def read():
+        nonlocal pos
+        tok = tokens[pos]
+        pos += 1
+        if tok == "(":
+            items = []
+            while tokens[pos] != ")":
+                items.append(read())
+            pos += 1
+            return items
+        return tok
+    return read()
+
+
+def unparse(t):
+    return "(" + " ".join(unparse(x) for x in t) + ")" if isinstance(t, list) else t
+
+
+def regroup(slot, grads):
+    """graph-grad's flat gradients (cv values) arranged as the argument `slot`."""
+    if isinstance(slot, int):
+        return grads[slot]
+    kind, items = slot
+    return ["L" if kind == "list" else "V"] + [regroup(x, grads) for x in items]
+
+
+def first_value(t):
+    """The first number or tensor (cv value) of a cv tree."""
+    while t[0] in ("L", "V"):
+        t = t[1]
+    return t
+
+
+# ---------------------------------------------------------------------------
 # Lisp batch files
 # ---------------------------------------------------------------------------
 
@@ -474,6 +618,7 @@ HARNESS = r"""
   (cond ((tensor? v) (list 'T (tensor-shape v) (tensor->list v)))
         ((number? v) (list 'N v))
         ((pair? v) (cons 'L (map cv v)))
+        ((vector? v) (cons 'V (map cv (vector->list v))))
         (else (list 'X (format "~s" v)))))
 (define (emsg e) (if (error-object? e) (error-object-message e) (format "~s" e)))
 (define (rc id tag thunk)
@@ -530,9 +675,42 @@ HARNESS = r"""
         (group-check gid (take ms n))
         (loop (drop ms n) (+ gid 1)))))
   (set! group '()))
+;; jit: the tree-returning variants of several programs, each called with its own
+;; list of (tree) arguments, as one jitted procedure: one kernel for the group.
+(define jgroup '())
+(define (jgroup-add! id F A B) (set! jgroup (cons (list id F A B) jgroup)))
+(define (jit-check id J A B)
+  (rc id 'JT (lambda () (apply J A)))
+  (rc id 'JTb (lambda () (apply J A)))
+  (rc id 'JT2 (lambda () (apply J B)))
+  (rc id 'NK (lambda () (length (jit-kernels J)))))
+(define (jgroup-check gid members)
+  (display gid) (display " begin") (newline)
+  (display gid) (display " members ") (write (map car members)) (newline) (flush-output-port)
+  (let ((C (lambda args (map (lambda (m a) (apply (cadr m) a)) members args)))
+        (A (map caddr members))
+        (B (map (lambda (m) (list-ref m 3)) members)))
+    (rc gid 'GT (lambda () (apply graph-eval C A)))
+    (rc gid 'GT2 (lambda () (apply graph-eval C B)))
+    (jit-check gid (jit C) A B))
+  (display gid) (display " end") (newline) (flush-output-port))
+(define (jgroup-run gid size)
+  (let loop ((ms (reverse jgroup)) (gid gid))
+    (when (pair? ms)
+      (let ((n (min size (length ms))))
+        (jgroup-check gid (take ms n))
+        (loop (drop ms n) (+ gid 1)))))
+  (set! jgroup '()))
+(define (subst l k v) (if (= k 0) (cons v (cdr l)) (cons (car l) (subst (cdr l) (- k 1) v))))
+;; g'' at x nested (grad of a grad), and g' at x, x+h, x-h for finite differences
+(define (d2 g x h)
+  (list ((grad (lambda (x) (cadr ((grad g) x)))) x)
+        (cadr ((grad g) x)) (cadr ((grad g) (+ x h))) (cadr ((grad g) (- x h)))))
 """
 GROUP_BASE = 10 ** 9
 GROUP_SIZE = 10
+JIT_GROUP_OFFSET = 50  # gid % 100 at or past this: a jit group
+JIT_GROUP_SIZE = 10
 
 
 def fd_points(prog, rng, which):
@@ -587,12 +765,50 @@ def program_lisp(prog, fd_a=None, fd_b=None, tags=None):
         out.append(f"(define {k} (try-catch (apply {compiler} {fn} A{i}) (e) e))")
         out.append(f"(rc {i} '{tag} (lambda () (compiled {k} A{i})))")
         out.append(f"(rc {i} '{tag}2 (lambda () (compiled {k} B{i})))")
+    pl = tree_plan(prog)
+    if pl is not None:
+        out += tree_lisp(prog, pl, want, group=tags is None and not prog.jit_own)
     for tag, pts, args in (("FD", fd_a, f"A{i}"), ("FD2", fd_b, f"B{i}")):
         if pts and want(tag):
             lst = " ".join(f"({a} {b} {fmt_float(h)})" for a, b, h in pts)
             out.append(f"(rc {i} '{tag} (lambda () (fd L{i} {args} '({lst}))))")
     out.append(f"(display {i}) (display \" end\") (newline)")
     return "\n".join(out) + "\n"
+
+
+def tree_lisp(prog, pl, want, group):
+    """FT (F with some parameters packed into a list or vector and taken apart), FR
+    (FT returning a tree of F's value and the loss), LT (the loss of FT) and their checks."""
+    i = prog.ident
+    ps = " ".join(f"p{k}" for k in range(len(prog.params)))
+    targs = " ".join(f"p{s}" if isinstance(s, int) else f"t{j}" for j, s in enumerate(pl.slots))
+    binds = " ".join(f"({name} {expr})" for j, s in enumerate(pl.slots) if not isinstance(s, int)
+                     for name, expr in slot_binds(s, f"t{j}"))
+    loss = f"(tensor-sum (tensor-mul y W{i}))" if prog.w_shape else f"(* y W{i})"
+    out = [f"(define (FR{i} {targs}) (let* ({binds} (y (f{i} {ps})) (s {loss})) {TREE_RESULTS[pl.ret]}))",
+           f"(define (LT{i} {targs}) (let* ({binds}) (L{i} {ps})))",
+           f"(define At{i} (list {' '.join(slot_lisp(s, prog, 'a') for s in pl.slots)}))",
+           f"(define Bt{i} (list {' '.join(slot_lisp(s, prog, 'b') for s in pl.slots)}))"]
+    argnums = pl.argnums if isinstance(pl.argnums, int) else f"'({' '.join(map(str, pl.argnums))})"
+    calls = [("ET", f"(apply FR{i} At{i})"), ("ET2", f"(apply FR{i} Bt{i})"),
+             ("GT", f"(apply graph-eval FR{i} At{i})"), ("GT2", f"(apply graph-eval FR{i} Bt{i})"),
+             ("GGT", f"(apply graph-grad LT{i} At{i})"),
+             ("GA", f"(apply (grad LT{i} {argnums}) At{i})"),
+             ("GA2", f"(apply (grad LT{i} {argnums}) Bt{i})")]
+    for tag, expr in calls:
+        if want(tag):
+            out.append(f"(define r{tag}{i} (rc {i} '{tag} (lambda () {expr})))")
+    if group and want("GT") and want("GT2"):
+        out.append(f"(when (and (eq? 'ok (car rGT{i})) (eq? 'ok (car rGT2{i}))) "
+                   f"(jgroup-add! {i} FR{i} At{i} Bt{i}))")
+    if prog.jit_own and want("JT"):
+        out.append(f"(jit-check {i} (jit FR{i}) At{i} Bt{i})")
+    if pl.d2 is not None and want("D2"):
+        k, direct, x0, h = pl.d2
+        x = "x" if direct else f"(+ (list-ref B{i} {k}) x)"
+        out.append(f"(define (g{i} x) (apply L{i} (subst B{i} {k} {x})))")
+        out.append(f"(rc {i} 'D2 (lambda () (d2 g{i} {fmt_float(x0)} {fmt_float(h)})))")
+    return out
 
 
 # ---------------------------------------------------------------------------
@@ -649,6 +865,8 @@ class Runner:
                                      for p in todo)
             if tags is None:
                 text += f"(group-run {GROUP_BASE + todo[0].ident * 100} {GROUP_SIZE})\n"
+                text += (f"(jgroup-run {GROUP_BASE + todo[0].ident * 100 + JIT_GROUP_OFFSET} "
+                         f"{JIT_GROUP_SIZE})\n")
             out, rc, err, timed_out = self.run_text(text, threads)
             begun = None
             done = set()
@@ -697,7 +915,7 @@ def is_err(text):
 EAGER_COMPARISON_ERROR = re.compile(r"^\(err \"(<|<=|>|>=|=): argument \d+ must be a (real )?number")
 
 
-RANK0_AS_NUMBER = re.compile(r"\(T \(\) ([^()\s]+)\)")
+RANK0 = re.compile(r"\(T \(\) ([^()\s]+)\)")
 
 
 def has_if(prog):
@@ -814,12 +1032,17 @@ def check_fd(prog, res, tag, gtag, pts, which, strict, reference):
         checked += 1
         tol = 1e-5 * max(1.0, abs(g), abs(central)) + 1e-7 * max(1.0, abs(loss))
         if abs(g - central) > tol:
+            # Finite differences cannot see through cancellation (1 + tanh(z) at
+            # z = -15 is 8e-14, flat to every step): PyTorch agreeing settles it.
+            ref = reference(which)
+            if ref is not None and abs(ref[i][j] - g) <= 1e-9 * max(1.0, abs(g)):
+                continue
             return (f"{tag}: d/d p{i}[{j}] at {x!r}: graph-grad {g!r}, central difference "
                     f"{central!r} (one-sided {fwd!r}, {bwd!r})"), checked
     return None, checked
 
 
-def check_program(prog, res, strict, torch_check=None):
+def check_program(prog, res, strict, stats=None):
     """A list of (kind, detail) failures of one program's results."""
     fails = []
 
@@ -841,10 +1064,9 @@ def check_program(prog, res, strict, torch_check=None):
             fails.append((kind, f"{t1} {a[:300]}\n  {t2} {b[:300]}"))
             return
         if a != b:
-            # A traced `if` is a select, whose kind is its branches' broadcast: a
-            # number in one branch and a rank-0 tensor in the other give a rank-0
-            # tensor traced, while eager returns the branch it takes (docs/graph.md).
-            if eager and not strict and has_if(prog) and RANK0_AS_NUMBER.sub(r"(N \1)", b) == a:
+            # A traced `if` selects between its branches broadcast together, so a
+            # number branch comes out as a rank-0 tensor when the other is one.
+            if eager and not strict and has_if(prog) and RANK0.sub(r"(N \1)", a) == RANK0.sub(r"(N \1)", b):
                 return
             fails.append((kind, f"{t1} {a[:300]}\n  {t2} {b[:300]}"))
 
@@ -866,7 +1088,102 @@ def check_program(prog, res, strict, torch_check=None):
     agree("G2", "CF2", "graph-compile-vs-graph-eval")
     agree("GG", "CG", "graph-compile-grad-vs-graph-grad")
     agree("GG2", "CG2", "graph-compile-grad-vs-graph-grad")
+    check_trees(prog, get, agree, fails, stats if stats is not None else {})
     return fails
+
+
+JIT_KINDS = ("jit-vs-graph-eval", "jit-kernel-count")
+ONE_KERNEL = "(ok (N 1))"
+
+
+def check_trees(prog, get, agree, fails, stats):
+    pl = tree_plan(prog)
+    if pl is None:
+        return
+    gt = get("GT")
+    stats["tree_checked"] = stats.get("tree_checked", 0) + (gt is not None and not is_err(gt))
+    agree("ET", "GT", "tree-eager-vs-graph-eval", eager=True)
+    agree("ET2", "GT2", "tree-eager-vs-graph-eval", eager=True)
+    # FR's first leaf is F's value, with the parameters packed
+    for t, g in (("GT", "G"), ("GT2", "G2")):
+        a, b = get(t), get(g)
+        if a is None or b is None or is_err(a) or is_err(b):
+            if a is not None and b is not None and is_err(a) != is_err(b):
+                fails.append(("tree-args-vs-flat", f"{t} {a[:300]}\n  {g} {b[:300]}"))
+            continue
+        y = unparse(first_value(parse_tokens(a)[1]))
+        if "(ok " + y + ")" != b:
+            fails.append(("tree-args-vs-flat", f"{t} {a[:300]}\n  {g} {b[:300]}"))
+    # graph-grad and grad with ARGNUMS on packed arguments: graph-grad's flat
+    # gradients, arranged like the arguments
+    argnums = [pl.argnums] if isinstance(pl.argnums, int) else pl.argnums
+    for t, g, picks, kind in (("GGT", "GG", range(len(pl.slots)), "graph-grad-tree-vs-flat"),
+                              ("GA", "GG", argnums, "grad-argnums-vs-graph-grad"),
+                              ("GA2", "GG2", argnums, "grad-argnums-vs-graph-grad")):
+        a, b = get(t), get(g)
+        if a is None or b is None or (is_err(a) and is_err(b)):
+            continue
+        if is_err(a) != is_err(b):
+            fails.append((kind, f"{t} {a[:300]}\n  {g} {b[:300]}"))
+            continue
+        flat = parse_tokens(b)[1]
+        want = unparse(["ok", ["L", flat[1]] + [regroup(pl.slots[k], flat[2:]) for k in picks]])
+        if a != want:
+            fails.append((kind, f"{t} {a[:300]}\n  want {want[:300]}\n  {g} {b[:300]}"))
+    if prog.jit_own:
+        check_jit(get, "GT", "GT2", fails)
+    msg, done = check_d2(pl, get("D2"), get("GG2"))
+    stats["d2_checked"] = stats.get("d2_checked", 0) + done
+    if msg:
+        fails.append(("second-derivative", msg))
+
+
+def check_jit(get, gt, gt2, fails):
+    """(jit FR) applied to A twice and to B (one signature): graph-eval's bits, one kernel."""
+    for t, g in (("JT", gt), ("JTb", gt), ("JT2", gt2)):
+        a, b = get(t), get(g)
+        if a is None or b is None or (is_err(a) and is_err(b)):
+            continue
+        if a != b:
+            fails.append(("jit-vs-graph-eval", f"{t} {a[:300]}\n  {g} {b[:300]}"))
+            return
+    nk, jt = get("NK"), get("JT")
+    if nk is not None and jt is not None and not is_err(jt) and nk != ONE_KERNEL:
+        fails.append(("jit-kernel-count", f"(length (jit-kernels J)) after 3 calls of one signature: {nk}"))
+
+
+def check_d2(pl, text, gg2):
+    """((grad (lambda (x) (cadr ((grad g) x)))) x0) against central differences of g'."""
+    if pl.d2 is None or text is None:
+        return None, False
+    if is_err(text):
+        if gg2 is not None and not is_err(gg2):
+            return f"D2 {text[:300]} but GG2 works: {gg2[:200]}", False
+        return None, False
+    k, direct, x0, h = pl.d2
+    try:
+        v = parse_sexp(text)[1]
+        g1n, g2n = [flatten_value(u)[0] for u in v[1][1:]]
+        g1, g1p, g1m = [flatten_value(u)[0] for u in v[2:]]
+    except (IndexError, ValueError, TypeError):
+        return None, False
+    vals = [g1n, g2n, g1, g1p, g1m]
+    if not all(isinstance(u, float) and math.isfinite(u) for u in vals):
+        return None, False
+    where = f"p{k}" + ("" if direct else " + x (every element)")
+    if g1n != g1:
+        return (f"D2: the nested first derivative along {where} at {x0!r} is {g1n!r}, "
+                f"graph-grad's {g1!r}"), True
+    hp, hm = (x0 + h) - x0, x0 - (x0 - h)
+    fwd, bwd = (g1p - g1) / hp, (g1 - g1m) / hm
+    if abs(fwd - bwd) > 1e-3 * max(1.0, abs(fwd), abs(bwd)):
+        return None, False  # g' is not smooth enough at this step (near a pole, or a large g''')
+    central = (g1p - g1m) / (hp + hm)
+    tol = 1e-4 * max(1.0, abs(g2n), abs(central)) + 1e-6 * max(1.0, abs(g1))
+    if abs(g2n - central) > tol:
+        return (f"D2: second derivative along {where} at {x0!r}: nested grad {g2n!r}, central "
+                f"difference of graph-grad's first derivative {central!r} (one-sided {fwd!r}, {bwd!r})"), True
+    return None, True
 
 
 # ---------------------------------------------------------------------------
@@ -1056,7 +1373,7 @@ class Fuzzer:
             if p.ident in crashes:
                 f.append(("crash", crashes[p.ident]))
             r = res.get(p.ident, {})
-            f += check_program(p, r, self.args.strict)
+            f += check_program(p, r, self.args.strict, self.stats)
             for tag, gtag, which in (("FD", "GG", "a"), ("FD2", "GG2", "b")):
                 pts = fd[p.ident][0 if which == "a" else 1]
                 msg, n = check_fd(p, r, tag, gtag, pts, which, self.args.strict,
@@ -1122,9 +1439,14 @@ class Fuzzer:
             members = [by_id[i] for i in ids if i in by_id]
             if not members:
                 continue
+            jit = gid % 100 >= JIT_GROUP_OFFSET
             if gid in crashes:
+                what = "jit" if jit else "graph-compile-grad"
                 fails.setdefault(members[0].ident, []).append(
-                    ("crash", f"compiling or running the graph-compile-grad group {ids}: {crashes[gid]}"))
+                    ("crash", f"compiling or running the {what} group {ids}: {crashes[gid]}"))
+                continue
+            if jit:
+                self.check_jit_group(members, ids, r, fails)
                 continue
             for t1, t2 in (("GG", "CG"), ("GG2", "CG2")):
                 a, b = normalise(r.get(t1), self.args.strict), normalise(r.get(t2), self.args.strict)
@@ -1156,12 +1478,53 @@ class Fuzzer:
                      f"(found in a group of programs {ids}) {t1} {a[:300]}\n  {t2} {b[:300]}"))
                 break
 
+    def check_jit_group(self, members, ids, r, fails):
+        """A jit group's result is the list of its members' FR results: a difference is
+        blamed on the member whose element differs, else (an error on one path only, a
+        kernel count) the report jits each member on its own."""
+        f = []
+        check_jit(lambda t: normalise(r.get(t), self.args.strict), "GT", "GT2", f)
+        jt = r.get("JT")
+        if jt is not None and not is_err(jt):
+            self.stats["jit_checked"] = self.stats.get("jit_checked", 0) + len(members)
+        if not f:
+            return
+        kind, detail = f[0]
+        blame, unsure = members[0], True
+        if kind == "jit-vs-graph-eval":
+            for t, g in (("JT", "GT"), ("JTb", "GT"), ("JT2", "GT2")):
+                a, b = r.get(t), r.get(g)
+                if a is None or b is None or is_err(a) or is_err(b):
+                    continue
+                try:
+                    la, lb = parse_tokens(normalise(a, False))[1], parse_tokens(normalise(b, False))[1]
+                    for m, x, y in zip(members, la[1:], lb[1:]):
+                        if x != y:
+                            blame, unsure = m, False
+                            break
+                except (IndexError, ValueError):
+                    pass
+                if not unsure:
+                    break
+        if unsure:
+            self.group_members[blame.ident] = members
+        self.stats["group_failures"] = self.stats.get("group_failures", 0) + 1
+        fails.setdefault(blame.ident, []).append((kind, f"(found in a jit group of programs {ids}) {detail}"))
+
     def still_fails(self, progs, kind, rng):
         """The first program (in order) that still fails with `kind`, or None."""
+        counted, self.stats = self.stats, dict(self.stats)  # shrinking checks are not counted
+        try:
+            return self.still_fails_counted(progs, kind, rng)
+        finally:
+            self.stats = counted
+
+    def still_fails_counted(self, progs, kind, rng):
         for i, p in enumerate(progs):
             p.ident = 900000 + i
             p.compile_own = kind == "graph-compile-grad-vs-graph-grad" or kind == "crash"
             p.compile_fwd = kind == "graph-compile-vs-graph-eval" or kind == "crash"
+            p.jit_own = kind in JIT_KINDS or kind == "crash"
         fails = self.check_batch(progs, rng, threads_all=(kind == "threads"))
         for p in progs:
             if any(k == kind for k, _ in fails.get(p.ident, [])):
@@ -1195,7 +1558,7 @@ class Fuzzer:
     def report(self, prog, kind, detail, rng, seed):
         first_ident = prog.ident
         members = self.group_members.pop(prog.ident, None)
-        if members and kind == "graph-compile-grad-vs-graph-grad":
+        if members and (kind == "graph-compile-grad-vs-graph-grad" or kind in JIT_KINDS):
             found, d = self.still_fails([copy_program(m) for m in members], kind, rng)
             if found is not None:
                 prog, detail = found, d
@@ -1214,12 +1577,17 @@ class Fuzzer:
         small.ident = 1
         small.compile_own = small.compile_own or kind in ("graph-compile-grad-vs-graph-grad", "crash")
         small.compile_fwd = small.compile_fwd or kind in ("graph-compile-vs-graph-eval", "crash")
+        small.jit_own = small.jit_own or kind in JIT_KINDS + ("crash",)
         text = (f";; diff_fuzz.py finding: {kind} (seed {seed}, program {first_ident}, "
                 f"shrunk from {prog.size()} to {small.size()} nodes)\n"
                 + "".join(f";; {line}\n" for line in small_detail.splitlines())
                 + ";; Each line prints: 1 TAG (ok VALUE) or 1 TAG (err MESSAGE). Tags: E/E2 eager F on A/B,\n"
                 + ";; G/G2 graph-eval F, EL/GL eager/graph-eval L, GG/GG2 graph-grad L, CF/CF2 graph-compile F,\n"
-                + ";; CG/CG2 graph-compile-grad L (compiled for A), FD/FD2 L at x+h and x-h.\n"
+                + ";; CG/CG2 graph-compile-grad L (compiled for A), FD/FD2 L at x+h and x-h;\n"
+                + ";; with some parameters packed into lists/vectors (At/Bt): ET/ET2 eager FR (a tree of F\n"
+                + ";; and L), GT/GT2 graph-eval FR, GGT graph-grad LT, GA/GA2 (grad LT ARGNUMS), JT/JTb/JT2\n"
+                + ";; (jit FR) on A, A, B and NK its kernel count; D2 (g'(x) g''(x)) nested, g'(x), g'(x+h),\n"
+                + ";; g'(x-h) for g the loss along one parameter.\n"
                 + HARNESS + program_lisp(small, *(fd_points(small, random.Random(0), w) for w in "ab")))
         (self.out / name).write_text(text)
         print(f"FAIL {kind}: {self.out / name} ({' '.join(small_ops)})", flush=True)
@@ -1252,8 +1620,8 @@ class Fuzzer:
 
 
 def copy_program(p):
-    q = Program(p.body, p.params, p.w, p.w_shape, p.ident)
-    q.compile_fwd, q.compile_own = p.compile_fwd, p.compile_own
+    q = Program(p.body, p.params, p.w, p.w_shape, p.ident, p.tree_seed)
+    q.compile_fwd, q.compile_own, q.jit_own = p.compile_fwd, p.compile_own, p.jit_own
     return q
 
 
@@ -1280,7 +1648,7 @@ def compact(prog, body):
     params = [prog.params[i] for i in used]
     if not params:
         return None
-    return Program(ren(body), params, prog.w, prog.w_shape)
+    return Program(ren(body), params, prog.w, prog.w_shape, tree_seed=prog.tree_seed)
 
 
 def shrink_candidates(prog, rng):
@@ -1316,7 +1684,7 @@ def input_candidates(prog):
             if a != p.a or b != p.b:
                 params = list(prog.params)
                 params[i] = Param(p.shape, a, b)
-                out.append(Program(prog.body, params, prog.w, prog.w_shape))
+                out.append(Program(prog.body, params, prog.w, prog.w_shape, tree_seed=prog.tree_seed))
     return out
 
 
@@ -1361,6 +1729,8 @@ def main():
     s = fz.stats
     print(f"diff_fuzz: {s['programs']} programs, {s['fd_checked']} finite-difference gradient elements, "
           f"{s['torch_checked']} PyTorch comparisons, {s['thread_checked']} KILN_THREADS=1 reruns, "
+          f"{s.get('tree_checked', 0)} with packed arguments, {s.get('jit_checked', 0)} jitted, "
+          f"{s.get('d2_checked', 0)} second derivatives, "
           f"{failures} failures in {time.monotonic() - start:.0f} s ({fz.runner.runs} kiln runs)", flush=True)
     return 1 if failures else 0
 
