@@ -122,7 +122,7 @@ RV Emitter::scalar_unary(UnaryOp op, RV x) {
     RV e = call1("exp", gcc_jit_context_new_unary_op(c, nullptr, GCC_JIT_UNARY_OP_MINUS, t_double, x));
     return dop(GCC_JIT_BINARY_OP_DIVIDE, lit(1.0), dop(GCC_JIT_BINARY_OP_PLUS, lit(1.0), e));
   }
-  case UnaryOp::Relu: x = once(x); return select(cmp(GCC_JIT_COMPARISON_GT, x, lit(0.0)), x, lit(0.0));
+  case UnaryOp::Relu: x = once(x); return select(cmp(GCC_JIT_COMPARISON_LT, x, lit(0.0)), lit(0.0), x);
   case UnaryOp::Abs: return builtin1("__builtin_fabs", x);
   case UnaryOp::Softplus:
     x = once(x);

@@ -62,7 +62,8 @@
   X(Sqrt, "tensor-sqrt", "sqrt", "sqrt", true, "(tensor-sqrt T): elementwise square root.")             \
   X(Tanh, "tensor-tanh", nullptr, "tanh", true, "(tensor-tanh T): elementwise tanh.")                   \
   X(Sigmoid, "tensor-sigmoid", nullptr, "sigmoid", true, "(tensor-sigmoid T): elementwise 1/(1+e^-x).") \
-  X(Relu, "relu", nullptr, "relu", true, "(relu T): elementwise max(x, 0).")                            \
+  X(Relu, "relu", nullptr, "relu", true,                                                                \
+    "(relu T): elementwise x < 0 ? 0 : x (NaN and -0.0 pass through, as PyTorch).")                     \
   X(Abs, "tensor-abs", "abs", "abs", true, "(tensor-abs T): elementwise |x|.")                          \
   X(Softplus, "tensor-softplus", nullptr, "softplus", true,                                             \
     "(tensor-softplus T): elementwise log(1+e^x) (x itself above 20, as PyTorch).")                     \

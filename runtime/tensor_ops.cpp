@@ -76,7 +76,7 @@ double apply_unary(UnaryOp op, double x) {
   case UnaryOp::Tanh: return std::tanh(x);
   // 1/(1+e^-x): one documented formula so every path rounds alike.
   case UnaryOp::Sigmoid: return 1.0 / (1.0 + std::exp(-x));
-  case UnaryOp::Relu: return x > 0.0 ? x : 0.0;
+  case UnaryOp::Relu: return x < 0.0 ? 0.0 : x;  // NaN and -0.0 pass through, as PyTorch's
   case UnaryOp::Abs: return std::fabs(x);
   // PyTorch's softplus (beta 1, threshold 20): exact enough above 20, no overflow below.
   case UnaryOp::Softplus: return x > 20.0 ? x : std::log1p(std::exp(x));
