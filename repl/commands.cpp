@@ -15,10 +15,11 @@
 #include "runtime/gc.h"
 #include "runtime/printer.h"
 #include "runtime/srcloc.h"
+#include "session.h"
 
 namespace kiln {
 
-const char *const kReplCommandNames[] = {"apropos", "describe", "help", "load", "quit", "time", nullptr};
+const char *const kReplCommandNames[] = {"apropos", "bt", "describe", "help", "load", "quit", "time", nullptr};
 
 static const char *kHelp =
     "Commands:\n"
@@ -28,6 +29,7 @@ static const char *kHelp =
     "  ,load FILE       load a file (quotes around FILE are optional)\n"
     "  ,describe NAME   what NAME is bound to: kind, arity, documentation, where defined\n"
     "  ,apropos TEXT    every bound name containing TEXT\n"
+    "  ,bt              the backtrace of the last error: one line per call, with its location\n"
     "Commands may be abbreviated (,d car). Ctrl-C interrupts an evaluation,\n"
     "Tab completes names, and history is kept across sessions.\n";
 
@@ -182,6 +184,19 @@ static void apropos_command(ReplSession &s, std::string_view arg) {
   out(text);
 }
 
+// ---- ,bt ------------------------------------------------------------------
+
+static void bt_command(ReplSession &s) {
+  if (!s.had_error) {
+    out("no error yet in this session\n");
+    return;
+  }
+  const ReplError &e = s.last_error;
+  std::string text = e.headline + "\n" + format_trace(e.trace);
+  if (e.outermost.known()) text += "  at top level (" + format_loc(e.outermost) + ")\n";
+  out(text);
+}
+
 // ---- dispatch ----------------------------------------------------------------
 
 void run_repl_command(ReplSession &s, const std::string &entry) {
@@ -211,6 +226,7 @@ void run_repl_command(ReplSession &s, const std::string &entry) {
   else if (command == "load") load_command(s, arg);
   else if (command == "describe") describe_command(s, arg);
   else if (command == "apropos") apropos_command(s, arg);
+  else if (command == "bt") bt_command(s);
 }
 
 }  // namespace kiln

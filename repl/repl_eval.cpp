@@ -58,6 +58,10 @@ bool run_in_repl(ReplSession &s, const std::function<void()> &fn) {
       std::string line = error_headline(e);
       g_raised = NOVALUE;
       print_repl_error(s, line);
+      // Unwinding every frame left `pending` at the call that entered the
+      // outermost one: the top-level form.
+      s.last_error = ReplError{line, std::move(e.trace), e.pending};
+      s.had_error = true;
     } catch (const std::bad_alloc &) {
       report_malloc_exhausted();
     }
