@@ -14,12 +14,13 @@
 #include "runtime/eval_internal.h"
 #include "runtime/gc.h"
 #include "runtime/printer.h"
+#include "runtime/reader.h"
 #include "runtime/srcloc.h"
 #include "session.h"
 
 namespace kiln {
 
-const char *const kReplCommandNames[] = {"apropos", "bt", "describe", "help", "load", "quit", "time", nullptr};
+const char *const kReplCommandNames[] = {"apropos", "bt", "describe", "expand", "help", "load", "quit", "time", nullptr};
 
 static const char *kHelp =
     "Commands:\n"
@@ -28,6 +29,7 @@ static const char *kHelp =
     "  ,time EXPR       evaluate EXPR; print its value, wall and CPU time and GC count\n"
     "  ,load FILE       load a file (quotes around FILE are optional)\n"
     "  ,describe NAME   what NAME is bound to: kind, arity, documentation, where defined\n"
+    "  ,expand FORM     the macro expansion of FORM (its head, until no macro is left)\n"
     "  ,apropos TEXT    every bound name containing TEXT\n"
     "  ,bt              the backtrace of the last error: one line per call, with its location\n"
     "Commands may be abbreviated (,d car). Ctrl-C interrupts an evaluation,\n"
@@ -84,6 +86,27 @@ static void load_command(ReplSession &s, std::string_view arg) {
   }
   std::string path(arg);
   run_in_repl(s, [&] { load_file(path); });
+}
+
+// ---- ,expand ----------------------------------------------------------------
+
+// Expands the head of each form until it is no macro use, as the builtin
+// macroexpand does; subforms stay as written, so the output shows what this
+// one macro use turns into rather than the whole program rewritten.
+static void expand_command(ReplSession &s, std::string_view arg) {
+  if (arg.empty()) {
+    print_repl_error(s, "error: usage: ,expand FORM");
+    return;
+  }
+  std::string text(arg);
+  run_in_repl(s, [&] {
+    SourceReader reader(text, register_source_file("<expand>"));
+    for (;;) {
+      Value form = reader.next();
+      if (form == NOVALUE) break;
+      out(write_string(macroexpand(form)) + "\n");
+    }
+  });
 }
 
 // ---- ,describe and ,apropos --------------------------------------------------
@@ -227,6 +250,7 @@ void run_repl_command(ReplSession &s, const std::string &entry) {
   else if (command == "describe") describe_command(s, arg);
   else if (command == "apropos") apropos_command(s, arg);
   else if (command == "bt") bt_command(s);
+  else if (command == "expand") expand_command(s, arg);
 }
 
 }  // namespace kiln

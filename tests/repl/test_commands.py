@@ -31,8 +31,28 @@ def test_bt(kiln):
                   "  at top level (<repl-3>:1:1)\n"), f",bt: {out!r}")
 
 
+def test_expand(kiln):
+    code, out, err = run_plain(kiln, ["-q", "-i"],
+                               ",expand (receive (a b) (values 1 2) (+ a b))\n"
+                               "(define-syntax swap! (syntax-rules () ((_ a b) (let ((t a)) (set! a b) (set! b t)))))\n"
+                               "(defmacro my-unless (c . body) `(if ,c #f (begin ,@body)))\n"
+                               "(defmacro twice-unless (c x) `(my-unless ,c (list ,x ,x)))\n"
+                               ",expand (swap! p q)\n"
+                               ",expand (twice-unless #f (my-unless #t 1))\n"
+                               ",expand (when 1 2) 5\n"
+                               ",expand\n")
+    check(code == 0, f"status {code}")
+    check(out == ("(call-with-values (lambda () (values 1 2)) (lambda (a b) (+ a b)))\n"
+                  "(let ((t p)) (set! p q) (set! q t))\n"
+                  # the head is expanded until it is no macro; subforms stay as written
+                  "(if #f #f (begin (list (my-unless #t 1) (my-unless #t 1))))\n"
+                  "(when 1 2)\n5\n"), f",expand: {out!r}")
+    check(err == "error: usage: ,expand FORM\n", f"stderr: {err!r}")
+
+
 def test(kiln):
     test_bt(kiln)
+    test_expand(kiln)
 
 
 main(test)
