@@ -17,10 +17,12 @@
 #include "runtime/reader.h"
 #include "runtime/srcloc.h"
 #include "session.h"
+#include "syntax_docs.h"
 
 namespace kiln {
 
-const char *const kReplCommandNames[] = {"apropos", "bt", "describe", "expand", "help", "load", "quit", "time", nullptr};
+const char *const kReplCommandNames[] = {"apropos", "bt",   "describe", "expand", "help",
+                                         "load",    "quit", "time",     nullptr};
 
 static const char *kHelp =
     "Commands:\n"
@@ -165,8 +167,10 @@ static void describe_command(ReplSession &s, std::string_view arg) {
   std::string text = fmt::format("{}: {}\n", arg, kind_of(name));
   std::string doc = doc_text(sym(name)->doc);
   SrcLoc defined_at;
+  // Syntax has no procedure to carry a doc: the table supplies it, for a
+  // macro only while it is still the prelude's.
+  const SyntaxDoc *syntax = find_syntax_doc(arg);
   if (is_special_form_name(name)) {
-    // Special forms are the evaluator's own syntax: no value, arity or doc.
   } else if (is_builtin(v)) {
     Builtin *b = as<Builtin>(v);
     text += "  arity: " + arity_text(b->min_args, b->max_args) + "\n";
@@ -187,6 +191,13 @@ static void describe_command(ReplSession &s, std::string_view arg) {
     }
   } else {
     text += fmt::format("  value: {} {}\n", type_name(v), abbreviated_write(v));
+  }
+  bool builtin_syntax =
+      is_special_form_name(name) ||
+      (has_type(v, T_MACRO) && (!defined_at.known() || source_file_name(defined_at.file) == "<prelude>"));
+  if (syntax && builtin_syntax) {
+    text += fmt::format("  syntax: {}\n", syntax->usage);
+    if (doc.empty()) doc = syntax->doc;
   }
   if (!doc.empty()) text += "  doc: " + doc + "\n";
   if (defined_at.known()) text += "  defined at " + format_loc(defined_at) + "\n";

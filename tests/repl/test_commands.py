@@ -1,6 +1,7 @@
 """The commands ,bt ,expand ,describe (of syntax) and ,apropos, in plain mode
 (piped stdin) where stdout and stderr can be compared whole."""
 import os
+import re
 import tempfile
 
 from pty_harness import main, check, run_plain
@@ -50,9 +51,46 @@ def test_expand(kiln):
     check(err == "error: usage: ,expand FORM\n", f"stderr: {err!r}")
 
 
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+
+
+def syntax_names():
+    """Every special form (runtime/analyze.cpp's table) and prelude macro."""
+    with open(os.path.join(ROOT, "runtime", "analyze.cpp")) as f:
+        special = re.findall(r'\{"([^"]+)", SF_', f.read())
+    with open(os.path.join(ROOT, "stdlib", "prelude.lisp")) as f:
+        macros = re.findall(r"^\(defmacro (\S+)", f.read(), re.M)
+    check(len(special) > 20 and len(macros) > 10, f"found {special} {macros}")
+    return special, macros
+
+
+def test_describe_syntax(kiln):
+    code, out, err = run_plain(kiln, ["-q", "-i"], ",describe when\n,describe do\n")
+    check(out == ("when: special form\n  syntax: (when TEST BODY...)\n"
+                  "  doc: Evaluates BODY when TEST is true.\n"
+                  "do: macro\n  syntax: (do ((VAR INIT [STEP])...) (TEST RESULT...) BODY...)\n"
+                  "  doc: Loops: runs BODY and steps the VARs until TEST is true, then evaluates RESULT.\n"
+                  "  defined at <prelude>:6:1\n"), f",describe: {out!r}")
+    special, macros = syntax_names()
+    names = special + macros
+    code, out, err = run_plain(kiln, ["-q", "-i"], "".join(f",describe {n}\n" for n in names))
+    check(code == 0 and err == "", f"status {code}, stderr {err!r}")
+    blocks = re.split(r"\n(?=\S)", out.strip())
+    check(len(blocks) == len(names), f"one description per name: {out!r}")
+    for name, block in zip(names, blocks):
+        kind = "special form" if name in special else "macro"
+        check(block.startswith(f"{name}: {kind}\n  syntax: "),
+              f"{name}: {block!r}")
+        check(re.search(r"\n  doc: [^\n]+", block), f"{name} has a doc line: {block!r}")
+    # A user's macro of the same name is described as the user wrote it.
+    code, out, err = run_plain(kiln, ["-q", "-i"], "(defmacro assert (x) \"Mine.\" x)\n,describe assert\n")
+    check(out == "assert: macro\n  doc: Mine.\n  defined at <repl-1>:1:1\n", f"user macro: {out!r}")
+
+
 def test(kiln):
     test_bt(kiln)
     test_expand(kiln)
+    test_describe_syntax(kiln)
 
 
 main(test)
