@@ -204,16 +204,27 @@ static void describe_command(ReplSession &s, std::string_view arg) {
   out(text);
 }
 
+// Columns a name takes on a terminal, taking each UTF-8 character as one.
+static size_t code_points(const std::string &s) {
+  return size_t(std::count_if(s.begin(), s.end(), [](char c) { return (c & 0xC0) != 0x80; }));
+}
+
 static void apropos_command(ReplSession &s, std::string_view arg) {
   if (arg.empty()) {
     print_repl_error(s, "error: usage: ,apropos TEXT");
     return;
   }
-  std::string text;
+  std::vector<std::string> found;
+  size_t width = 0;
   for (const std::string &n : bound_names()) {
     if (n.find(arg) == std::string::npos) continue;
-    text += fmt::format("{:<24} {}\n", n, kind_of(intern(n)));
+    found.push_back(n);
+    width = std::max(width, code_points(n));
   }
+  // The kinds line up two columns past the longest name found.
+  std::string text;
+  for (const std::string &n : found)
+    text += n + std::string(width - code_points(n) + 2, ' ') + kind_of(intern(n)) + "\n";
   if (text.empty()) text = fmt::format("no bound name contains {}\n", arg);
   out(text);
 }

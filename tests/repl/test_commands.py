@@ -87,10 +87,23 @@ def test_describe_syntax(kiln):
     check(out == "assert: macro\n  doc: Mine.\n  defined at <repl-1>:1:1\n", f"user macro: {out!r}")
 
 
+def test_apropos(kiln):
+    code, out, err = run_plain(kiln, ["-q", "-i"],
+                               "(define a-procedure-whose-name-is-longer-than-the-old-columns (lambda () 1))\n"
+                               "(define λ-zq 1)\n(define zq-vector-ref 2)\n"
+                               ",apropos zq\n,apropos procedure-whose\n,apropos qqqqqq\n")
+    check(code == 0 and err == "", f"status {code}, stderr {err!r}")
+    check(out == ("zq-vector-ref  variable\n"
+                  "λ-zq           variable\n"
+                  "a-procedure-whose-name-is-longer-than-the-old-columns  procedure\n"
+                  "no bound name contains qqqqqq\n"), f",apropos: {out!r}")
+
+
 def test(kiln):
     test_bt(kiln)
     test_expand(kiln)
     test_describe_syntax(kiln)
+    test_apropos(kiln)
 
 
 main(test)

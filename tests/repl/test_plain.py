@@ -54,7 +54,7 @@ def test(kiln):
     check("thrice: procedure\n  arity: 1 argument\n  doc: Triples X.\n  defined at lib.lisp:5:16\n" in out,
           f"lambda doc string: {out!r}")
     check("if: special form\n" in out, f"special form: {out!r}")
-    check("twice                    procedure\n" in out, f"apropos: {out!r}")
+    check("twice  procedure\n" in out, f"apropos: {out!r}")
     check("\n8\n;; wall " in out and " collection" in out, f",time: {out!r}")
     check(",help" in out and ",describe NAME" in out, f",help: {out!r}")
     check("not reached" not in out, ",quit ends the session")
