@@ -8,7 +8,6 @@
 #pragma once
 #include <functional>
 #include <string>
-
 #include <vector>
 
 #include "runtime/error.h"
