@@ -1,5 +1,6 @@
-"""The commands ,bt ,expand ,describe (of syntax) and ,apropos, in plain mode
-(piped stdin) where stdout and stderr can be compared whole."""
+"""The commands ,bt ,expand ,describe (of syntax) and ,apropos, and how a
+record echoes, in plain mode (piped stdin) where stdout and stderr can be
+compared whole."""
 import os
 import re
 import tempfile
@@ -99,11 +100,19 @@ def test_apropos(kiln):
                   "no bound name contains qqqqqq\n"), f",apropos: {out!r}")
 
 
+def test_record_echo(kiln):
+    code, out, err = run_plain(kiln, ["-q", "-i"],
+                               "(define-record-type <point> (make-point x y) point? (x point-x) (y point-y))\n"
+                               "(make-point 1 \"a\")\n(display (make-point 1 \"a\"))\n")
+    check(out == '#<point x: 1 y: "a">\n#<point x: 1 y: a>', f"records echo with field names: {out!r}")
+
+
 def test(kiln):
     test_bt(kiln)
     test_expand(kiln)
     test_describe_syntax(kiln)
     test_apropos(kiln)
+    test_record_echo(kiln)
 
 
 main(test)
