@@ -14,11 +14,15 @@
 #include "runtime/eval_internal.h"
 #include "runtime/gc.h"
 #include "runtime/printer.h"
+#include "runtime/reader.h"
 #include "runtime/srcloc.h"
+#include "session.h"
+#include "syntax_docs.h"
 
 namespace kiln {
 
-const char *const kReplCommandNames[] = {"apropos", "describe", "help", "load", "quit", "time", nullptr};
+const char *const kReplCommandNames[] = {"apropos", "bt",   "describe", "expand", "help",
+                                         "load",    "quit", "time",     nullptr};
 
 static const char *kHelp =
     "Commands:\n"
@@ -27,7 +31,9 @@ static const char *kHelp =
     "  ,time EXPR       evaluate EXPR; print its value, wall and CPU time and GC count\n"
     "  ,load FILE       load a file (quotes around FILE are optional)\n"
     "  ,describe NAME   what NAME is bound to: kind, arity, documentation, where defined\n"
+    "  ,expand FORM     the macro expansion of FORM (its head, until no macro is left)\n"
     "  ,apropos TEXT    every bound name containing TEXT\n"
+    "  ,bt              the backtrace of the last error: one line per call, with its location\n"
     "Commands may be abbreviated (,d car). Ctrl-C interrupts an evaluation,\n"
     "Tab completes names, and history is kept across sessions.\n";
 
@@ -82,6 +88,27 @@ static void load_command(ReplSession &s, std::string_view arg) {
   }
   std::string path(arg);
   run_in_repl(s, [&] { load_file(path); });
+}
+
+// ---- ,expand ----------------------------------------------------------------
+
+// Expands the head of each form until it is no macro use, as the builtin
+// macroexpand does; subforms stay as written, so the output shows what this
+// one macro use turns into rather than the whole program rewritten.
+static void expand_command(ReplSession &s, std::string_view arg) {
+  if (arg.empty()) {
+    print_repl_error(s, "error: usage: ,expand FORM");
+    return;
+  }
+  std::string text(arg);
+  run_in_repl(s, [&] {
+    SourceReader reader(text, register_source_file("<expand>"));
+    for (;;) {
+      Value form = reader.next();
+      if (form == NOVALUE) break;
+      out(write_string(macroexpand(form)) + "\n");
+    }
+  });
 }
 
 // ---- ,describe and ,apropos --------------------------------------------------
@@ -140,8 +167,10 @@ static void describe_command(ReplSession &s, std::string_view arg) {
   std::string text = fmt::format("{}: {}\n", arg, kind_of(name));
   std::string doc = doc_text(sym(name)->doc);
   SrcLoc defined_at;
+  // Syntax has no procedure to carry a doc: the table supplies it, for a
+  // macro only while it is still the prelude's.
+  const SyntaxDoc *syntax = find_syntax_doc(arg);
   if (is_special_form_name(name)) {
-    // Special forms are the evaluator's own syntax: no value, arity or doc.
   } else if (is_builtin(v)) {
     Builtin *b = as<Builtin>(v);
     text += "  arity: " + arity_text(b->min_args, b->max_args) + "\n";
@@ -163,9 +192,21 @@ static void describe_command(ReplSession &s, std::string_view arg) {
   } else {
     text += fmt::format("  value: {} {}\n", type_name(v), abbreviated_write(v));
   }
+  bool builtin_syntax =
+      is_special_form_name(name) ||
+      (has_type(v, T_MACRO) && (!defined_at.known() || source_file_name(defined_at.file) == "<prelude>"));
+  if (syntax && builtin_syntax) {
+    text += fmt::format("  syntax: {}\n", syntax->usage);
+    if (doc.empty()) doc = syntax->doc;
+  }
   if (!doc.empty()) text += "  doc: " + doc + "\n";
   if (defined_at.known()) text += "  defined at " + format_loc(defined_at) + "\n";
   out(text);
+}
+
+// Columns a name takes on a terminal, taking each UTF-8 character as one.
+static size_t code_points(const std::string &s) {
+  return size_t(std::count_if(s.begin(), s.end(), [](char c) { return (c & 0xC0) != 0x80; }));
 }
 
 static void apropos_command(ReplSession &s, std::string_view arg) {
@@ -173,12 +214,31 @@ static void apropos_command(ReplSession &s, std::string_view arg) {
     print_repl_error(s, "error: usage: ,apropos TEXT");
     return;
   }
-  std::string text;
+  std::vector<std::string> found;
+  size_t width = 0;
   for (const std::string &n : bound_names()) {
     if (n.find(arg) == std::string::npos) continue;
-    text += fmt::format("{:<24} {}\n", n, kind_of(intern(n)));
+    found.push_back(n);
+    width = std::max(width, code_points(n));
   }
+  // The kinds line up two columns past the longest name found.
+  std::string text;
+  for (const std::string &n : found)
+    text += n + std::string(width - code_points(n) + 2, ' ') + kind_of(intern(n)) + "\n";
   if (text.empty()) text = fmt::format("no bound name contains {}\n", arg);
+  out(text);
+}
+
+// ---- ,bt ------------------------------------------------------------------
+
+static void bt_command(ReplSession &s) {
+  if (!s.had_error) {
+    out("no error yet in this session\n");
+    return;
+  }
+  const ReplError &e = s.last_error;
+  std::string text = e.headline + "\n" + format_trace(e.trace);
+  if (e.outermost.known()) text += "  at top level (" + format_loc(e.outermost) + ")\n";
   out(text);
 }
 
@@ -211,6 +271,8 @@ void run_repl_command(ReplSession &s, const std::string &entry) {
   else if (command == "load") load_command(s, arg);
   else if (command == "describe") describe_command(s, arg);
   else if (command == "apropos") apropos_command(s, arg);
+  else if (command == "bt") bt_command(s);
+  else if (command == "expand") expand_command(s, arg);
 }
 
 }  // namespace kiln

@@ -1,5 +1,5 @@
 // commands.h — the REPL's comma commands (docs/repl.md): ,help ,quit ,time EXPR
-// ,load FILE ,describe NAME ,apropos TEXT.
+// ,load FILE ,describe NAME ,apropos TEXT ,bt ,expand FORM.
 //
 // Invariant: a command never ends the session except ,quit; its failures are
 // reported through print_repl_error like any evaluation error. A command may be

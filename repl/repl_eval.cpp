@@ -48,17 +48,6 @@ void print_result(Value v) {
   std::fflush(stdout);
 }
 
-// Errors raised inside a file loaded from the REPL keep their location, since
-// that is the only way to find them; inside REPL entries it adds nothing.
-static std::string error_line(const LispError &e) {
-  std::string where;
-  if (e.loc.known()) {
-    const std::string &file = source_file_name(e.loc.file);
-    if (!file.empty() && file[0] != '<') where = format_loc(e.loc) + ": ";
-  }
-  return where + "error: " + error_message_of(g_raised);
-}
-
 bool run_in_repl(ReplSession &s, const std::function<void()> &fn) {
   clear_pending_interrupts();
   try {
@@ -66,9 +55,13 @@ bool run_in_repl(ReplSession &s, const std::function<void()> &fn) {
     return true;
   } catch (LispError &e) {
     try {
-      std::string line = error_line(e);
+      std::string line = error_headline(e);
       g_raised = NOVALUE;
       print_repl_error(s, line);
+      // Unwinding every frame left `pending` at the call that entered the
+      // outermost one: the top-level form.
+      s.last_error = ReplError{line, std::move(e.trace), e.pending};
+      s.had_error = true;
     } catch (const std::bad_alloc &) {
       report_malloc_exhausted();
     }

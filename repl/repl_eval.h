@@ -8,10 +8,20 @@
 #pragma once
 #include <functional>
 #include <string>
+#include <vector>
 
+#include "runtime/error.h"
 #include "runtime/value.h"
 
 namespace kiln {
+
+// What ,bt shows: plain C++ data copied from the LispError, so keeping it
+// holds no Lisp value alive.
+struct ReplError {
+  std::string headline;           // as the error printed: "WHERE: error: MESSAGE"
+  std::vector<TraceEntry> trace;  // procedure frames, innermost first
+  SrcLoc outermost;               // the top-level call the frames were entered from
+};
 
 struct ReplSession {
   bool interactive = false;  // stdin is a terminal
@@ -19,6 +29,8 @@ struct ReplSession {
   bool finished = false;     // (exit n) or ,quit: leave the loop
   int exit_code = 0;
   int entries = 0;  // numbers the <repl-N> source names
+  bool had_error = false;
+  ReplError last_error;  // valid when had_error
 };
 
 // Whether errors may be coloured: stderr is a terminal, NO_COLOR is unset or

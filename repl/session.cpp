@@ -16,17 +16,24 @@ void report_uncaught_message(const std::string &msg) {
   std::fflush(stderr);
 }
 
-void report_uncaught(const LispError &e) {
-  std::string out;
+std::string error_headline(const LispError &e) {
   std::string where = format_loc(e.loc);
-  if (!where.empty()) out += where + ": ";
-  out += "error: " + error_message_of(g_raised) + "\n";
-  for (const TraceEntry &t : e.trace) {
+  return (where.empty() ? "" : where + ": ") + "error: " + error_message_of(g_raised);
+}
+
+std::string format_trace(const std::vector<TraceEntry> &trace) {
+  std::string out;
+  for (const TraceEntry &t : trace) {
     out += "  at " + t.name;
     std::string l = format_loc(t.loc);
     if (!l.empty()) out += " (" + l + ")";
     out += "\n";
   }
+  return out;
+}
+
+void report_uncaught(const LispError &e) {
+  std::string out = error_headline(e) + "\n" + format_trace(e.trace);
   std::fflush(stdout);
   std::fputs(out.c_str(), stderr);
   std::fflush(stderr);

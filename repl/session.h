@@ -7,12 +7,18 @@
 #pragma once
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "runtime/error.h"
 
 namespace kiln {
 
-// Prints "FILE:LINE:COL: error: MESSAGE" and the "  at NAME (LOC)" lines.
+// "FILE:LINE:COL: error: MESSAGE" for the error in g_raised (no location
+// when none is known).
+std::string error_headline(const LispError &e);
+// One "  at NAME (FILE:LINE:COL)" line per frame, innermost first.
+std::string format_trace(const std::vector<TraceEntry> &trace);
+// Prints error_headline and format_trace on stderr.
 void report_uncaught(const LispError &e);
 void report_uncaught_message(const std::string &msg);
 // C++ memory (malloc) ran out where no Lisp error could be made, or while

@@ -218,7 +218,7 @@ struct Continuation {
 struct RecordType {
   ObjHeader h;
   Value name;    // symbol
-  Value fields;  // vector of field symbols
+  Value fields;  // list of field symbols, in the order of Record::fields
 };
 struct Record {
   ObjHeader h;

@@ -367,6 +367,7 @@ struct OpenContainer {
   int64_t steps = 0, power = 1;  // kList
   size_t closes = 1;             // kList: parens opened along the chain
   const Value *items = nullptr;  // kItems
+  Value names = NIL;             // kItems of a record: its field names, printed "x: " before each item
   int64_t next = 0, n = 0;       // kItems: next index, count; kIrritants: count left
 };
 
@@ -416,6 +417,11 @@ static bool next_element(std::string &out, OpenContainer &c, Labels *labels, Val
   case OpenContainer::kItems:
     if (c.next < c.n) {
       if (c.next > 0 || c.space_first) out += ' ';
+      if (is_pair(c.names)) {
+        out += symbol_name(car(c.names));
+        out += ": ";
+        c.names = cdr(c.names);
+      }
       *v = c.items[c.next++];
       return true;
     }
@@ -541,6 +547,7 @@ static std::optional<OpenContainer> print_start(std::string &out, Value v, bool 
     c.kind = OpenContainer::kItems;
     c.items = r->fields;
     c.n = r->n;
+    c.names = as<RecordType>(r->rtype)->fields;
     c.space_first = true;
     c.close = ">";
     break;

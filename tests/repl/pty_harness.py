@@ -151,3 +151,13 @@ def main(test):
         print(f"FAIL: {f}")
         sys.exit(1)
     print("PASS")
+
+
+def run_plain(kiln, args, stdin, cwd=None):
+    """Runs kiln with piped stdin (plain mode); returns (status, stdout, stderr)."""
+    import subprocess
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "TERM": "xterm",
+           "KILN_HISTFILE": os.path.join(tempfile.mkdtemp(prefix="kiln-plain-"), "history")}
+    p = subprocess.run([kiln, *args], input=stdin.encode(), capture_output=True, timeout=60,
+                       env=env, cwd=cwd)
+    return p.returncode, p.stdout.decode(), p.stderr.decode()

@@ -18,10 +18,12 @@ def run(kiln, args, stdin, cwd=None):
 
 
 def test(kiln):
-    code, out, err, hist = run(kiln, ["-i"], '(define x 2)\n(* x 21)\n(car 5)\n(+ x\n 1)\n"a\nb"\n(values 1 2)\n')
+    code, out, err, hist = run(kiln, ["-i"], '(define x 2)\n(* x 21)\n(car 5)\n(+ x\n 1)\n"a\nb"\n(values 1 2)\n(list 1\n  (cdr 9))\n')
     check(code == 0, f"end of piped input exits 0, got {code}")
     check(out == '42\n3\n"a\\nb"\n1\n2\n', f"stdout: {out!r}")
-    check(err == "error: car: argument 1 must be a pair, got 5\n", f"stderr: {err!r}")
+    # An error names the entry (its number) and the line and column in it.
+    check(err == "<repl-3>:1:1: error: car: argument 1 must be a pair, got 5\n"
+          "<repl-7>:2:3: error: cdr: argument 1 must be a pair, got 9\n", f"stderr: {err!r}")
     check("\x1b" not in out + err, "no escape codes")
     check(not os.path.exists(hist), "plain mode keeps no history")
 
@@ -30,7 +32,7 @@ def test(kiln):
     code, out, err, _ = run(kiln, ["-e", "(define y 5)", "-i"], "(* y y)\n(+ 1\n")
     check(code == 0, f"status {code}")
     check(out == "25\n", f"stdout: {out!r}")
-    check(err.startswith("error: unexpected end of input"), f"stderr: {err!r}")
+    check(err.startswith("<repl-2>:2:1: error: unexpected end of input"), f"stderr: {err!r}")
 
     code, out, err, _ = run(kiln, ["-i"], "(display \"bye\")\n(exit 4)\n(display \"not reached\")\n")
     check(code == 4 and out == "bye", f"(exit 4): status {code}, stdout {out!r}")
@@ -52,7 +54,7 @@ def test(kiln):
     check("thrice: procedure\n  arity: 1 argument\n  doc: Triples X.\n  defined at lib.lisp:5:16\n" in out,
           f"lambda doc string: {out!r}")
     check("if: special form\n" in out, f"special form: {out!r}")
-    check("twice                    procedure\n" in out, f"apropos: {out!r}")
+    check("twice  procedure\n" in out, f"apropos: {out!r}")
     check("\n8\n;; wall " in out and " collection" in out, f",time: {out!r}")
     check(",help" in out and ",describe NAME" in out, f",help: {out!r}")
     check("not reached" not in out, ",quit ends the session")

@@ -138,8 +138,8 @@ TEST_CASE("printer: procedures, builtins, macros, records", "[printer]") {
   CHECK(write_string(eval_text("(defmacro printer-test-mac (x) x) printer-test-mac")) ==
         "#<macro printer-test-mac>");
   CHECK(write_string(eval_text("(define-record-type ptpoint (make-ptpoint x y) ptpoint? (x ptx) (y pty))"
-                               "(make-ptpoint 1 \"two\")")) == "#<ptpoint 1 \"two\">");
-  CHECK(display_string(eval_text("(make-ptpoint 1 \"two\")")) == "#<ptpoint 1 two>");
+                               "(make-ptpoint 1 \"two\")")) == "#<ptpoint x: 1 y: \"two\">");
+  CHECK(display_string(eval_text("(make-ptpoint 1 \"two\")")) == "#<ptpoint x: 1 y: two>");
 }
 
 namespace {
@@ -195,7 +195,7 @@ TEST_CASE("printer: records, error objects and appended output with cycles", "[p
   CHECK(write_string(eval_text("(define-record-type ptnode (make-ptnode v next) ptnode? (v ptnode-v)"
                                "  (next ptnode-next set-ptnode-next!))"
                                "(define ptn (make-ptnode 1 #f)) (set-ptnode-next! ptn ptn) ptn")) ==
-        "#0=#<ptnode 1 #0#>");
+        "#0=#<ptnode v: 1 next: #0#>");
   Value l = circular({1, 2});
   Value e = make_error_obj(make_string("bad"), cons(l, cons(make_int(5), NIL)), intern("error"));
   CHECK(write_string(e) == "#<error \"bad\" #0=(1 2 . #0#) 5>");
