@@ -6,7 +6,8 @@
 
 namespace kiln {
 
-extern const char *const kPreludeSource;  // prelude_embed.cpp, generated from prelude.lisp
+extern const char *const kPreludeSource;   // prelude_embed.cpp, generated from prelude.lisp
+extern const char *const kTrainingSource;  // training_embed.cpp, generated from training.lisp
 
 void init_kiln() {
   static bool done = false;
@@ -15,6 +16,7 @@ void init_kiln() {
   init_runtime();
   init_builtins();
   eval_string(kPreludeSource, "<prelude>");
+  eval_string(kTrainingSource, "<training>");
 }
 
 }  // namespace kiln

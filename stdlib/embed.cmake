@@ -1,4 +1,4 @@
-# Turns stdlib/prelude.lisp into a C++ source holding it as a string.
+# Turns a Lisp source (IN) into a C++ source (OUT) defining the string NAME.
 file(READ ${IN} CONTENT)
 set(DELIM "KILN_PRELUDE_")
-file(WRITE ${OUT} "namespace kiln { extern const char *const kPreludeSource; const char *const kPreludeSource = R\"${DELIM}(${CONTENT})${DELIM}\"; }\n")
+file(WRITE ${OUT} "namespace kiln { extern const char *const ${NAME}; const char *const ${NAME} = R\"${DELIM}(${CONTENT})${DELIM}\"; }\n")

@@ -1,5 +1,5 @@
 // strings.cpp — string and symbol builtins: R7RS (scheme base/char) strings,
-// symbols, str, format, string-split/join/contains/index, number<->string.
+// symbols, str, string-split/join/contains/index, number<->string.
 //
 // Invariant: strings are mutable Latin-1 byte strings (object.h String); every
 // procedure that returns a string returns a fresh one (symbol->string copies
@@ -259,57 +259,12 @@ Value b_gensym(int argc, Value *a) {
   type_error("gensym", 1, "a string or a symbol", a[0]);
 }
 
-// ---- str, format ---------------------------------------------------------------
+// ---- str ---------------------------------------------------------------
 
 Value b_str(int argc, Value *argv) {
   std::string out;
   for (int i = 0; i < argc; i++) print_value_interruptible(out, argv[i], false);
   return str_of(out);
-}
-
-// Expands FMT with ~a (display) ~s (write) ~% (newline) ~~ (tilde).
-std::string expand_format(const char *who, std::string_view fmt, int argc, Value *args) {
-  std::string out;
-  int next = 0;
-  for (size_t i = 0; i < fmt.size(); i++) {
-    if (fmt[i] != '~') {
-      out += fmt[i];
-      continue;
-    }
-    if (++i == fmt.size()) throw_errorf("{}: format string ends in '~'", who);
-    char d = fmt[i];
-    switch (d) {
-    case 'a':
-    case 'A':
-    case 's':
-    case 'S':
-      if (next >= argc) throw_errorf("{}: too few arguments for the format string", who);
-      print_value_interruptible(out, args[next++], d == 's' || d == 'S');
-      break;
-    case '%': out += '\n'; break;
-    case '~': out += '~'; break;
-    default: throw_errorf("{}: unknown directive ~{}", who, d);
-    }
-  }
-  if (next < argc) throw_errorf("{}: too many arguments for the format string", who);
-  return out;
-}
-
-// (format FMT ARG...) and (format #f FMT ARG...) return the text;
-// (format #t FMT ARG...) prints it; (format PORT FMT ARG...) writes it to PORT.
-Value b_format(int argc, Value *argv) {
-  if (is_string(argv[0])) return str_of(expand_format("format", string_view_of(argv[0]), argc - 1, argv + 1));
-  Value dest = argv[0];
-  if (dest != TRUE_V && dest != FALSE_V && !(is_port(dest) && (as<Port>(dest)->kind & PORT_OUTPUT)))
-    type_error("format", 1, "a string, #t, #f or an output port", dest);
-  if (argc < 2) throw_error("format: missing format string");
-  String *fmt = arg_string("format", 2, argv[1]);
-  std::string text = expand_format("format", string_view_of(from_ptr(fmt)), argc - 2, argv + 2);
-  if (dest == FALSE_V) return str_of(text);
-  Value port = dest == TRUE_V ? current_output_port() : dest;
-  if (as<Port>(port)->closed) throw_error("format: port is closed");
-  port_write(as<Port>(port), text);
-  return UNSPEC;
 }
 
 // ---- split, join, search ----------------------------------------------------------
@@ -477,9 +432,6 @@ BuiltinRegistrar reg([] {
   defbuiltin("string->symbol", 1, 1, b_string_to_symbol, "(string->symbol S) the interned symbol");
   defbuiltin("gensym", 0, 1, b_gensym, "(gensym [PREFIX]) a fresh uninterned symbol");
   defbuiltin("str", 0, -1, b_str, "(str X ...) the display forms of the arguments, concatenated");
-  defbuiltin("format", 1, -1, b_format,
-             "(format [DEST] FMT ARG...) ~a display, ~s write, ~% newline, ~~ tilde; DEST #t prints, "
-             "a port writes there, #f or none returns the string");
   defbuiltin("string-split", 1, 2, b_string_split,
              "(string-split S SEP) fields between SEP (a char or string); (string-split S) words");
   defbuiltin("string-join", 1, 2, b_string_join, "(string-join STRINGS [SEP]) SEP defaults to a space");
