@@ -3,6 +3,7 @@
 
 #include "../runtime/args.h"
 #include "../runtime/error.h"
+#include "../runtime/gc.h"
 #include "../runtime/printer.h"
 #include "../runtime/tensor.h"
 #include "autodiff.h"
@@ -20,6 +21,16 @@ ArgSpec arg_spec_of(const char *who, int pos, Value v) {
     return s;
   }
   type_error(who, pos, "a number or a tensor", v);
+}
+
+Value *argument_leaves(const char *who, const TreeLayout &layout, const Value *args,
+                       std::vector<ArgSpec> &specs) {
+  int64_t n = layout.nleaves();
+  auto *leaves = static_cast<Value *>(gc_alloc(sizeof(Value) * size_t(n + 1)));
+  flatten_arguments(layout, args, leaves);
+  specs.clear();
+  for (int64_t k = 0; k < n; k++) specs.push_back(arg_spec_of(who, 0, leaves[k]));
+  return leaves;
 }
 
 namespace {
@@ -73,10 +84,7 @@ void build_graph_into(Graph &result, const char *who, Value f, TreeLayout &layou
     throw_errorf("{}: the loss must be a scalar, got a {} tensor", who, shape_string(s));
   }
   std::vector<int32_t> wrt;
-  for (int32_t j = 0; j < layout.nwrt; j++) {
-    int a = layout.wrt[j];
-    for (int64_t k = layout.first_leaf[a]; k < layout.first_leaf[a + 1]; k++) wrt.push_back(int32_t(k));
-  }
+  for (int64_t k : wrt_leaves(layout)) wrt.push_back(int32_t(k));
   // Params are nodes 0..nleaves-1 in leaf order (trace_into records them first).
   std::vector<int32_t> grads = append_gradients(g, loss, wrt);
   g.outputs.push_back({loss, true});

@@ -6,6 +6,7 @@
 // the trace recorded into, which the next build reuses.
 #pragma once
 #include <memory>
+#include <vector>
 
 #include "graph.h"
 #include "tree.h"
@@ -33,6 +34,11 @@ void build_grad_graph_into(Graph &out, const char *who, Value f, int argc, const
 // the result's (or AUX's) skeleton. The four functions above are this one with a
 // flat layout.
 void build_graph_into(Graph &out, const char *who, Value f, TreeLayout &layout, const ArgSpec *specs);
+
+// The leaves of `args` laid out by `layout` (a GC array, layout.nleaves()
+// entries: the graph's params in order), with each leaf's ArgSpec in `specs`.
+Value *argument_leaves(const char *who, const TreeLayout &layout, const Value *args,
+                       std::vector<ArgSpec> &specs);
 
 // The ArgSpec of an example argument (a number or a tensor); raises
 // `WHO: argument POS must be a number or a tensor, got V` otherwise.

@@ -312,6 +312,35 @@ Value select_hook(Value test, Value then_value, Value else_value) {
   return make_symbolic(g.select("if", cond, node_of("if", 2, then_value), node_of("if", 3, else_value)));
 }
 
+// F's result `r` as nodes: its leaves' nodes into `out_nodes` (with `with_aux`,
+// r is (LOSS . AUX): LOSS's node first, then AUX's leaves); returns the result's
+// (or AUX's) skeleton.
+Value record_result(const char *who, Value r, bool with_aux, std::vector<int32_t> &out_nodes) {
+  out_nodes.clear();
+  if (with_aux) {
+    if (!is_pair(r))
+      throw_errorf("{}: the traced function must return (LOSS . AUX), got {}", who, error_value_string(r));
+    Value loss = car(r);
+    if (!is_symbolic(loss) && !is_number(loss) && !is_tensor(loss))
+      throw_errorf("{}: the loss must be a number or a tensor, got {}", who, error_value_string(loss));
+    out_nodes.push_back(node_of(who, 0, loss));
+    r = cdr(r);
+  } else if (!is_tree_branch(r)) {
+    if (!is_symbolic(r) && !is_number(r) && !is_tensor(r))
+      throw_errorf("{}: the traced function must return a number, a tensor or a tree of them, got {}", who,
+                   error_value_string(r));
+    out_nodes.push_back(node_of(who, 0, r));
+    return TRUE_V;
+  }
+  int64_t count =
+      tree_check(who, with_aux ? "the traced function's AUX" : "the traced function's result", r, true);
+  auto *leaves = static_cast<Value *>(gc_alloc(sizeof(Value) * size_t(count + 1)));
+  int64_t k = 0;
+  tree_flatten(r, leaves, k);
+  for (int64_t j = 0; j < count; j++) out_nodes.push_back(node_of(who, 0, leaves[j]));
+  return tree_skeleton(r);
+}
+
 struct TraceScope {
   explicit TraceScope(Graph &g) {
     g_trace.graph = &g;
@@ -401,38 +430,23 @@ Value trace_nested_grad(const char *who, Value f, TreeLayout &layout, const Valu
   for (int i = 0; i < argc; i++) argv[i] = tree_rebuild(layout.arg_skeletons[i], leaves, at);
   Value r = apply_proc(f, argc, argv);
 
-  std::vector<int32_t> outs;
-  Value aux = NOVALUE;
-  if (layout.with_aux) {
-    if (!is_pair(r))
-      throw_errorf("{}: the traced function must return (LOSS . AUX), got {}", who, error_value_string(r));
-    aux = cdr(r);
-    r = car(r);
-  }
-  if (!is_symbolic(r) && !is_number(r) && !is_tensor(r)) {
+  // A plain loss must be one leaf; (LOSS . AUX) is checked by record_result.
+  if (!layout.with_aux && !is_symbolic(r) && !is_number(r) && !is_tensor(r)) {
     if (is_tree_branch(r)) throw_errorf("{}: the loss must be a scalar, got a tree", who);
     throw_errorf("{}: the loss must be a number or a tensor, got {}", who, error_value_string(r));
   }
-  int32_t loss = node_of(who, 0, r);
+  std::vector<int32_t> outs;
+  Value aux_skeleton = record_result(who, r, layout.with_aux, outs);
+  if (layout.with_aux) layout.out_skeleton = aux_skeleton;
+  int32_t loss = outs[0];
   if (g[loss].shape.rank != 0)
     throw_errorf("{}: the loss must be a scalar, got a {} tensor", who, shape_string(g[loss].shape));
-  outs.push_back(g.reshape(loss, Shape{}, true));
-  if (layout.with_aux) {
-    int64_t count = tree_check(who, "the traced function's AUX", aux, true);
-    auto *aux_leaves = static_cast<Value *>(gc_alloc(sizeof(Value) * size_t(count + 1)));
-    int64_t k = 0;
-    tree_flatten(aux, aux_leaves, k);
-    for (int64_t j = 0; j < count; j++) outs.push_back(node_of(who, 0, aux_leaves[j]));
-    layout.out_skeleton = tree_skeleton(aux);
-  }
+  outs[0] = g.reshape(loss, Shape{}, true);
   std::vector<int32_t> wrt;
   std::vector<bool> wrt_number;
-  for (int32_t j = 0; j < layout.nwrt; j++) {
-    int a = layout.wrt[j];
-    for (int64_t k = layout.first_leaf[a]; k < layout.first_leaf[a + 1]; k++) {
-      wrt.push_back(stand_in[size_t(k)]);
-      wrt_number.push_back(g[stand_in[size_t(k)]].is_number);
-    }
+  for (int64_t k : wrt_leaves(layout)) {
+    wrt.push_back(stand_in[size_t(k)]);
+    wrt_number.push_back(g[stand_in[size_t(k)]].is_number);
   }
   std::vector<int32_t> grads = append_gradients(g, loss, wrt);
   for (size_t j = 0; j < grads.size(); j++) {
@@ -484,29 +498,7 @@ Value trace_into(Graph &g, const char *who, Value f, const TreeLayout &layout, c
     for (int i = 0; i < argc; i++) argv[i] = tree_rebuild(layout.arg_skeletons[i], leaves, k);
   }
   Value r = apply_proc(f, argc, argv);
-  out_nodes.clear();
-  if (with_aux) {
-    if (!is_pair(r))
-      throw_errorf("{}: the traced function must return (LOSS . AUX), got {}", who, error_value_string(r));
-    Value loss = car(r);
-    if (!is_symbolic(loss) && !is_number(loss) && !is_tensor(loss))
-      throw_errorf("{}: the loss must be a number or a tensor, got {}", who, error_value_string(loss));
-    out_nodes.push_back(node_of(who, 0, loss));
-    r = cdr(r);
-  } else if (!is_tree_branch(r)) {
-    if (!is_symbolic(r) && !is_number(r) && !is_tensor(r))
-      throw_errorf("{}: the traced function must return a number, a tensor or a tree of them, got {}", who,
-                   error_value_string(r));
-    out_nodes.push_back(node_of(who, 0, r));
-    return TRUE_V;
-  }
-  int64_t count =
-      tree_check(who, with_aux ? "the traced function's AUX" : "the traced function's result", r, true);
-  auto *outs = static_cast<Value *>(gc_alloc(sizeof(Value) * size_t(count + 1)));
-  int64_t k = 0;
-  tree_flatten(r, outs, k);
-  for (int64_t j = 0; j < count; j++) out_nodes.push_back(node_of(who, 0, outs[j]));
-  return tree_skeleton(r);
+  return record_result(who, r, with_aux, out_nodes);
 }
 
 }  // namespace kiln

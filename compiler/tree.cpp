@@ -182,6 +182,13 @@ TreeLayout *flat_layout(int argc, bool grad) {
   return t;
 }
 
+std::vector<int64_t> wrt_leaves(const TreeLayout &t) {
+  std::vector<int64_t> leaves;
+  for (int32_t j = 0; j < t.nwrt; j++)
+    for (int64_t k = t.first_leaf[t.wrt[j]]; k < t.first_leaf[t.wrt[j] + 1]; k++) leaves.push_back(k);
+  return leaves;
+}
+
 void flatten_arguments(const TreeLayout &layout, const Value *args, Value *out) {
   int64_t k = 0;
   for (int i = 0; i < layout.nargs; i++) flatten(args[i], out, k);

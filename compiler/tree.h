@@ -14,6 +14,7 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "../runtime/value.h"
 
@@ -51,6 +52,10 @@ TreeLayout *layout_arguments(const char *who, int argc, const Value *args, int p
 // A layout of `argc` single leaves (graph-ir without example arguments, and the
 // flat C++ entry points).
 TreeLayout *flat_layout(int argc, bool grad);
+
+// The leaf numbers of the arguments in layout.wrt, in that order (the params a
+// grad build differentiates with respect to).
+std::vector<int64_t> wrt_leaves(const TreeLayout &layout);
 
 // The leaves of `args` (checked by layout_arguments or matched by
 // match_arguments) in order, into `out` (layout.nleaves() entries).

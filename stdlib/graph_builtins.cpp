@@ -68,24 +68,19 @@ Built build(const char *who, Value f, int argc, Value *args, const BuildOptions 
   static thread_local Graph graph;
   if (tracing_active()) throw_errorf("graph: '{}' is not supported inside a traced function", who);
   arg_proc(who, 1, f);
+  static thread_local std::vector<ArgSpec> specs;
   TreeLayout *layout;
-  Value *leaves;
+  Value *leaves = nullptr;
   if (argc == 0 && opt.allow_shapeless) {
     layout = flat_layout(procedure_arity(f), opt.grad);
-    leaves = nullptr;
+    specs.assign(size_t(layout->nleaves()), ArgSpec{});
   } else {
     layout = layout_arguments(who, argc, args, opt.pos_offset, false);
     layout->grad = opt.grad;
-    leaves = static_cast<Value *>(gc_alloc(sizeof(Value) * size_t(layout->nleaves() + 1)));
-    flatten_arguments(*layout, args, leaves);
+    leaves = argument_leaves(who, *layout, args, specs);
   }
   layout->with_aux = opt.with_aux;
   if (opt.grad) select_argnums(who, *layout, opt.argnums);
-  static thread_local std::vector<ArgSpec> specs;
-  specs.clear();
-  if (leaves)
-    for (int64_t k = 0; k < layout->nleaves(); k++) specs.push_back(arg_spec_of(who, 0, leaves[k]));
-  else specs.resize(size_t(layout->nleaves()));
   build_graph_into(graph, who, f, *layout, specs.data());
   return Built{&graph, layout, leaves};
 }

@@ -34,21 +34,24 @@ std::string procedure_name(Value f) {
   return "anonymous";
 }
 
+// A kernel for F at the signature of `args` (F's arguments; messages number
+// them from pos_offset + 1): graph-compile, graph-compile-grad and a jit miss.
+Value compile_kernel(const char *who, Value f, int argc, const Value *args, int pos_offset, bool grad) {
+  TreeLayout *layout = layout_arguments(who, argc, args, pos_offset, false);
+  layout->grad = grad;
+  std::vector<ArgSpec> specs;
+  argument_leaves(who, *layout, args, specs);
+  auto g = std::make_unique<Graph>();
+  build_graph_into(*g, who, f, *layout, specs.data());
+  return make_kernel(procedure_name(f), std::move(g), specs.data(), layout);
+}
+
 Value compile_common(const char *who, int argc, Value *argv, bool grad) {
   // A kernel inside a traced function would need the trace's values: `jit` of
   // the enclosing procedure compiles it all instead.
   if (tracing_active()) throw_errorf("graph: '{}' is not supported inside a traced function", who);
   Value f = arg_proc(who, 1, argv[0]);
-  TreeLayout *layout = layout_arguments(who, argc - 1, argv + 1, 1, false);
-  layout->grad = grad;
-  int64_t n = layout->nleaves();
-  auto *leaves = static_cast<Value *>(gc_alloc(sizeof(Value) * size_t(n + 1)));
-  flatten_arguments(*layout, argv + 1, leaves);
-  std::vector<ArgSpec> specs;
-  for (int64_t k = 0; k < n; k++) specs.push_back(arg_spec_of(who, 0, leaves[k]));
-  auto g = std::make_unique<Graph>();
-  build_graph_into(*g, who, f, *layout, specs.data());
-  return make_kernel(procedure_name(f), std::move(g), specs.data(), layout);
+  return compile_kernel(who, f, argc - 1, argv + 1, 1, grad);
 }
 
 // ---- jit ------------------------------------------------------------------------
@@ -114,15 +117,7 @@ Value jit_apply(Value self, int argc, Value *argv) {
       return g_type_hooks[kernel_type()].apply(p->kernels[e], argc, argv);
   }
   // First sight of this signature: trace and compile (or load from the disk cache).
-  TreeLayout *layout = layout_arguments("jit", argc, argv, 0, false);
-  int64_t n = layout->nleaves();
-  auto *leaves = static_cast<Value *>(gc_alloc(sizeof(Value) * size_t(n + 1)));
-  flatten_arguments(*layout, argv, leaves);
-  std::vector<ArgSpec> specs;
-  for (int64_t k = 0; k < n; k++) specs.push_back(arg_spec_of("jit", 0, leaves[k]));
-  auto g = std::make_unique<Graph>();
-  build_graph_into(*g, "jit", p->f, *layout, specs.data());
-  Value kernel = make_kernel(procedure_name(p->f), std::move(g), specs.data(), layout);
+  Value kernel = compile_kernel("jit", p->f, argc, argv, 0, false);
   if (p->count == p->capacity) {
     int32_t cap = p->capacity * 2;
     auto *ks = static_cast<Value *>(gc_alloc(sizeof(Value) * size_t(cap)));

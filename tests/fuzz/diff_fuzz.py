@@ -573,21 +573,7 @@ TREE_RESULTS = ["(list y s)", "(vector y (list s y))", "(list (vector y) s '())"
 
 def parse_tokens(text):
     """Like parse_sexp, but atoms stay text, so values compare bit for bit."""
-    tokens = re.findall(r'"(?:[^"\\]|\\.)*"|[()]|[^\s()]+', text)
-    pos = 0
-
-    def read():
-        nonlocal pos
-        tok = tokens[pos]
-        pos += 1
-        if tok == "(":
-            items = []
-            while tokens[pos] != ")":
-                items.append(read())
-            pos += 1
-            return items
-        return tok
-    return read()
+    return parse_sexp(text, atom=lambda tok: tok)
 
 
 def unparse(t):
@@ -922,12 +908,12 @@ def has_if(prog):
     return any(n.kind == "select" for n in prog.body.walk())
 
 
-def parse_sexp(text):
+def parse_sexp(text, atom=None):
     """A tiny reader for what `write` prints of cv values: lists, symbols, numbers, strings."""
     tokens = re.findall(r'"(?:[^"\\]|\\.)*"|[()]|[^\s()]+', text)
     pos = 0
 
-    def atom(tok):
+    def number_atom(tok):
         if tok.startswith('"'):
             return tok
         t = tok.replace(".0", "") if tok in ("+nan.0", "-nan.0", "+inf.0", "-inf.0") else tok
@@ -952,7 +938,7 @@ def parse_sexp(text):
                 items.append(read())
             pos += 1
             return items
-        return atom(tok)
+        return (atom or number_atom)(tok)
     return read()
 
 
