@@ -1,10 +1,12 @@
 // tensor.cpp — allocation, printing and equality of tensors (see tensor.h).
 #include "tensor.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "args.h"
 #include "error.h"
+#include "eval.h"
 #include "printer.h"
 
 namespace kiln {
@@ -63,8 +65,19 @@ Value make_tensor(const Shape &s) { return from_ptr(alloc_tensor(s)); }
 
 Value make_tensor_filled(const Shape &s, double x) {
   Tensor *t = alloc_tensor(s);
-  for (int64_t i = 0; i < t->size; i++) t->data[i] = x;
+  double *d = t->data;
+  fill_in_chunks(t->size, [d, x](int64_t lo, int64_t hi) {
+    for (int64_t i = lo; i < hi; i++) d[i] = x;
+  });
   return from_ptr(t);
+}
+
+void fill_in_chunks(int64_t n, const std::function<void(int64_t, int64_t)> &fill) {
+  constexpr int64_t kChunk = int64_t(1) << 20;
+  for (int64_t lo = 0; lo < n; lo += kChunk) {
+    if (lo) check_interrupt();
+    fill(lo, std::min(n, lo + kChunk));
+  }
 }
 
 Value make_scalar_tensor(double x) { return make_tensor_filled(Shape{}, x); }

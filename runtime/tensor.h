@@ -10,6 +10,7 @@
 // headers may share one data block (reshape does). Shapes have rank 0..kMaxRank
 // and every dimension >= 1, so size >= 1.
 #pragma once
+#include <functional>
 #include <string>
 
 #include "object.h"
@@ -36,6 +37,10 @@ int64_t checked_tensor_size(const Shape &s);
 Tensor *alloc_tensor(const Shape &s);
 Value make_tensor(const Shape &s);
 Value make_tensor_filled(const Shape &s, double x);
+// Calls fill(lo, hi) over [0, n) in chunks, polling for Ctrl-C between them:
+// writing a tensor of 2^31 elements takes tens of seconds (its pages fault in),
+// and a constructor must not hold Ctrl-C off for that long.
+void fill_in_chunks(int64_t n, const std::function<void(int64_t, int64_t)> &fill);
 Value make_scalar_tensor(double x);
 // A tensor of shape `s` sharing t's data (s.size() == t->size).
 Value tensor_view(Tensor *t, const Shape &s);

@@ -105,7 +105,10 @@ Value b_arange(int argc, Value *argv) {
     throw_errorf("arange: range of {} elements is too large", format_double(count));
   Shape s = Shape::of({int64_t(count)});
   Tensor *t = alloc_tensor(s);
-  for (int64_t i = 0; i < t->size; i++) t->data[i] = start + double(i) * step;
+  double *d = t->data;
+  fill_in_chunks(t->size, [d, start, step](int64_t lo, int64_t hi) {
+    for (int64_t i = lo; i < hi; i++) d[i] = start + double(i) * step;
+  });
   return from_ptr(t);
 }
 
@@ -114,7 +117,10 @@ Value b_tensor_rand(int, Value *argv) {
   Shape s = arg_shape("tensor-rand", 1, argv[0]);
   SplitMix64 rng(uint64_t(arg_int("tensor-rand", 2, argv[1])));
   Tensor *t = alloc_tensor(s);
-  for (int64_t i = 0; i < t->size; i++) t->data[i] = rng.next_double();
+  double *d = t->data;
+  fill_in_chunks(t->size, [d, &rng](int64_t lo, int64_t hi) {
+    for (int64_t i = lo; i < hi; i++) d[i] = rng.next_double();
+  });
   return from_ptr(t);
 }
 
@@ -125,14 +131,20 @@ Value b_tensor_randn(int, Value *argv) {
   SplitMix64 rng(uint64_t(arg_int("tensor-randn", 2, argv[1])));
   Tensor *t = alloc_tensor(s);
   const double two_pi = 6.283185307179586;
-  for (int64_t i = 0; i < t->size; i += 2) {
-    double u1 = 1.0 - rng.next_double();  // (0, 1]: log is finite
-    double u2 = rng.next_double();
-    double r = std::sqrt(-2.0 * std::log(u1));
-    double theta = two_pi * u2;
-    t->data[i] = r * std::cos(theta);
-    if (i + 1 < t->size) t->data[i + 1] = r * std::sin(theta);
-  }
+  double *d = t->data;
+  int64_t n = t->size;
+  // Chunks of pairs, so each pair of uniforms still fills two neighbours.
+  fill_in_chunks((n + 1) / 2, [d, n, &rng, two_pi](int64_t lo, int64_t hi) {
+    for (int64_t k = lo; k < hi; k++) {
+      int64_t i = 2 * k;
+      double u1 = 1.0 - rng.next_double();  // (0, 1]: log is finite
+      double u2 = rng.next_double();
+      double r = std::sqrt(-2.0 * std::log(u1));
+      double theta = two_pi * u2;
+      d[i] = r * std::cos(theta);
+      if (i + 1 < n) d[i + 1] = r * std::sin(theta);
+    }
+  });
   return from_ptr(t);
 }
 

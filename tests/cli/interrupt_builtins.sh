@@ -58,6 +58,13 @@ check for_each_builtin '(for-each car (make-list 2147483648 (list 1)))'
 # 2^60 leaves through shared structure: the printer, not the allocator, runs long.
 check write_shared_dag '(define dag (let loop ((k 60) (x (list 1))) (if (= k 0) x (loop (- k 1) (list x x))))) (write dag)'
 check display_shared_dag '(define dag (let loop ((k 60) (x (list 1))) (if (= k 0) x (loop (- k 1) (list x x))))) (display (list dag))'
+# Tensor constructors write gigabytes whose pages fault in for seconds.
+check ones_big '(display (tensor-shape (ones (list 20000 20000))))'
+check randn_big '(display (tensor-shape (tensor-randn (list 20000 20000) 1)))'
+check arange_big '(display (tensor-shape (arange 400000000)))'
+# Each guard's handler raises while the stack overflow unwinds, so no call or
+# loop runs between one guard and the next: the guard polls as it catches.
+check guard_unwind '(define (err thunk) (guard (e (#t (display undefined-thing))) (err (lambda () 1)) (thunk))) (err (lambda () 2))'
 
 if [ $failures -ne 0 ]; then
   echo "$failures failed"
