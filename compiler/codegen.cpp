@@ -163,6 +163,7 @@ static void emit_unit(Emitter &E, const Graph &g, const std::vector<Ref> &refs, 
 // buffers as parameters; every time, the kernel calls that function with this
 // unit's buffers. refs is restored before returning.
 static void emit_shared_unit(Emitter &E, const Graph &g, std::vector<Ref> &refs, const KernelUnit &u,
+                             const std::function<RV(int32_t)> &buffer_of,
                              std::map<std::string, gcc_jit_function *> &functions) {
   gcc_jit_function *&fn = functions[u.signature];
   if (!fn) {
@@ -194,7 +195,7 @@ static void emit_shared_unit(Emitter &E, const Graph &g, std::vector<Ref> &refs,
     E.par = saved_par;
   }
   std::vector<RV> args;
-  for (int32_t a : u.slots) args.push_back(refs[size_t(a)].base);
+  for (int32_t a : u.slots) args.push_back(buffer_of(a));
   args.push_back(E.par);
   gcc_jit_block_add_eval(E.cur, nullptr, gcc_jit_context_new_call(E.c, nullptr, fn, int(args.size()), args.data()));
 }
@@ -251,11 +252,30 @@ void emit_kernel(gcc_jit_context *ctx, const Graph &g, const KernelLayout &L) {
     r.ld = n.shape.dim[0];  // the input is k x m: rows of length m
   }
 
+  // A call's buffers are loaded from args/results where the call is, not
+  // taken from the locals above: hundreds of calls keeping those locals live
+  // across the whole kernel made register allocation superlinear.
+  auto buffer_of = [&](int32_t a) -> RV {
+    int32_t owner = read_in_place[size_t(a)] ? g[a].in[0] : a;
+    const KernelLayout::Slot &s = L.slots[size_t(owner)];
+    switch (s.place) {
+    case KernelLayout::Place::Arg:
+    case KernelLayout::Place::ConstTensor: return E.ld(args, E.ix(s.index));
+    case KernelLayout::Place::Result: return E.ld(results, E.ix(s.index));
+    default: return refs[size_t(owner)].base;
+    }
+  };
   std::vector<KernelUnit> units = kernel_units(g, kernel_emission_order(g), read_in_place);
   std::vector<bool> shared = shared_units(units);
+  // GCC would inline the shared functions back into the kernel (cloning each
+  // per call site first), compiling their bodies once per call again: a
+  // 32-layer MLP's kernel took 2x the CPU time with inlining. Nothing else in a
+  // kernel is called directly, so this costs the other kernels nothing.
+  if (std::find(shared.begin(), shared.end(), true) != shared.end())
+    gcc_jit_context_add_command_line_option(ctx, "-fno-inline");
   std::map<std::string, gcc_jit_function *> functions;
   for (size_t k = 0; k < units.size(); k++) {
-    if (shared[k]) emit_shared_unit(E, g, refs, units[k], functions);
+    if (shared[k]) emit_shared_unit(E, g, refs, units[k], buffer_of, functions);
     else emit_unit(E, g, refs, units[k]);
   }
   // Outputs that did not write their result directly: copies.
