@@ -155,16 +155,21 @@ std::vector<KernelUnit> kernel_units(const Graph &g, const std::vector<EmitStep>
 }
 
 std::vector<bool> shared_units(const std::vector<KernelUnit> &units) {
-  static const bool sharing = [] {
+  // 0: off; 1 (default): recurring units of kMinSharedWork or more; all: every
+  // recurring unit (the differential fuzzer's small graphs then use calls too).
+  static const int mode = [] {
     const char *s = std::getenv("KILN_JIT_SHARE");
-    return !(s && std::strcmp(s, "0") == 0);
+    if (s && std::strcmp(s, "0") == 0) return 0;
+    if (s && std::strcmp(s, "all") == 0) return 2;
+    return 1;
   }();
   std::vector<bool> shared(units.size(), false);
-  if (!sharing) return shared;
+  if (mode == 0) return shared;
+  int64_t min_work = mode == 2 ? 0 : kMinSharedWork;
   std::unordered_map<std::string, int> count;
   for (const KernelUnit &u : units) count[u.signature]++;
   for (size_t k = 0; k < units.size(); k++)
-    shared[k] = count[units[k].signature] >= 2 && units[k].work >= kMinSharedWork;
+    shared[k] = count[units[k].signature] >= 2 && units[k].work >= min_work;
   return shared;
 }
 

@@ -55,7 +55,8 @@ constexpr int64_t kMinSharedWork = 64;
 // Per unit: whether emit_kernel emits it as a call to a shared function, that
 // is, whether its signature occurs at least twice and its work is at least
 // kMinSharedWork. KILN_JIT_SHARE=0 turns
-// sharing off (every unit inline, as a one-function kernel), for A/B figures.
+// sharing off (every unit inline, as a one-function kernel), for A/B figures;
+// KILN_JIT_SHARE=all shares every recurring unit whatever its size, for tests.
 std::vector<bool> shared_units(const std::vector<KernelUnit> &units);
 
 }  // namespace kiln
