@@ -12,12 +12,9 @@
 // really holds before anything is allocated, so a damaged file raises an error
 // and never crashes or allocates wildly. Version 1 (no checksum line) is still
 // read, by the same strict rules.
-#include <fcntl.h>
 #include <fmt/format.h>
-#include <unistd.h>
 #include <zlib.h>
 
-#include <atomic>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -30,6 +27,7 @@
 #include "../runtime/printer.h"
 #include "../runtime/tensor.h"
 #include "builtins.h"
+#include "file_write.h"
 
 namespace kiln {
 namespace {
@@ -148,37 +146,9 @@ Value b_save_model(int, Value *argv) {
   write_value(text, argv[1], 0);
   text += "end\n";
   text += fmt::format("{}{:08x}\n", kChecksumWord, checksum_of(text.data(), text.size()));
-  // Atomic replace: a reader sees the old file or the whole new one.
-  // The temporary file is new (O_EXCL: a link planted at its name is never
-  // followed) and its name is this call's own, so two saves at once, from two
-  // processes or two threads, never write into one file.
-  static std::atomic<uint64_t> saves{0};
-  std::string tmp;
-  int fd = -1;
-  for (int attempt = 0; fd < 0 && attempt < 100; attempt++) {
-    tmp = fmt::format("{}.tmp.{}.{}", path, getpid(), saves++);
-    fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-    if (fd < 0 && errno != EEXIST) break;
-  }
-  FILE *f = fd < 0 ? nullptr : fdopen(fd, "wb");
-  if (!f) {
-    int err = errno;
-    if (fd >= 0) {
-      close(fd);
-      unlink(tmp.c_str());
-    }
-    throw_errorf("save-model: cannot write {}: {}", path, std::strerror(err));
-  }
-  bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
-  ok = std::fflush(f) == 0 && ok;
-  ok = fsync(fileno(f)) == 0 && ok;
-  int err = errno;
-  ok = std::fclose(f) == 0 && ok;
-  if (!ok || std::rename(tmp.c_str(), path.c_str()) != 0) {
-    if (ok) err = errno;
-    std::remove(tmp.c_str());
-    throw_errorf("save-model: cannot write {}: {}", path, std::strerror(err));
-  }
+  write_file_atomically("save-model", path, [&text](FILE *f) {
+    return std::fwrite(text.data(), 1, text.size(), f) == text.size();
+  });
   return UNSPEC;
 }
 
