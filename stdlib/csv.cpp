@@ -69,10 +69,11 @@ struct CsvParser {
   bool line_has_text = false;
 
   [[noreturn]] void cell_error() {
-    bool cut = cell.size() > kShownCell || cell_len > cell.size();
+    bool cut = cell.size() > kShownCell;
     Value shown = make_string(cut ? cell.substr(0, kShownCell) + "..." : cell);
-    throw_errorf("read-csv: {}:{}:{}: field {} is not a number: {}", path, line, cell_col, field,
-                 write_string(shown));
+    std::string what = cell_len > kMaxCell ? fmt::format("is too long for a number ({} bytes)", cell_len)
+                                           : std::string("is not a number");
+    throw_errorf("read-csv: {}:{}:{}: field {} {}: {}", path, line, cell_col, field, what, write_string(shown));
   }
 
   void end_cell() {
@@ -161,6 +162,16 @@ struct CsvParser {
   }
 };
 
+// zlib's message without the "<fd:3>: " it puts first for a gzdopen'd file.
+std::string_view zlib_reason(const char *msg) {
+  std::string_view m(msg ? msg : "unknown error");
+  if (m.starts_with("<fd:")) {
+    size_t colon = m.find(": ");
+    if (colon != std::string_view::npos) m.remove_prefix(colon + 2);
+  }
+  return m;
+}
+
 // Reads PATH through zlib into the parser. gzread hands back a plain file's
 // bytes unchanged, so one loop serves both kinds.
 void parse_file(CsvParser &ps) {
@@ -189,7 +200,7 @@ void parse_file(CsvParser &ps) {
       int code;
       const char *msg = gzerror(gz, &code);
       if (code == Z_ERRNO) throw_errorf("read-csv: cannot read {}: {}", ps.path, std::strerror(errno));
-      throw_errorf("read-csv: {}: damaged gzip data: {}", ps.path, msg);
+      throw_errorf("read-csv: {}: damaged gzip data: {}", ps.path, zlib_reason(msg));
     }
     if (got == 0) break;
     ps.feed(buf.data(), size_t(got));
@@ -198,7 +209,7 @@ void parse_file(CsvParser &ps) {
   const char *msg = gzerror(gz, &code);
   // Z_BUF_ERROR at the end: the input stopped inside a gzip stream.
   if (code == Z_BUF_ERROR) throw_errorf("read-csv: {}: damaged gzip data: the file is truncated", ps.path);
-  if (code != Z_OK) throw_errorf("read-csv: {}: damaged gzip data: {}", ps.path, msg);
+  if (code != Z_OK) throw_errorf("read-csv: {}: damaged gzip data: {}", ps.path, zlib_reason(msg));
 }
 
 Value b_read_csv(int argc, Value *argv) {

@@ -31,8 +31,8 @@ namespace {
 // end so that every list is consed in order.
 Value b_minibatches(int, Value *argv) {
   int64_t n = arg_index("minibatches", 1, argv[0]);
-  int64_t batch = arg_int("minibatches", 2, argv[1]);
-  if (batch < 1) type_error("minibatches", 2, "a positive integer", argv[1]);
+  if (!is_int(argv[1]) || int_of(argv[1]) < 1) type_error("minibatches", 2, "a positive integer", argv[1]);
+  int64_t batch = int_of(argv[1]);
   uint64_t seed = uint64_t(arg_int("minibatches", 3, argv[2]));
   int64_t *p = shuffled_indices(n, seed);
   Value batches = NIL;

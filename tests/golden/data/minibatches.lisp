@@ -1,0 +1,27 @@
+; minibatches: 0..N-1 shuffled (Fisher-Yates over SplitMix64(SEED)), cut into batches.
+(define (show x) (write x) (newline))
+(show (minibatches 10 3 1))
+(show (minibatches 10 3 1))
+(show (minibatches 10 3 2))
+(show (minibatches 10 5 1))
+(show (minibatches 10 10 1))
+(show (minibatches 10 100 1))
+(show (minibatches 1 1 7))
+(show (minibatches 0 4 7))
+(show (minibatches 5 1 -3))
+; every index exactly once, batches of BATCH but the last
+(define bs (minibatches 1000 32 42))
+(show (length bs))
+(show (map length (list (car bs) (list-ref bs 30) (list-ref bs 31))))
+(show (equal? (sort (apply append bs) <) (iota 1000)))
+; the seed changes the order, not the cover
+(show (equal? (apply append (minibatches 100 7 1)) (apply append (minibatches 100 7 2))))
+; errors
+(define (check thunk) (guard (e (#t (display (error-object-message e)) (newline))) (thunk)))
+(check (lambda () (minibatches -1 3 1)))
+(check (lambda () (minibatches 10 0 1)))
+(check (lambda () (minibatches 10 -2 1)))
+(check (lambda () (minibatches 10 2.5 1)))
+(check (lambda () (minibatches 10 2 1.5)))
+(check (lambda () (minibatches 'ten 2 1)))
+(check (lambda () (minibatches 10 2)))
