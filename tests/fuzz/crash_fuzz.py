@@ -19,7 +19,11 @@ Builds programs with a fixed seed (the same seed gives the same programs):
     REPL's ,apropos; arities from the defbuiltin registrations in the sources) with
     random arguments from the same hostile pool, each call in its own try-catch;
   * deep nesting: brackets, quotes, vectors, begin/if/lambda/list/quasiquote, up to
-    a million levels.
+    a million levels;
+  * damaged data files: programs that write .npy, CSV and gzip-compressed CSV files
+    (the committed test data of tests/data/ and generated ones: every dtype, order,
+    format version, odd shapes) truncated, with bits flipped, bytes changed, header
+    fields, lengths and versions edited, then read them with load-npy and read-csv.
 
 Each program runs as `kiln CASE.lisp` (stdin /dev/null, a scratch cwd, --timeout s)
 and fails when it is killed by a signal, prints a sanitizer report, exits with a
@@ -40,6 +44,7 @@ KILN_FUZZ_SEED, KILN_FUZZ_JOBS, KILN_FUZZ_TIMEOUT, KILN_FUZZ_SAVE.
 """
 import argparse
 import concurrent.futures
+import gzip
 import os
 import random
 import re
@@ -171,7 +176,7 @@ SIZE_BUILTINS = {"make-list", "iota", "range", "make-vector", "make-string", "ve
                  "full", "zeros", "ones", "arange", "tensor-rand", "tensor-randn",
                  "list-tabulate", "make-bytevector", "string-pad", "string-pad-left",
                  "string-pad-right", "vector-resize", "make-initialized-vector",
-                 "build-list", "list-tail", "expt", "exact-nonnegative-integer?"}
+                 "build-list", "list-tail", "expt", "exact-nonnegative-integer?", "minibatches"}
 # Never generated: (exit n) and (emergency-exit n) may give any status; delete-file
 # would delete the test's own files.
 NEVER_CALL = {"exit", "emergency-exit", "delete-file"}
@@ -563,6 +568,141 @@ def deep_program(rng, n=None, kind=None, wrap=None):
 
 
 # ---------------------------------------------------------------------------
+# Damaged data files for load-npy and read-csv
+# ---------------------------------------------------------------------------
+
+NPY_DESCRS = ["<f8", "<f4", "<i8", "<i4", "<i2", "|i1", "<u8", "<u4", "<u2", "|u1", "|b1", ">f8", ">f4",
+              ">i8", ">i4", ">u2", "f8", "=i4", "<c16", "|O", "<f2", "<U3", "|V8", "<M8[ns]", ""]
+HEADER_VALUES = [b"0", b"-1", b"1", b"99999999999999999999", b"4294967296", b"9223372036854775807",
+                 b"18446744073709551616", b"1" * 40, b"()", b"(1,)", b"(0,)", b"(" * 50, b"[]", b"True",
+                 b"None", b"'<f8'", b"'|O'", b"{}", b"'", b"\\", b"L", b"2.5"]
+
+
+def npy_file(rng):
+    """A .npy file as NumPy would write it, of a random dtype, shape, order and version
+    (the data random bytes of the right length)."""
+    descr = rng.choice(NPY_DESCRS[:17])
+    size = int(descr[-1])
+    shape = tuple(rng.randint(1, 4) for _ in range(rng.choice([0, 1, 1, 2, 2, 3, 4])))
+    order = rng.choice(["True", "False"])
+    text = "{'descr': '%s', 'fortran_order': %s, 'shape': %s, }" % (
+        descr, order, "(%d,)" % shape[0] if len(shape) == 1 else str(shape).replace(" ", " "))
+    major = rng.choice([1, 1, 1, 2, 3])
+    head = text.encode() + b" " * rng.randint(0, 70) + b"\n"
+    n = 1
+    for d in shape:
+        n *= d
+    data = bytes(rng.randrange(256) for _ in range(n * size))
+    length = len(head).to_bytes(2 if major == 1 else 4, "little")
+    return b"\x93NUMPY" + bytes([major, 0]) + length + head + data
+
+
+def csv_text(rng):
+    rows, cols = rng.randint(1, 6), rng.randint(1, 5)
+    cells = ["0", "1", "-2", "3.25", "1e300", "-1e-300", "1e999", "inf", "-inf", "nan", "0x1p3", "+7", " 5 ",
+             "\t6", "-0.0", ".5", "5.", "1e5"]
+    eol = rng.choice([b"\n", b"\r\n"])
+    lines = [b",".join(rng.choice(cells).encode() for _ in range(cols)) for _ in range(rows)]
+    head = [b"a,b,c"] if rng.random() < 0.3 else []
+    return eol.join(head + lines) + (eol if rng.random() < 0.8 else b"")
+
+
+def damage(rng, data, npy):
+    """1-3 damages to the bytes of a file: a cut, flipped bits, changed bytes, and for a
+    .npy file edits of its header's values, length and version."""
+    for _ in range(rng.randint(1, 3)):
+        kind = rng.choice(["cut", "flip", "byte", "edit", "edit", "length", "version", "insert", "delete"]
+                          if npy else ["cut", "flip", "byte", "insert", "delete", "cell"])
+        n = len(data)
+        if kind == "cut" and n:
+            data = data[:rng.randrange(n)]
+        elif kind == "flip" and n:
+            for _ in range(rng.randint(1, 8)):
+                i = rng.randrange(len(data))
+                data = data[:i] + bytes([data[i] ^ (1 << rng.randrange(8))]) + data[i + 1:]
+        elif kind == "byte" and n:
+            i = rng.randrange(n)
+            data = data[:i] + bytes([rng.choice([0, 255, ord(","), ord("\n"), ord("("), ord("'"),
+                                                rng.randrange(256)])]) + data[i + 1:]
+        elif kind == "edit":
+            # a value inside the header dict replaced by a hostile one
+            end = data.find(b"}", 10)
+            spots = [m for m in re.finditer(rb"-?\d+|'[^']*'|True|False|\([^()]*\)", data[10:end if end > 0 else 200])]
+            if spots:
+                m = rng.choice(spots)
+                value = rng.choice(HEADER_VALUES)
+                data = data[:10 + m.start()] + value + data[10 + m.end():]
+                if rng.random() < 0.7 and len(data) >= 12:
+                    # keep the header length right, so that the parser sees the edit
+                    width = 2 if data[6:7] == b"\x01" else 4
+                    old = int.from_bytes(data[8:8 + width], "little")
+                    fixed = max(0, old + len(value) - (m.end() - m.start())) % 2**(8 * width)
+                    data = data[:8] + fixed.to_bytes(width, "little") + data[8 + width:]
+        elif kind == "length" and n >= 12:
+            width = 2 if data[6:7] == b"\x01" else 4
+            value = rng.choice([0, 1, 5, n, n - 10, 65535, 2**31, 2**32 - 1, rng.randrange(2**16)])
+            data = data[:8] + (value % 2**(8 * width)).to_bytes(width, "little") + data[8 + width:]
+        elif kind == "version" and n >= 8:
+            data = data[:6] + bytes([rng.choice([0, 1, 2, 3, 4, 255]), rng.choice([0, 0, 1])]) + data[8:]
+        elif kind == "insert":
+            i = rng.randrange(n + 1)
+            data = data[:i] + bytes(rng.randrange(256) for _ in range(rng.randint(1, 8))) + data[i:]
+        elif kind == "delete" and n:
+            i = rng.randrange(n)
+            data = data[:i] + data[i + rng.randint(1, 16):]
+        elif kind == "cell":
+            junk = rng.choice([b"abc", b"", b",", b",,", b"\n", b"\x00", b"1 2", b"9" * 3000, b"\xef\xbb\xbf"])
+            i = rng.randrange(n + 1)
+            data = data[:i] + junk + data[i:]
+    return data
+
+
+def lisp_bytes(data):
+    """A Lisp string literal holding exactly `data` (strings are bytes, Latin-1)."""
+    out = []
+    for b in data:
+        if b in (0x22, 0x5c):
+            out.append("\\" + chr(b))
+        elif 0x20 <= b < 0x7f:
+            out.append(chr(b))
+        else:
+            out.append("\\x%x;" % b)
+    return '"' + "".join(out) + '"'
+
+
+def files_program(rng, seeds):
+    """Writes 3-8 damaged data files and reads each in a try-catch, using the result."""
+    forms = ["(define (put path text) (call-with-output-file path (lambda (p) (write-string text p))))",
+             "(define (use t) (if (tensor? t) (list (tensor-shape t) (tensor-sum t)) t))"]
+    for i in range(rng.randint(3, 8)):
+        r = rng.random()
+        if r < 0.3 and seeds["npy"]:
+            data, npy, gz = rng.choice(seeds["npy"]), True, False
+        elif r < 0.55:
+            data, npy, gz = npy_file(rng), True, False
+        elif r < 0.7 and seeds["csv"]:
+            data, npy, gz = rng.choice(seeds["csv"]), False, False
+        else:
+            data, npy, gz = csv_text(rng), False, rng.random() < 0.4
+        if gz:
+            data = damage(rng, data, False) if rng.random() < 0.5 else data
+            data = gzip.compress(data, mtime=0)
+        data = damage(rng, data, npy) if rng.random() < 0.9 else data
+        path = f"f{i}.{'npy' if npy else 'csv'}"
+        forms.append(f"(put \"{path}\" {lisp_bytes(data)})")
+        read = f'(load-npy "{path}")' if npy else f'(read-csv "{path}" {rng.choice(["#t", "#f"])})'
+        forms.append(f"(try-catch (use {read}) (e) #f)")
+    return "\n".join(forms) + "\n"
+
+
+def data_file_seeds(repo):
+    """The committed test data: {'npy': [bytes], 'csv': [bytes]} (gzip files count as CSV)."""
+    base = repo / "tests" / "data"
+    return {"npy": [p.read_bytes() for p in sorted(base.glob("npy/*.npy"))],
+            "csv": [p.read_bytes() for p in sorted(base.glob("csv/*")) if p.is_file()]}
+
+
+# ---------------------------------------------------------------------------
 # Running and judging
 # ---------------------------------------------------------------------------
 
@@ -838,19 +978,21 @@ def quick_sources(kiln, sources, env, jobs, budget):
     return [p for p, t in zip(sources, times) if t <= budget]
 
 
-def make_case(rng, corpus, corpus_data, pools):
+def make_case(rng, corpus, corpus_data, pools, seeds):
     r = rng.random()
     if r < 0.05 or not corpus:
         return "soup", token_soup(rng), None
-    if r < 0.35:
+    if r < 0.33:
         return "text", mutate_text(rng, rng.choice(corpus), corpus), None
-    if r < 0.62 and corpus_data:
+    if r < 0.58 and corpus_data:
         data = [deep_copy(d) for d in rng.choice(corpus_data)]
         return "sexp", print_sexps(mutate_sexp(rng, data, corpus_data, pools)), None
-    if r < 0.85 and pools.names:
+    if r < 0.80 and pools.names:
         return "builtins", builtin_program(rng, pools).encode(), None
-    if r < 0.95 and pools.names:
+    if r < 0.88 and pools.names:
         return "callbacks", callback_program(rng, pools).encode(), None
+    if r < 0.95 and "load-npy" in pools.builtins and "read-csv" in pools.builtins:
+        return "files", files_program(rng, seeds).encode(), None
     text, meta = deep_program(rng)
     return "deep", text.encode(), meta
 
@@ -882,6 +1024,7 @@ def main():
     sources = quick_sources(kiln, sources, runner.env, args.jobs, runner.timeout / 10)
     corpus = [p.read_bytes() for p in sources]
     corpus += [t.encode() for t in TOKENS if t.startswith("(")]
+    seeds = data_file_seeds(repo)
     corpus_data = []
     for text in corpus:
         try:
@@ -941,7 +1084,7 @@ def main():
             rng = random.Random(seed)
             cases = []
             while len(cases) < args.count:
-                origin, program, meta = make_case(rng, corpus, corpus_data, pools)
+                origin, program, meta = make_case(rng, corpus, corpus_data, pools, seeds)
                 if b"exit" in program or b"delete-file" in program:
                     continue
                 cases.append((origin, program, meta))
