@@ -73,7 +73,8 @@ struct CsvParser {
     Value shown = make_string(cut ? cell.substr(0, kShownCell) + "..." : cell);
     std::string what = cell_len > kMaxCell ? fmt::format("is too long for a number ({} bytes)", cell_len)
                                            : std::string("is not a number");
-    throw_errorf("read-csv: {}:{}:{}: field {} {}: {}", path, line, cell_col, field, what, write_string(shown));
+    throw_errorf("read-csv: {}:{}:{}: field {} {}: {}", path, line, cell_col, field, what,
+                 write_string(shown));
   }
 
   void end_cell() {
@@ -96,8 +97,8 @@ struct CsvParser {
       width = field;
       width_line = line;
     } else if (field != width) {
-      throw_errorf("read-csv: {}:{}: {} field{}, but line {} has {}", path, line, field, field == 1 ? "" : "s",
-                   width_line, width);
+      throw_errorf("read-csv: {}:{}: {} field{}, but line {} has {}", path, line, field,
+                   field == 1 ? "" : "s", width_line, width);
     }
   }
 
@@ -246,7 +247,8 @@ Value b_write_csv(int, Value *argv) {
   arg_string("write-csv", 1, argv[0]);
   std::string path(string_view_of(argv[0]));
   Tensor *t = arg_tensor("write-csv", 2, argv[1]);
-  if (t->shape.rank < 1 || t->shape.rank > 2) type_error("write-csv", 2, "a rank-1 or rank-2 tensor", argv[1]);
+  if (t->shape.rank < 1 || t->shape.rank > 2)
+    type_error("write-csv", 2, "a rank-1 or rank-2 tensor", argv[1]);
   // A rank-1 tensor is one column, as NumPy's savetxt writes it.
   int64_t cols = t->shape.rank == 2 ? t->shape.dim[1] : 1;
   const double *d = t->data;

@@ -13,7 +13,8 @@
 
 namespace kiln {
 
-void write_file_atomically(const char *who, const std::string &path, const std::function<bool(FILE *)> &write) {
+void write_file_atomically(const char *who, const std::string &path,
+                           const std::function<bool(FILE *)> &write) {
   // The name is this call's own, so two saves at once, from two processes or
   // two threads, never write into one file.
   static std::atomic<uint64_t> saves{0};

@@ -15,6 +15,7 @@ namespace kiln {
 
 // Calls write(f) with the temporary file open for writing; write returns false
 // when a write failed (errno says why). Raises "WHO: cannot write PATH: REASON".
-void write_file_atomically(const char *who, const std::string &path, const std::function<bool(FILE *)> &write);
+void write_file_atomically(const char *who, const std::string &path,
+                           const std::function<bool(FILE *)> &write);
 
 }  // namespace kiln

@@ -27,7 +27,8 @@
 namespace kiln {
 namespace {
 
-static_assert(std::endian::native == std::endian::little, "load-npy and save-npy assume a little-endian host");
+static_assert(std::endian::native == std::endian::little,
+              "load-npy and save-npy assume a little-endian host");
 
 constexpr size_t kMagicLen = 6;
 constexpr size_t kMaxHeader = 1 << 20;  // NumPy itself refuses headers past 10000 characters
@@ -58,8 +59,7 @@ inline uint16_t swap_bytes(uint16_t u) { return __builtin_bswap16(u); }
 inline uint32_t swap_bytes(uint32_t u) { return __builtin_bswap32(u); }
 inline uint64_t swap_bytes(uint64_t u) { return __builtin_bswap64(u); }
 
-template <class U>
-U load_unsigned(const unsigned char *p, bool swap) {
+template <class U> U load_unsigned(const unsigned char *p, bool swap) {
   U u;
   std::memcpy(&u, p, sizeof u);
   return swap ? swap_bytes(u) : u;
@@ -159,7 +159,8 @@ Value b_load_npy(int, Value *argv) {
   r.file.f = std::fopen(r.path.c_str(), "rb");
   if (!r.file.f) throw_errorf("load-npy: cannot open {}: {}", r.path, std::strerror(errno));
   struct stat st;
-  if (fstat(fileno(r.file.f), &st) != 0) throw_errorf("load-npy: cannot read {}: {}", r.path, std::strerror(errno));
+  if (fstat(fileno(r.file.f), &st) != 0)
+    throw_errorf("load-npy: cannot read {}: {}", r.path, std::strerror(errno));
   if (S_ISDIR(st.st_mode)) throw_errorf("load-npy: cannot read {}: {}", r.path, std::strerror(EISDIR));
   if (!S_ISREG(st.st_mode)) r.bad("not a regular file (load-npy needs the file's size)");
   r.size = uint64_t(st.st_size);
@@ -172,12 +173,14 @@ Value b_load_npy(int, Value *argv) {
   uint64_t have = r.size - data_at;
   uint64_t count = 1;
   bool overflow = false;
-  for (int k = 0; k < h.shape.rank; k++) overflow |= __builtin_mul_overflow(count, uint64_t(h.shape.dim[k]), &count);
+  for (int k = 0; k < h.shape.rank; k++)
+    overflow |= __builtin_mul_overflow(count, uint64_t(h.shape.dim[k]), &count);
   uint64_t need;
   overflow |= __builtin_mul_overflow(count, uint64_t(h.itemsize), &need);
   if (overflow || need != have)
-    r.bad(fmt::format("header field 'shape' {} of '{}' needs {} bytes of data, the file has {} after the header",
-                      h.shape_text, h.descr, overflow ? "more than 2^64" : std::to_string(need), have));
+    r.bad(fmt::format(
+        "header field 'shape' {} of '{}' needs {} bytes of data, the file has {} after the header",
+        h.shape_text, h.descr, overflow ? "more than 2^64" : std::to_string(need), have));
   Tensor *t = alloc_tensor(h.shape);
   std::vector<unsigned char> buf(std::min<uint64_t>(need, kChunk));
   size_t per_chunk = buf.size() / size_t(h.itemsize);

@@ -8,20 +8,20 @@
 namespace kiln {
 namespace {
 
-constexpr int kMaxNesting = 16;       // brackets inside a header value
-constexpr size_t kShownValue = 60;    // how much of a bad value a message quotes
-constexpr int kGrowthDigits = 21;     // NumPy's GROWTH_AXIS_MAX_DIGITS
-constexpr size_t kAlign = 64;         // NumPy's ARRAY_ALIGN
+constexpr int kMaxNesting = 16;     // brackets inside a header value
+constexpr size_t kShownValue = 60;  // how much of a bad value a message quotes
+constexpr int kGrowthDigits = 21;   // NumPy's GROWTH_AXIS_MAX_DIGITS
+constexpr size_t kAlign = 64;       // NumPy's ARRAY_ALIGN
 
 // One Python literal of the subset a header uses.
 struct PyValue {
   enum Kind { Str, Bool, Int, Tuple, List, None, Other } kind = Other;
-  std::string str;            // Str
-  bool flag = false;          // Bool
-  int64_t num = 0;            // Int
-  bool too_large = false;     // Int beyond int64
-  std::vector<PyValue> items; // Tuple, List
-  std::string_view text;      // the source, for messages
+  std::string str;             // Str
+  bool flag = false;           // Bool
+  int64_t num = 0;             // Int
+  bool too_large = false;      // Int beyond int64
+  std::vector<PyValue> items;  // Tuple, List
+  std::string_view text;       // the source, for messages
 };
 
 std::string shown(std::string_view text) {
@@ -65,8 +65,7 @@ struct Parser {
   }
 
   static bool word_char(char c) {
-    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' ||
-           c == '.';
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == '.';
   }
 
   bool value(PyValue &v, int depth) {
@@ -155,7 +154,8 @@ const char *unsupported_kind(char kind) {
   case 'f': return "a float size Kiln does not read";
   case 'O': return "Python objects, stored pickled";
   case 'U': return "Unicode strings";
-  case 'S': case 'a': return "byte strings";
+  case 'S':
+  case 'a': return "byte strings";
   case 'V': return "raw or structured records";
   case 'M': return "dates";
   case 'm': return "time intervals";
@@ -197,7 +197,8 @@ std::string check_shape(const PyValue &v, NpyHeader &out) {
     const PyValue &x = v.items[size_t(k)];
     if (x.too_large) return field_error("shape", text + " has a dimension too large for any file");
     if (x.num < 0) return field_error("shape", text + " has a negative dimension");
-    if (x.num == 0) return field_error("shape", text + " has a zero-length dimension; Kiln tensors have none");
+    if (x.num == 0)
+      return field_error("shape", text + " has a zero-length dimension; Kiln tensors have none");
     s.dim[k] = x.num;
   }
   out.shape = s;
@@ -232,9 +233,10 @@ std::string parse_npy_header(std::string_view text, size_t offset, NpyHeader &ou
     int k = 0;
     while (k < 3 && key != kFields[k]) k++;
     if (k == 3)
-      return fmt::format("header has an unknown field '{}' (a .npy header has 'descr', 'fortran_order' and "
-                         "'shape')",
-                         shown(key));
+      return fmt::format(
+          "header has an unknown field '{}' (a .npy header has 'descr', 'fortran_order' and "
+          "'shape')",
+          shown(key));
     if (seen[k]) return fmt::format("header field '{}' appears twice", key);
     seen[k] = true;
     if (!p.at(':')) {

@@ -19,12 +19,12 @@
 namespace kiln {
 
 struct NpyHeader {
-  char kind = 'f';      // 'f' float, 'i' signed, 'u' unsigned, 'b' bool
-  int itemsize = 8;     // bytes per element
+  char kind = 'f';   // 'f' float, 'i' signed, 'u' unsigned, 'b' bool
+  int itemsize = 8;  // bytes per element
   bool big_endian = false;
   bool fortran_order = false;
-  Shape shape;          // every dimension >= 1, rank <= kMaxRank
-  std::string descr;    // as the file spells it, for messages
+  Shape shape;             // every dimension >= 1, rank <= kMaxRank
+  std::string descr;       // as the file spells it, for messages
   std::string shape_text;  // the shape as the file spells it, for messages
 };
 

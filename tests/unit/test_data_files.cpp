@@ -41,8 +41,8 @@ TEST_CASE("parse_npy_header: errors name the byte or the field", "[npy]") {
   CHECK(parse("{'descr': '<f8',", h) == "malformed header at byte 26: expected '}'");
   CHECK(parse("{'descr': '<f8', 'fortran_order': False, 'shape': (3)}", h) ==
         "header field 'shape' must be a tuple of integers, got (3)");
-  CHECK(parse("{'descr': '<c8', 'fortran_order': False, 'shape': (3,)}", h).starts_with(
-      "header field 'descr' is an unsupported dtype '<c8' (complex numbers)"));
+  CHECK(parse("{'descr': '<c8', 'fortran_order': False, 'shape': (3,)}", h)
+            .starts_with("header field 'descr' is an unsupported dtype '<c8' (complex numbers)"));
   CHECK(parse("{'descr': '<f8', 'fortran_order': 0, 'shape': (3,)}", h) ==
         "header field 'fortran_order' must be True or False, got 0");
   CHECK(parse("{'descr': '<f8', 'shape': (3,)}", h) == "header has no 'fortran_order' field");
