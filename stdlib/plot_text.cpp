@@ -118,12 +118,16 @@ std::string render(const PlotData &d) {
     xs += std::string(kCols - 1 - last.size(), ' ') + last;
   }
   line(xs);
+  // The legend wraps to stay within the chart's width.
   std::string legend = margin;
   for (size_t k = 0; k < d.series.size(); k++) {
-    legend += k ? "   " : " ";
-    legend += kGlyphs[k];
-    legend += ' ';
-    legend += d.series[k].name;
+    std::string entry = std::string(1, kGlyphs[k]) + ' ' + d.series[k].name;
+    if (legend.size() > margin.size() && legend.size() + 3 + entry.size() > margin.size() + 1 + kCols) {
+      line(legend);
+      legend = margin;
+    }
+    legend += legend.size() > margin.size() ? "   " : " ";
+    legend += entry;
   }
   line(legend);
   return out;

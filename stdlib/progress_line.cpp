@@ -33,6 +33,7 @@ std::string clock_text(double seconds) {
 
 // Three significant digits or more: 12.3, 4.56, 789.
 std::string rate_text(double r) {
+  if (!(r < 1e12)) return "?";
   return fmt::format("{:.{}f}", r, r >= 100 ? 0 : r >= 10 ? 1 : 2);
 }
 
