@@ -90,7 +90,8 @@ int distinct_precision(const std::vector<double> &values) {
     bool distinct = true;
     for (size_t i = 0; i < values.size() && distinct; i++)
       for (size_t j = i + 1; j < values.size() && distinct; j++)
-        if (values[i] != values[j] && plot_number(values[i], p) == plot_number(values[j], p)) distinct = false;
+        if (values[i] != values[j] && plot_number(values[i], p) == plot_number(values[j], p))
+          distinct = false;
     if (distinct) return p;
   }
   return 17;

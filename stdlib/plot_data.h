@@ -25,7 +25,7 @@ struct PlotData {
   std::vector<PlotSeries> series;
   std::string title;
   bool has_title = false;
-  size_t longest = 0;  // the x axis runs 0 .. longest-1
+  size_t longest = 0;     // the x axis runs 0 .. longest-1
   double lo = 0, hi = 0;  // range of the finite points
 };
 

@@ -199,8 +199,9 @@ std::string render(const PlotData &d) {
       kRight + kLegendGap, kTop, lg.width, lg.height);
   for (size_t k = 0; k < d.series.size(); k++) {
     double x = kRight + kLegendGap, ly = kTop + 16 + 18.0 * double(k);
-    o += fmt::format("<line x1=\"{:.1f}\" y1=\"{}\" x2=\"{:.1f}\" y2=\"{}\" stroke=\"{}\" stroke-width=\"2\"/>\n",
-                     x + 8, ly - 4, x + 30, ly - 4, kColours[k]);
+    o += fmt::format(
+        "<line x1=\"{:.1f}\" y1=\"{}\" x2=\"{:.1f}\" y2=\"{}\" stroke=\"{}\" stroke-width=\"2\"/>\n", x + 8,
+        ly - 4, x + 30, ly - 4, kColours[k]);
     o += fmt::format("<text x=\"{:.1f}\" y=\"{}\">{}</text>\n", x + 36, ly, xml_text(d.series[k].name));
   }
   o += "</g>\n</svg>\n";

@@ -18,9 +18,7 @@ Port *arg_port(const char *who, Value v) {
 
 bool is_terminal(Port *p) { return p->is_file && !p->closed && p->fp && isatty(fileno(p->fp)); }
 
-Value b_terminal_port_p(int, Value *argv) {
-  return boolv(is_terminal(arg_port("terminal-port?", argv[0])));
-}
+Value b_terminal_port_p(int, Value *argv) { return boolv(is_terminal(arg_port("terminal-port?", argv[0]))); }
 
 Value b_terminal_width(int, Value *argv) {
   Port *p = arg_port("terminal-width", argv[0]);
