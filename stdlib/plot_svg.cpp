@@ -214,6 +214,10 @@ std::string render(const PlotData &d) {
 
 Value b_plot_svg(int argc, Value *argv) {
   std::string path(string_view_of(from_ptr(arg_string("plot-svg", 1, argv[0]))));
+  // fopen would stop at the NUL and write some other file.
+  if (path.find('\0') != std::string::npos)
+    throw_errorf("plot-svg: argument 1: a path cannot contain a NUL character, got {}",
+                 error_value_string(argv[0]));
   PlotData d = read_plot_args("plot-svg", argc, argv, 1);
   std::string svg = render(d);
   FILE *f = std::fopen(path.c_str(), "wb");

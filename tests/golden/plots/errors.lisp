@@ -23,3 +23,5 @@
 (display (guard (e ((file-error? e) "a file error")) (plot-svg "/nonexistent-dir/out.svg" '(1 2))))
 (newline)
 (show (lambda () (parameterize ((current-output-port 5)) (plot '(1 2)))))
+(show (lambda () (plot-svg "a\x0;b" '(1 2))))
+(display (file-exists? "a")) (newline)
