@@ -27,6 +27,7 @@
 #include "history.h"
 #include "interrupt.h"
 #include "line_editor.h"
+#include "runtime/port.h"
 
 namespace kiln {
 namespace {
@@ -97,6 +98,7 @@ class ReadlineEditor : public LineEditor {
     rl_basic_word_break_characters = const_cast<char *>(" \t\n()[]'`,;\"");
     rl_completer_quote_characters = const_cast<char *>("\"");
     rl_attempted_completion_function = complete;
+    set_stdin_reader(read_stdin_interruptibly);
     stifle_history(int(kHistoryKept));
     for (const std::string &entry : load_history(history_path_, kHistoryKept)) add_history(entry.c_str());
   }
