@@ -127,7 +127,11 @@ class ReadlineEditor : public LineEditor {
       }
       if (FD_ISSET(STDIN_FILENO, &readable)) rl_callback_read_char();
     }
-    if (g_pending.eof) return ReadResult::end_of_input;
+    if (g_pending.eof) {
+      if (!readline_ended_line()) rl_crlf();
+      std::fflush(rl_outstream);
+      return ReadResult::end_of_input;
+    }
     *line = std::move(g_pending.text);
     return ReadResult::line;
   }
@@ -155,6 +159,17 @@ class ReadlineEditor : public LineEditor {
     rl_point = rl_end = 0;
     rl_callback_handler_remove();
     using_history();  // the next Up starts again from the newest entry
+  }
+
+  // At end of input, readline 8.1 and later move to a new line themselves
+  // when they switch bracketed paste off; before, the cursor stays after the prompt.
+  static bool readline_ended_line() {
+#if RL_READLINE_VERSION >= 0x0801
+    const char *paste = rl_variable_value("enable-bracketed-paste");
+    return paste && std::strcmp(paste, "on") == 0;
+#else
+    return false;
+#endif
   }
 
   std::string history_path_;
