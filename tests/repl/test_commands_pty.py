@@ -62,6 +62,12 @@ def bt_shows_each_frame_with_its_location(kiln):
         same(enter(r, "(car '())"), "<repl-3>:1:1: error: car: argument 1 must be a pair, got ()\n", "a second error")
         same(enter(r, ",bt"), "<repl-3>:1:1: error: car: argument 1 must be a pair, got ()\n"
              "  at top level (<repl-3>:1:1)\n", ",bt of the second error")
+        # An error in a macro's own code, while a use of it is expanded.
+        enter(r, "(defmacro first-of (x) (car x))")
+        same(enter(r, "(list 1\n  (first-of 5))"), "<repl-4>:1:24: error: car: argument 1 must be a pair, got 5\n",
+             "an error expanding a macro")
+        same(enter(r, ",bt"), "<repl-4>:1:24: error: car: argument 1 must be a pair, got 5\n"
+             "  at first-of (<repl-4>:1:24)\n  at top level (<repl-5>:1:1)\n", ",bt of an expansion error")
     finally:
         r.close()
 
@@ -226,6 +232,11 @@ def error_in_loaded_code_names_the_file(kiln):
         same(enter(r, ",load bad.lisp"), "bad.lisp:3:1: error: car: argument 1 must be a pair, got 1\n",
              "an error while loading")
         same(enter(r, "ok"), "1\n", "what loaded before the error stays")
+        # A file that is not there: no location, not even the last error's.
+        same(enter(r, "(list (+ ok 1))"), "(2)\n", "an entry that calls")
+        same(enter(r, ",load no-such-file.lisp"), "error: cannot open file no-such-file.lisp\n", ",load of no file")
+        same(enter(r, "(load \"no-such-file.lisp\")"),
+             "<repl-7>:1:1: error: cannot open file no-such-file.lisp\n", "(load ...) of no file")
     finally:
         r.close()
 
