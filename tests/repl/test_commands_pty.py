@@ -191,6 +191,8 @@ def records_print_with_field_names(kiln):
         same(enter(r, "(display (make-point 1 \"a\"))"), "#<point x: 1 y: a>", "display")
         enter(r, "(define-record-type <empty> (make-empty) empty?)")
         same(enter(r, "(make-empty)"), "#<empty>\n", "a record type without fields")
+        same(enter(r, ",describe point"), "point: variable\n  value: record type #<record-type point>\n",
+             ",describe of the record type")
     finally:
         r.close()
 
