@@ -160,5 +160,6 @@ TEST_CASE("syntax-rules: a string before the rules documents the macro (as in Gu
   // With a custom ellipsis too; a string after the first rule is still a bad rule.
   eval_all("(define-syntax sr-doc2 (syntax-rules ::: () \"All of them.\" ((_ x :::) (list x :::))))");
   CHECK(run("(sr-doc2 1 2)") == "(1 2)");
-  CHECK(error_of("(define-syntax sr-bad (syntax-rules () ((_ a) a) \"late\"))") == "syntax-rules: bad rule \"late\"");
+  CHECK(error_of("(define-syntax sr-bad (syntax-rules () ((_ a) a) \"late\"))") ==
+        "syntax-rules: bad rule \"late\"");
 }
