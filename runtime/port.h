@@ -20,6 +20,7 @@ struct Port {
   uint8_t is_file;  // 1: fp is used; 0: string port
   uint8_t closed;
   uint8_t is_stderr;
+  uint8_t binary;  // 1: a binary port (bytevector or binary file), for binary-port? and the u8 procedures
   FILE *fp;
   Value str;    // String: output buffer, or input text
   int64_t pos;  // read position in an input string port
@@ -35,6 +36,10 @@ Value make_string_output_port();
 int port_read_char(Port *p);  // -1 at end
 int port_peek_char(Port *p);
 void port_write(Port *p, std::string_view s);
+// Replaces fgetc for stdin's bytes (-1 at end; nullptr restores stdio). The
+// REPL on a terminal reads them itself, so Ctrl-C can end a (read-line) that
+// is waiting for a line; nothing else may then read stdin through stdio.
+void set_stdin_reader(int (*reader)());
 void port_flush(Port *p);
 
 // Parameters of the current ports (with-output-to-string rebinds output).
