@@ -27,6 +27,7 @@
 #include "../runtime/tensor.h"
 #include "builtins.h"
 #include "file_write.h"
+#include "port_args.h"
 #include "tensor_args.h"
 
 namespace kiln {
@@ -177,11 +178,11 @@ std::string_view zlib_reason(const char *msg) {
 // bytes unchanged, so one loop serves both kinds.
 void parse_file(CsvParser &ps) {
   int fd = open(ps.path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) throw_errorf("read-csv: cannot open {}: {}", ps.path, std::strerror(errno));
+  if (fd < 0) file_error(fmt::format("read-csv: cannot open {}: {}", ps.path, std::strerror(errno)));
   struct stat st;
   if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
     close(fd);
-    throw_errorf("read-csv: cannot read {}: {}", ps.path, std::strerror(EISDIR));
+    file_error(fmt::format("read-csv: cannot read {}: {}", ps.path, std::strerror(EISDIR)));
   }
   gzFile gz = gzdopen(fd, "rb");
   if (!gz) {
@@ -200,7 +201,8 @@ void parse_file(CsvParser &ps) {
     if (got < 0) {
       int code;
       const char *msg = gzerror(gz, &code);
-      if (code == Z_ERRNO) throw_errorf("read-csv: cannot read {}: {}", ps.path, std::strerror(errno));
+      if (code == Z_ERRNO)
+        file_error(fmt::format("read-csv: cannot read {}: {}", ps.path, std::strerror(errno)));
       throw_errorf("read-csv: {}: damaged gzip data: {}", ps.path, zlib_reason(msg));
     }
     if (got == 0) break;
@@ -214,9 +216,8 @@ void parse_file(CsvParser &ps) {
 }
 
 Value b_read_csv(int argc, Value *argv) {
-  arg_string("read-csv", 1, argv[0]);
   CsvParser ps;
-  ps.path = std::string(string_view_of(argv[0]));
+  ps.path = arg_path("read-csv", 1, argv[0]);
   ps.skip_header = argc > 1 && argv[1] != FALSE_V;
   try {
     parse_file(ps);
@@ -244,8 +245,7 @@ void put_number(std::string &out, double d) {
 }
 
 Value b_write_csv(int, Value *argv) {
-  arg_string("write-csv", 1, argv[0]);
-  std::string path(string_view_of(argv[0]));
+  std::string path = arg_path("write-csv", 1, argv[0]);
   Tensor *t = arg_tensor("write-csv", 2, argv[1]);
   if (t->shape.rank < 1 || t->shape.rank > 2)
     type_error("write-csv", 2, "a rank-1 or rank-2 tensor", argv[1]);

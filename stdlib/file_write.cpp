@@ -10,6 +10,7 @@
 #include <cstring>
 
 #include "../runtime/error.h"
+#include "port_args.h"
 
 namespace kiln {
 
@@ -32,7 +33,7 @@ void write_file_atomically(const char *who, const std::string &path,
       close(fd);
       unlink(tmp.c_str());
     }
-    throw_errorf("{}: cannot write {}: {}", who, path, std::strerror(err));
+    file_error(fmt::format("{}: cannot write {}: {}", who, path, std::strerror(err)));
   }
   // The first failure's errno is the reason given.
   bool ok;
@@ -57,7 +58,7 @@ void write_file_atomically(const char *who, const std::string &path,
   if (ok) step(std::rename(tmp.c_str(), path.c_str()) == 0);
   if (!ok) {
     std::remove(tmp.c_str());
-    throw_errorf("{}: cannot write {}: {}", who, path, std::strerror(err ? err : EIO));
+    file_error(fmt::format("{}: cannot write {}: {}", who, path, std::strerror(err ? err : EIO)));
   }
 }
 

@@ -22,6 +22,7 @@
 #include "builtins.h"
 #include "file_write.h"
 #include "npy_header.h"
+#include "port_args.h"
 #include "tensor_args.h"
 
 namespace kiln {
@@ -49,7 +50,8 @@ struct Reading {
   [[noreturn]] void bad(std::string_view what) const { throw_errorf("load-npy: {}: {}", path, what); }
   void read(void *buf, size_t n) {
     if (std::fread(buf, 1, n, file.f) != n) {
-      if (std::ferror(file.f)) throw_errorf("load-npy: cannot read {}: {}", path, std::strerror(errno));
+      if (std::ferror(file.f))
+        file_error(fmt::format("load-npy: cannot read {}: {}", path, std::strerror(errno)));
       bad("the file ended while it was being read");  // it shrank after fstat
     }
   }
@@ -153,15 +155,15 @@ Tensor *from_fortran_order(const Tensor *src) {
 }
 
 Value b_load_npy(int, Value *argv) {
-  arg_string("load-npy", 1, argv[0]);
   Reading r;
-  r.path = std::string(string_view_of(argv[0]));
+  r.path = arg_path("load-npy", 1, argv[0]);
   r.file.f = std::fopen(r.path.c_str(), "rb");
-  if (!r.file.f) throw_errorf("load-npy: cannot open {}: {}", r.path, std::strerror(errno));
+  if (!r.file.f) file_error(fmt::format("load-npy: cannot open {}: {}", r.path, std::strerror(errno)));
   struct stat st;
   if (fstat(fileno(r.file.f), &st) != 0)
-    throw_errorf("load-npy: cannot read {}: {}", r.path, std::strerror(errno));
-  if (S_ISDIR(st.st_mode)) throw_errorf("load-npy: cannot read {}: {}", r.path, std::strerror(EISDIR));
+    file_error(fmt::format("load-npy: cannot read {}: {}", r.path, std::strerror(errno)));
+  if (S_ISDIR(st.st_mode))
+    file_error(fmt::format("load-npy: cannot read {}: {}", r.path, std::strerror(EISDIR)));
   if (!S_ISREG(st.st_mode)) r.bad("not a regular file (load-npy needs the file's size)");
   r.size = uint64_t(st.st_size);
   size_t header_at = 0;
@@ -196,8 +198,7 @@ Value b_load_npy(int, Value *argv) {
 }
 
 Value b_save_npy(int, Value *argv) {
-  arg_string("save-npy", 1, argv[0]);
-  std::string path(string_view_of(argv[0]));
+  std::string path = arg_path("save-npy", 1, argv[0]);
   Tensor *t = arg_tensor("save-npy", 2, argv[1]);
   std::string header = npy_header_f8(t->shape);
   const double *d = t->data;

@@ -57,4 +57,8 @@
 ; gzip members one after another read as one text (here the header line comes again)
 (check (string-append gz gz) #t)
 (check (string-append (substring gz 0 10) "not deflate data at all") #t)
+; a file that cannot be opened or read is a file error (file-error? is true of it)
+(write (guard (e ((file-error? e) 'file-error)) (read-csv "no-such-file.csv"))) (newline)
+(write (guard (e ((file-error? e) 'file-error)) (read-csv "."))) (newline)
+(write (guard (e ((file-error? e) 'file-error) (#t 'other)) (read-csv path))) (newline)
 (delete-file path)

@@ -120,4 +120,9 @@
 (check (lambda () (load-npy ".")))
 (check (lambda () (load-npy "/dev/null")))
 (check (lambda () (load-npy 'x)))
+; a file that cannot be opened or read is a file error (file-error? is true of it); damage is not
+(write (guard (e ((file-error? e) 'file-error)) (load-npy "no-such-file.npy"))) (newline)
+(write (guard (e ((file-error? e) 'file-error)) (save-npy "no-such-dir/x.npy" (ones '(2))))) (newline)
+(write-file "junk")
+(write (guard (e ((file-error? e) 'file-error) (#t 'other)) (load-npy path))) (newline)
 (delete-file path)

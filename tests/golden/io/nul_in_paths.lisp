@@ -15,4 +15,8 @@
 (report (lambda () (save-model bad 1)))
 (report (lambda () (load-model bad)))
 (report (lambda () (plot-svg bad '(1 2 3))))
+(report (lambda () (read-csv bad)))
+(report (lambda () (write-csv bad (ones '(2)))))
+(report (lambda () (load-npy bad)))
+(report (lambda () (save-npy bad (ones '(2)))))
 (report (lambda () (file-exists? "nul-test")))
