@@ -195,6 +195,17 @@ void emit_kernel(gcc_jit_context *ctx, const Graph &g, const KernelLayout &L) {
       case Op::Transpose: E.transpose(in(0), ish(0), n.perm, out, n.shape); break;
       case Op::Reshape: E.copy(in(0), out, n.size()); break;
       case Op::MaxMask: E.max_mask(in(0), ish(0), n.axis, out); break;
+      case Op::Argmax: E.argmax_axis(in(0), ish(0), n.axis, out); break;
+      case Op::Take:
+      case Op::ScatterAdd: {
+        int64_t at = 0;
+        for (const KernelLayout::IndexCheck &c : L.index_checks)
+          if (c.node == i) at = c.offset;
+        RV status = gcc_jit_lvalue_get_address(E.elem(scratch, E.ix(at)), nullptr);
+        if (n.op == Op::Take) E.take(in(0), ish(0), n.axis, in(1), ish(1).size(), out, status);
+        else E.scatter_add(in(0), n.shape, n.axis, in(1), ish(1).size(), out, status);
+        break;
+      }
       case Op::Slice:
       case Op::Pad: {
         int64_t outer, len_out, inner, len_in = ish(0).dim[n.axis];

@@ -54,7 +54,7 @@ uint64_t node_hash(const GraphNode &n) {
   }
   h = mix(h, uint64_t(n.offset));
   if (n.op == Op::SumTo || n.op == Op::BroadcastTo || n.op == Op::Reshape || n.op == Op::Slice ||
-      n.op == Op::Pad) {
+      n.op == Op::Pad || n.op == Op::ScatterAdd) {
     h = mix(h, uint64_t(n.shape.rank));
     for (int i = 0; i < n.shape.rank; i++) h = mix(h, uint64_t(n.shape.dim[i]));
   }
@@ -349,6 +349,40 @@ int32_t Graph::max_mask(int32_t x, int axis) {
   n.in[0] = x;
   n.axis = int8_t(axis);
   n.shape = nodes[size_t(x)].shape;
+  return intern(n);
+}
+
+int32_t Graph::argmax(int32_t x, int axis) {
+  GraphNode n;
+  n.op = Op::Argmax;
+  n.in[0] = x;
+  n.axis = int8_t(axis);
+  n.shape = reduced_shape(nodes[size_t(x)].shape, axis, false);
+  return intern(n);
+}
+
+int32_t Graph::take(int32_t x, int32_t idx, int axis) {
+  const GraphNode &xs = nodes[size_t(x)], &is = nodes[size_t(idx)];
+  GraphNode n;
+  n.op = Op::Take;
+  n.in[0] = x;
+  n.in[1] = idx;
+  n.axis = int8_t(axis);
+  n.shape = take_shape(xs.shape, is.shape, axis);
+  if (is.op == Op::Const) {
+    int64_t bad = k_bad_index(is.const_data ? is.const_data : &is.scalar, is.size(), xs.shape.dim[axis]);
+    if (bad >= 0) take_index_error(is.const_at(bad), axis, xs.shape.dim[axis]);
+  }
+  return intern(n);
+}
+
+int32_t Graph::scatter_add(int32_t g, int32_t idx, int axis, const Shape &target) {
+  GraphNode n;
+  n.op = Op::ScatterAdd;
+  n.in[0] = g;
+  n.in[1] = idx;
+  n.axis = int8_t(axis);
+  n.shape = target;
   return intern(n);
 }
 

@@ -10,6 +10,7 @@
 #include "../runtime/args.h"
 #include "../runtime/error.h"
 #include "../runtime/tensor.h"
+#include "../runtime/tensor_shapes.h"
 #include "../runtime/threadpool.h"
 #include "codegen.h"
 #include "graph_eval.h"
@@ -136,6 +137,10 @@ Value apply_kernel(Value self, int argc, Value *argv) {
     }
   }
   k->fn(args, results, k->scratch, kernel_par);
+  for (const KernelLayout::IndexCheck &c : k->layout->index_checks) {
+    const double *status = k->scratch + c.offset;
+    if (status[0] != 0.0) take_index_error(status[1], g[c.node].axis, indexed_length(g, g[c.node]));
+  }
   for (size_t o = 0; o < nout; o++)
     if (g.outputs[o].as_number) vals[o] = make_double(out_numbers[o]);
   return assemble_results(t, vals);

@@ -98,6 +98,10 @@ enum class Kind : uint8_t {
   Reshape,
   Slice,
   Concat,
+  Where,
+  Argmax,
+  Take,
+  Clip,
   ShapeQuery
 };
 
@@ -121,12 +125,15 @@ Kind structural_kind(Op op) {
   case Op::Reshape: return Kind::Reshape;
   case Op::Slice: return Kind::Slice;
   case Op::Concat: return Kind::Concat;
+  case Op::Select: return Kind::Where;
+  case Op::Argmax: return Kind::Argmax;
+  case Op::Take: return Kind::Take;
   default: return Kind::ShapeQuery;  // not reached: only these rows name a builtin
   }
 }
 
-// Generated from runtime/op_table.h, plus the procedures that are not ops: 1+/1-
-// and the shape queries.
+// Generated from runtime/op_table.h, plus the procedures that are not ops: 1+/1-,
+// tensor-clip and the shape queries.
 const std::unordered_map<std::string_view, OpInfo> &op_table() {
   static const std::unordered_map<std::string_view, OpInfo> table = [] {
     std::unordered_map<std::string_view, OpInfo> t;
@@ -147,6 +154,7 @@ const std::unordered_map<std::string_view, OpInfo> &op_table() {
     }
     t["1+"] = {Kind::Unary, Op::Add, OneArgument::None, false, 1};
     t["1-"] = {Kind::Unary, Op::Sub, OneArgument::None, false, 1};
+    t["tensor-clip"] = {Kind::Clip, Op::Maximum};
     t["tensor-shape"] = {Kind::ShapeQuery, Op::Param, OneArgument::None, false, 0};
     t["tensor-rank"] = {Kind::ShapeQuery, Op::Param, OneArgument::None, false, 1};
     t["tensor-size"] = {Kind::ShapeQuery, Op::Param, OneArgument::None, false, 2};
@@ -232,6 +240,38 @@ Value symbolic_concat(const char *who, int argc, Value *argv) {
   return make_symbolic(acc);
 }
 
+// The three operands' nodes are made (and their types checked) before any
+// shape is: the eager builtins check in the same order (stdlib/tensor_select.cpp).
+Value symbolic_where(const char *who, Value *argv) {
+  Graph &g = active_graph(who);
+  int32_t c = node_of(who, 1, argv[0]), a = node_of(who, 2, argv[1]), b = node_of(who, 3, argv[2]);
+  return make_symbolic(g.select(who, c, a, b));
+}
+
+// (tensor-clip T LO HI) is min(max(T, LO), HI): PyTorch's clamp, gradient included.
+Value symbolic_clip(const char *who, Value *argv) {
+  Graph &g = active_graph(who);
+  int32_t x = node_of(who, 1, argv[0]), lo = node_of(who, 2, argv[1]), hi = node_of(who, 3, argv[2]);
+  return make_symbolic(g.binary(who, Op::Minimum, g.binary(who, Op::Maximum, x, lo), hi));
+}
+
+Value symbolic_argmax(const char *who, int argc, Value *argv) {
+  Graph &g = active_graph(who);
+  int32_t x = tensor_node_of(who, 1, argv[0]);
+  int axis = tensor_axis(who, 2, argc > 1 ? argv[1] : make_fixnum(-1), g[x].shape);
+  return make_symbolic(g.argmax(x, axis));
+}
+
+// INDICES reach here as a number, a tensor or a symbolic value: the builtin turns
+// a list or vector into a tensor before it asks the tracer.
+Value symbolic_take(const char *who, int argc, Value *argv) {
+  Graph &g = active_graph(who);
+  int32_t x = tensor_node_of(who, 1, argv[0]);
+  int32_t idx = node_of(who, 2, argv[1]);
+  int axis = tensor_axis(who, 3, argc > 2 ? argv[2] : make_fixnum(0), g[x].shape);
+  return make_symbolic(g.take(x, idx, axis));
+}
+
 Value symbolic_reduce(const char *who, Op whole, int argc, Value *argv) {
   Graph &g = active_graph(who);
   int32_t x = node_of(who, 1, argv[0]);
@@ -286,6 +326,10 @@ Value symbolic_op(const char *op, int argc, Value *argv) {
   case Kind::Reshape: return symbolic_reshape(op, argv);
   case Kind::Slice: return symbolic_slice(op, argv);
   case Kind::Concat: return symbolic_concat(op, argc, argv);
+  case Kind::Where: return symbolic_where(op, argv);
+  case Kind::Clip: return symbolic_clip(op, argv);
+  case Kind::Argmax: return symbolic_argmax(op, argc, argv);
+  case Kind::Take: return symbolic_take(op, argc, argv);
   case Kind::ShapeQuery: {
     const Shape &s = shape_of_operand(argv[0]);
     if (info.add == 0) return shape_list(s);
@@ -376,6 +420,12 @@ void install_graph_hooks() {
 }
 
 bool is_symbolic_value(Value v) { return is_symbolic(v); }
+
+bool symbolic_shape(Value v, Shape &s) {
+  if (!is_symbolic(v)) return false;
+  s = as<SymbolicValue>(v)->shape;
+  return true;
+}
 
 int32_t trace_into(Graph &g, const char *who, Value f, int argc, const ArgSpec *args) {
   std::vector<int32_t> outs;

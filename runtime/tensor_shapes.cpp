@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
+
 #include "args.h"
 #include "error.h"
 #include "printer.h"
@@ -173,6 +175,28 @@ Shape reduced_shape(const Shape &s, int axis, bool keepdims) {
     else if (keepdims) os.dim[os.rank++] = 1;
   }
   return os;
+}
+
+Shape take_shape(const Shape &x, const Shape &indices, int axis) {
+  int rank = x.rank - 1 + indices.rank;
+  if (rank > kMaxRank)
+    throw_errorf("tensor-take: the result would have rank {}, above the maximum {}", rank, kMaxRank);
+  Shape os;
+  for (int i = 0; i < axis; i++) os.dim[os.rank++] = x.dim[i];
+  for (int i = 0; i < indices.rank; i++) os.dim[os.rank++] = indices.dim[i];
+  for (int i = axis + 1; i < x.rank; i++) os.dim[os.rank++] = x.dim[i];
+  return os;
+}
+
+std::string index_string(double index) {
+  // The user wrote an integer; tensors hold it as a float.
+  if (std::isfinite(index) && index == std::floor(index) && std::fabs(index) < 1e15)
+    return fmt::format("{:.0f}", index);
+  return format_double(index);
+}
+
+void take_index_error(double index, int axis, int64_t len) {
+  throw_errorf("tensor-take: index {} is not an integer in [0, {}) (axis {})", index_string(index), len, axis);
 }
 
 }  // namespace kiln

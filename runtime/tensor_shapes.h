@@ -46,6 +46,14 @@ Shape slice_shape(const Shape &s, Value axis, Value start, Value end, int &axis_
 Shape concat_shape(const Shape *shapes, int64_t count, Value axis, int &axis_out);
 // Raises `concat: element K of argument 1 must be a tensor, got V`.
 [[noreturn]] void concat_element_error(int64_t k, Value v);
+// The shape of (tensor-take X INDICES AXIS): X's shape with `axis` replaced by
+// the indices' shape (as NumPy's take); raises when its rank passes kMaxRank.
+Shape take_shape(const Shape &x, const Shape &indices, int axis);
+// Raises `tensor-take: index 7 is not an integer in [0, 5) (axis 0)`: the one
+// message for a bad index, eager, interpreted or from a compiled kernel.
+[[noreturn]] void take_index_error(double index, int axis, int64_t len);
+// An index as such messages show it: 7 rather than 7.0 when it is integral.
+std::string index_string(double index);
 // The shape of a reduction of s along `axis`, keeping it as length 1 or not.
 Shape reduced_shape(const Shape &s, int axis, bool keepdims);
 
