@@ -101,7 +101,7 @@ struct Builder {
     case Op::Equal:
     case Op::ReluGrad:
     case Op::MaxMask:
-    case Op::Argmax: return;  // piecewise constant: zero gradient
+    case Op::Argmax: return;        // piecewise constant: zero gradient
     case Op::StopGradient: return;  // by definition
     case Op::Neg: give(a, un(Op::Neg, gr)); return;
     case Op::Exp: give(a, bin(Op::Mul, gr, i)); return;

@@ -105,7 +105,7 @@ struct GraphNode {
   bool keepdims = false;  // SumAxis/MeanAxis/MaxAxis
   // SumAxis/MeanAxis/MaxAxis/MaxMask (-1: whole tensor)/Slice/Pad/Concat/Argmax/Take/ScatterAdd
   int8_t axis = -1;
-  int64_t offset = 0;     // Slice/Pad: where along `axis` the smaller tensor's entries start
+  int64_t offset = 0;  // Slice/Pad: where along `axis` the smaller tensor's entries start
   int32_t in[3] = {-1, -1, -1};
   int32_t param_index = -1;    // Param: argument position
   int8_t perm[kMaxRank] = {};  // Transpose: out.dim[i] = in.dim[perm[i]]

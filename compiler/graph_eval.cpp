@@ -48,7 +48,9 @@ bool eval_node(const Graph &g, const GraphNode &n, const double *const *in, doub
     return true;
   }
   switch (n.op) {
-  case Op::Select: k_select(in[0], shape_of(0), in[1], shape_of(1), in[2], shape_of(2), out, n.shape); return true;
+  case Op::Select:
+    k_select(in[0], shape_of(0), in[1], shape_of(1), in[2], shape_of(2), out, n.shape);
+    return true;
   case Op::Sum: out[0] = k_sum(in[0], g[n.in[0]].size()); return true;
   case Op::Mean: out[0] = k_mean(in[0], g[n.in[0]].size()); return true;
   case Op::Max: out[0] = k_max(in[0], g[n.in[0]].size()); return true;

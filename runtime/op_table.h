@@ -73,9 +73,9 @@
   X(Square, nullptr, "square", "square", false, "")                                                     \
   X(Reciprocal, nullptr, nullptr, "reciprocal", false, "")                                              \
   /* 1.0 where x > 0, else 0.0: relu's gradient mask (relu'(0) = 0) */                                  \
-  X(ReluGrad, nullptr, nullptr, "relu-grad", false, "")                                               \
-  /* x itself; autodiff sends nothing through it (softmax's max, stdlib/training.lisp) */            \
-  X(StopGradient, "stop-gradient", nullptr, "stop-gradient", true,                                     \
+  X(ReluGrad, nullptr, nullptr, "relu-grad", false, "")                                                 \
+  /* x itself; autodiff sends nothing through it (softmax's max, stdlib/training.lisp) */               \
+  X(StopGradient, "stop-gradient", nullptr, "stop-gradient", true,                                      \
     "(stop-gradient T): T itself, but no gradient flows back through it (JAX's stop_gradient).")
 
 // Structural ops: reductions, data movement and the nodes autodiff adds. BUILTIN

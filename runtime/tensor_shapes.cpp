@@ -196,7 +196,8 @@ std::string index_string(double index) {
 }
 
 void take_index_error(double index, int axis, int64_t len) {
-  throw_errorf("tensor-take: index {} is not an integer in [0, {}) (axis {})", index_string(index), len, axis);
+  throw_errorf("tensor-take: index {} is not an integer in [0, {}) (axis {})", index_string(index), len,
+               axis);
 }
 
 }  // namespace kiln

@@ -115,9 +115,10 @@ Value b_tensor_clip(int argc, Value *argv) {
 }
 
 BuiltinRegistrar reg([] {
-  defbuiltin("tensor-argmax", 1, 2, b_tensor_argmax,
-             "(tensor-argmax T [AXIS]): the index of the first largest element along AXIS (default the last), "
-             "as a float; a NaN counts as largest.");
+  defbuiltin(
+      "tensor-argmax", 1, 2, b_tensor_argmax,
+      "(tensor-argmax T [AXIS]): the index of the first largest element along AXIS (default the last), "
+      "as a float; a NaN counts as largest.");
   defbuiltin("tensor-take", 2, 3, b_tensor_take,
              "(tensor-take T INDICES [AXIS]): the entries of T at INDICES (integers in a list, vector or "
              "tensor) along AXIS (default 0), as NumPy's take; the gradient adds up repeated indices.");

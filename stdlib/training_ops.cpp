@@ -49,8 +49,7 @@ Value b_tensor_axis_helper(int, Value *argv) {
 Value b_check_same_shape(int, Value *argv) {
   const char *who = who_of(argv[0]);
   Shape a = shape_of(who, 1, argv[1], true), b = shape_of(who, 2, argv[2], true);
-  if (!(a == b))
-    throw_errorf("{}: the shapes differ: {} and {}", who, shape_string(a), shape_string(b));
+  if (!(a == b)) throw_errorf("{}: the shapes differ: {} and {}", who, shape_string(a), shape_string(b));
   return TRUE_V;
 }
 
@@ -162,10 +161,11 @@ Value b_random_permutation(int, Value *argv) {
 // FAN-IN x FAN-OUT: dimension 0 is fan-in, dimension 1 fan-out, and any further
 // dimensions (a receptive field) multiply both, as PyTorch's
 // _calculate_fan_in_and_fan_out does for its OUT x IN x ... layout.
-void fans(const char *who, const Shape &s, double &fan_in, double &fan_out) {
+void fans(const char *who, Value shape, double &fan_in, double &fan_out) {
+  Shape s = arg_shape(who, 1, shape);
   if (s.rank < 2)
     throw_errorf("{}: SHAPE must have at least two dimensions (FAN-IN FAN-OUT ...), got {}", who,
-                 shape_string(s));
+                 error_value_string(shape));
   double field = 1;
   for (int i = 2; i < s.rank; i++) field *= double(s.dim[i]);
   fan_in = double(s.dim[0]) * field;
@@ -178,7 +178,7 @@ Value b_he_normal(int, Value *argv) {
   Shape s = arg_shape("he-normal", 1, argv[0]);
   uint64_t seed = uint64_t(arg_int("he-normal", 2, argv[1]));
   double fan_in, fan_out;
-  fans("he-normal", s, fan_in, fan_out);
+  fans("he-normal", argv[0], fan_in, fan_out);
   double std = std::sqrt(2.0 / fan_in);
   Tensor *t = alloc_tensor(s);
   fill_normal(t, seed);
@@ -193,7 +193,7 @@ Value b_glorot_uniform(int, Value *argv) {
   Shape s = arg_shape("glorot-uniform", 1, argv[0]);
   uint64_t seed = uint64_t(arg_int("glorot-uniform", 2, argv[1]));
   double fan_in, fan_out;
-  fans("glorot-uniform", s, fan_in, fan_out);
+  fans("glorot-uniform", argv[0], fan_in, fan_out);
   double bound = std::sqrt(6.0 / (fan_in + fan_out));
   Tensor *t = alloc_tensor(s);
   fill_uniform(t, seed);
