@@ -162,10 +162,10 @@ struct Builder {
     // The indices (b) are integers: nothing flows to them. A repeated index
     // gathers one entry several times, so its gradient adds them up.
     case Op::Take:
-      if (needs[size_t(a)]) give(a, g.scatter_add(gr, b, n.axis, shape(a)));
+      if (needs[size_t(a)]) give(a, g.scatter_add(gr, b, n.axis, shape(a), n.index_use));
       return;
     case Op::ScatterAdd:
-      if (needs[size_t(a)]) give(a, g.take(gr, b, n.axis));
+      if (needs[size_t(a)]) give(a, g.take(gr, b, n.axis, n.index_use));
       return;
     }
   }

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "../runtime/tensor_ops.h"
+#include "../runtime/tensor_shapes.h"
 #include "../runtime/value.h"
 
 namespace kiln {
@@ -105,7 +106,8 @@ struct GraphNode {
   bool keepdims = false;  // SumAxis/MeanAxis/MaxAxis
   // SumAxis/MeanAxis/MaxAxis/MaxMask (-1: whole tensor)/Slice/Pad/Concat/Argmax/Take/ScatterAdd
   int8_t axis = -1;
-  int64_t offset = 0;  // Slice/Pad: where along `axis` the smaller tensor's entries start
+  IndexUse index_use = IndexUse::Take;  // Take/ScatterAdd: what a bad index's error names
+  int64_t offset = 0;                   // Slice/Pad: where along `axis` the smaller tensor's entries start
   int32_t in[3] = {-1, -1, -1};
   int32_t param_index = -1;    // Param: argument position
   int8_t perm[kMaxRank] = {};  // Transpose: out.dim[i] = in.dim[perm[i]]
@@ -165,8 +167,8 @@ class Graph {
   int32_t argmax(int32_t x, int axis);
   // A constant idx is checked here, so a bad index is reported while tracing,
   // as the eager call reports it.
-  int32_t take(int32_t x, int32_t idx, int axis);
-  int32_t scatter_add(int32_t g, int32_t idx, int axis, const Shape &target);
+  int32_t take(int32_t x, int32_t idx, int axis, IndexUse use = IndexUse::Take);
+  int32_t scatter_add(int32_t g, int32_t idx, int axis, const Shape &target, IndexUse use = IndexUse::Take);
 
   // Records a fully formed node (operands and shape already set), hash-consed:
   // for passes that rebuild a graph.

@@ -22,7 +22,7 @@ int64_t indexed_length(const Graph &g, const GraphNode &n) {
 IndexFault index_fault(const Graph &g, const GraphNode &n, const double *idx) {
   int64_t len = indexed_length(g, n);
   int64_t bad = k_bad_index(idx, g[n.in[1]].size(), len);
-  return IndexFault{bad >= 0 ? idx[bad] : 0.0, n.axis, len};
+  return IndexFault{n.index_use, bad >= 0 ? idx[bad] : 0.0, n.axis, len};
 }
 
 // Take and ScatterAdd: gather or scatter along the axis, [outer][len][inner]
@@ -241,7 +241,7 @@ void graph_eval(const Graph &g, const Value *args, Value *results) {
         IndexFault f = index_fault(g, n, in[1]);
         for (int32_t j = 0; j <= i; j++)
           if (pool_buf[size_t(j)]) bp.give(pool_buf[size_t(j)], pool_cap[size_t(j)]);
-        take_index_error(f.index, f.axis, f.len);
+        take_index_error(f.use, f.index, f.axis, f.len);
       }
       val[size_t(i)] = out;
     }

@@ -21,6 +21,7 @@ bool eval_node(const Graph &g, const GraphNode &n, const double *const *in, doub
 // The first bad index of Take or ScatterAdd node `n`, whose index operand's
 // elements are `idx`, as take_index_error (runtime/tensor_shapes.h) reports it.
 struct IndexFault {
+  IndexUse use;
   double index;
   int axis;
   int64_t len;

@@ -139,7 +139,8 @@ Value apply_kernel(Value self, int argc, Value *argv) {
   k->fn(args, results, k->scratch, kernel_par);
   for (const KernelLayout::IndexCheck &c : k->layout->index_checks) {
     const double *status = k->scratch + c.offset;
-    if (status[0] != 0.0) take_index_error(status[1], g[c.node].axis, indexed_length(g, g[c.node]));
+    const GraphNode &n = g[c.node];
+    if (status[0] != 0.0) take_index_error(n.index_use, status[1], n.axis, indexed_length(g, n));
   }
   for (size_t o = 0; o < nout; o++)
     if (g.outputs[o].as_number) vals[o] = make_double(out_numbers[o]);

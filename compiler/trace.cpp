@@ -26,7 +26,8 @@ struct SymbolicValue {
   ObjHeader h;
   uint64_t trace_id;
   int32_t node;
-  Shape shape;  // a copy for printing without the Graph
+  Shape shape;     // a copy for printing without the Graph
+  bool is_number;  // its node's, for type checks without the Graph
 };
 
 // `id` is the innermost recording scope's: the trace's own, or a nested
@@ -66,6 +67,7 @@ Value make_symbolic(int32_t node) {
   s->trace_id = g_trace.id;
   s->node = node;
   s->shape = (*g_trace.graph)[node].shape;
+  s->is_number = (*g_trace.graph)[node].is_number;
   return from_ptr(s);
 }
 
@@ -101,6 +103,7 @@ enum class Kind : uint8_t {
   Where,
   Argmax,
   Take,
+  OneHot,
   Clip,
   ShapeQuery
 };
@@ -133,7 +136,7 @@ Kind structural_kind(Op op) {
 }
 
 // Generated from runtime/op_table.h, plus the procedures that are not ops: 1+/1-,
-// tensor-clip and the shape queries.
+// tensor-clip, %one-hot and the shape queries.
 const std::unordered_map<std::string_view, OpInfo> &op_table() {
   static const std::unordered_map<std::string_view, OpInfo> table = [] {
     std::unordered_map<std::string_view, OpInfo> t;
@@ -155,6 +158,7 @@ const std::unordered_map<std::string_view, OpInfo> &op_table() {
     t["1+"] = {Kind::Unary, Op::Add, OneArgument::None, false, 1};
     t["1-"] = {Kind::Unary, Op::Sub, OneArgument::None, false, 1};
     t["tensor-clip"] = {Kind::Clip, Op::Maximum};
+    t["%one-hot"] = {Kind::OneHot, Op::Take};
     t["tensor-shape"] = {Kind::ShapeQuery, Op::Param, OneArgument::None, false, 0};
     t["tensor-rank"] = {Kind::ShapeQuery, Op::Param, OneArgument::None, false, 1};
     t["tensor-size"] = {Kind::ShapeQuery, Op::Param, OneArgument::None, false, 2};
@@ -272,6 +276,19 @@ Value symbolic_take(const char *who, int argc, Value *argv) {
   return make_symbolic(g.take(x, idx, axis));
 }
 
+// (%one-hot WHO LABELS N), its WHO and N checked by the builtin: the rows of the
+// N x N identity (a constant) at LABELS, a bad label named as WHO's.
+Value symbolic_one_hot(Value *argv) {
+  IndexUse use = labels_use(argv[0]);
+  const char *who = index_use_name(use);
+  Graph &g = active_graph(who);
+  int64_t n = int_of(argv[2]);
+  int32_t labels = node_of(who, index_use_position(use), argv[1]);
+  Tensor *eye = alloc_tensor(Shape::of({n, n}));
+  for (int64_t i = 0; i < n * n; i++) eye->data[i] = i % (n + 1) == 0 ? 1.0 : 0.0;
+  return make_symbolic(g.take(g.constant_tensor(from_ptr(eye)), labels, 0, use));
+}
+
 Value symbolic_reduce(const char *who, Op whole, int argc, Value *argv) {
   Graph &g = active_graph(who);
   int32_t x = node_of(who, 1, argv[0]);
@@ -330,6 +347,7 @@ Value symbolic_op(const char *op, int argc, Value *argv) {
   case Kind::Clip: return symbolic_clip(op, argv);
   case Kind::Argmax: return symbolic_argmax(op, argc, argv);
   case Kind::Take: return symbolic_take(op, argc, argv);
+  case Kind::OneHot: return symbolic_one_hot(argv);
   case Kind::ShapeQuery: {
     const Shape &s = shape_of_operand(argv[0]);
     if (info.add == 0) return shape_list(s);
@@ -421,9 +439,10 @@ void install_graph_hooks() {
 
 bool is_symbolic_value(Value v) { return is_symbolic(v); }
 
-bool symbolic_shape(Value v, Shape &s) {
+bool symbolic_shape(Value v, Shape &s, bool &number) {
   if (!is_symbolic(v)) return false;
   s = as<SymbolicValue>(v)->shape;
+  number = as<SymbolicValue>(v)->is_number;
   return true;
 }
 

@@ -195,9 +195,31 @@ std::string index_string(double index) {
   return format_double(index);
 }
 
-void take_index_error(double index, int axis, int64_t len) {
-  throw_errorf("tensor-take: index {} is not an integer in [0, {}) (axis {})", index_string(index), len,
-               axis);
+const char *index_use_name(IndexUse use) {
+  switch (use) {
+  case IndexUse::Take: return "tensor-take";
+  case IndexUse::OneHot: return "one-hot";
+  case IndexUse::CrossEntropy: return "cross-entropy";
+  }
+  return "tensor-take";
+}
+
+int index_use_position(IndexUse use) { return use == IndexUse::OneHot ? 1 : 2; }
+
+IndexUse labels_use(Value who) {
+  if (is_string(who)) {
+    std::string_view s(as<String>(who)->data, size_t(as<String>(who)->len));
+    if (s == "one-hot") return IndexUse::OneHot;
+    if (s == "cross-entropy") return IndexUse::CrossEntropy;
+  }
+  type_error("%one-hot", 1, "\"one-hot\" or \"cross-entropy\"", who);
+}
+
+void take_index_error(IndexUse use, double index, int axis, int64_t len) {
+  if (use == IndexUse::Take)
+    throw_errorf("tensor-take: index {} is not an integer in [0, {}) (axis {})", index_string(index), len,
+                 axis);
+  throw_errorf("{}: label {} is not an integer in [0, {})", index_use_name(use), index_string(index), len);
 }
 
 }  // namespace kiln

@@ -1,6 +1,6 @@
 // tensor_select.cpp — the builtins that pick elements rather than compute them
 // (docs/builtins.md, SPEC §13): tensor-argmax, tensor-take, tensor-where and
-// tensor-clip.
+// tensor-clip; and %one-hot, behind one-hot and cross-entropy's class labels.
 //
 // Invariant: as in tensors.cpp, the numbers come from one runtime/tensor_ops.h
 // call per step, the same calls the graph interpreter makes for the nodes the
@@ -27,28 +27,33 @@ Value b_tensor_argmax(int argc, Value *argv) {
   return from_ptr(out);
 }
 
-// INDICES as the tracer takes them: a list or vector becomes a rank-1 tensor of
-// its numbers (whether they are integers in range is checked with the axis).
-Value index_operand(Value v) {
-  constexpr const char *kWhat = "a list, vector or tensor of integers";
+// INDICES or LABELS as the tracer takes them: a list or vector becomes a rank-1
+// tensor of its numbers (whether they are integers in range is checked against
+// the axis). Anything else but a number, tensor or symbolic value is USE's type
+// error.
+Value index_operand(IndexUse use, Value v) {
+  const char *what = use == IndexUse::Take ? "a list, vector or tensor of integers"
+                                           : "a list, vector or tensor of class indices";
+  const char *who = index_use_name(use);
+  int pos = index_use_position(use);
   if (is_number(v) || is_tensor(v) || is_symbolic_value(v)) return v;
-  if (!is_sequence(v)) type_error("tensor-take", 2, kWhat, v);
+  if (!is_sequence(v)) type_error(who, pos, what, v);
   bool vec = is_vector(v);
   int64_t n = vec ? as<Vector>(v)->len : list_length(v);
-  if (n <= 0) type_error("tensor-take", 2, kWhat, v);
+  if (n <= 0) type_error(who, pos, what, v);
   Tensor *t = alloc_tensor(Shape::of({n}));
   Value p = v;
   for (int64_t i = 0; i < n; i++) {
     Value e = vec ? as<Vector>(v)->items[i] : car(p);
     if (!vec) p = cdr(p);
-    if (!is_number(e)) type_error("tensor-take", 2, kWhat, v);
+    if (!is_number(e)) type_error(who, pos, what, v);
     t->data[i] = number_as_double(e);
   }
   return from_ptr(t);
 }
 
 Value b_tensor_take(int argc, Value *argv) {
-  Value args[3] = {argv[0], index_operand(argv[1]), argc > 2 ? argv[2] : NOVALUE};
+  Value args[3] = {argv[0], index_operand(IndexUse::Take, argv[1]), argc > 2 ? argv[2] : NOVALUE};
   if (Value r = foreign_call("tensor-take", argc, args); r != NOVALUE) return r;
   Tensor *x = arg_tensor("tensor-take", 1, args[0]);
   Operand idx;
@@ -58,9 +63,32 @@ Value b_tensor_take(int argc, Value *argv) {
   int64_t outer, len, inner, count = idx.shape.size();
   axis_split(x->shape, axis, outer, len, inner);
   int64_t bad = k_bad_index(idx.data, count, len);
-  if (bad >= 0) take_index_error(idx.data[bad], axis, len);
+  if (bad >= 0) take_index_error(IndexUse::Take, idx.data[bad], axis, len);
   Tensor *out = alloc_tensor(os);
   k_take(x->data, outer, len, inner, idx.data, count, out->data);
+  return from_ptr(out);
+}
+
+// (%one-hot WHO LABELS N): the rows of the N x N identity at LABELS, so traced
+// it is a Take of that identity (compiler/trace.cpp) whose bad label errors name
+// WHO, "one-hot" or "cross-entropy" (stdlib/training.lisp calls it for both).
+Value b_one_hot(int, Value *argv) {
+  IndexUse use = labels_use(argv[0]);
+  const char *who = index_use_name(use);
+  if (!is_int(argv[2]) || int_of(argv[2]) <= 0) type_error(who, 2, "a positive integer", argv[2]);
+  int64_t n = int_of(argv[2]);
+  if (n > (int64_t(1) << 20)) throw_errorf("{}: {} classes are too many", who, n);
+  Value args[3] = {argv[0], index_operand(use, argv[1]), argv[2]};
+  if (Value r = foreign_call("%one-hot", 3, args); r != NOVALUE) return r;
+  Operand labels;
+  operand(who, index_use_position(use), args[1], labels);
+  int64_t count = labels.shape.size();
+  Shape os = take_shape(Shape::of({n, n}), labels.shape, 0);
+  int64_t bad = k_bad_index(labels.data, count, n);
+  if (bad >= 0) take_index_error(use, labels.data[bad], 0, n);
+  Tensor *out = alloc_tensor(os);
+  for (int64_t i = 0; i < count * n; i++) out->data[i] = 0.0;
+  for (int64_t i = 0; i < count; i++) out->data[i * n + int64_t(labels.data[i])] = 1.0;
   return from_ptr(out);
 }
 
@@ -122,6 +150,7 @@ BuiltinRegistrar reg([] {
   defbuiltin("tensor-take", 2, 3, b_tensor_take,
              "(tensor-take T INDICES [AXIS]): the entries of T at INDICES (integers in a list, vector or "
              "tensor) along AXIS (default 0), as NumPy's take; the gradient adds up repeated indices.");
+  defbuiltin("%one-hot", 3, 3, b_one_hot);
   defbuiltin("tensor-where", 3, 3, b_tensor_where,
              "(tensor-where C A B): elementwise A where C is not 0, else B, all three broadcast.");
   defbuiltin("tensor-clip", 3, 3, b_tensor_clip,

@@ -131,15 +131,13 @@
 ;;; Composites of primitive ops (docs/adding-an-op.md): each records the nodes of
 ;;; the ops it calls, so it is bit-identical eagerly, in graph-eval and in compiled
 ;;; kernels, and its gradient is the chain rule through them. The primitives these
-;;; use (tensor-take, tensor-where, stop-gradient, tensor-argmax, tensor-clip) and
-;;; the initialisers are C++ builtins (stdlib/tensor_select.cpp, training_ops.cpp);
-;;; the %-helpers there check arguments so errors name the op called.
+;;; use (tensor-take, %one-hot, tensor-where, stop-gradient) and the other ops of
+;;; SPEC §13 are C++ builtins (stdlib/tensor_select.cpp, training_ops.cpp); the
+;;; %-helpers there check arguments, so errors name the op called.
 
-;; (one-hot LABELS N): the rows of the N x N identity at LABELS, so a label out of
-;; range inside a kernel is reported by that tensor-take.
-(define (one-hot labels n)
-  (%check-labels "one-hot" labels n)
-  (tensor-take (%identity n) labels 0))
+;; (one-hot LABELS N): the rows of the N x N identity at LABELS (%one-hot, a
+;; tensor-take of the identity when traced, whose label errors name one-hot).
+(define (one-hot labels n) (%one-hot "one-hot" labels n))
 
 ;; x - max(x) along AXIS, the max taken out of the gradient: softmax does not
 ;; depend on it, and without stop-gradient its gradient would be a rounding residue
@@ -166,7 +164,7 @@
     (- (tensor-mean
         (tensor-sum (if (eq? kind 'rows)
                         (* labels lsm)
-                        (tensor-where (tensor-take (%identity (cadr (tensor-shape logits))) labels 0)
+                        (tensor-where (%one-hot "cross-entropy" labels (cadr (tensor-shape logits)))
                                       lsm 0.0))
                     1)))))
 

@@ -27,8 +27,9 @@ namespace {
 // `numbers` is set. Raises WHO's type error for anything else.
 Shape shape_of(const char *who, int pos, Value v, bool numbers) {
   Shape s;
+  bool number = false;
   if (is_tensor(v)) return tensor_of(v)->shape;
-  if (symbolic_shape(v, s)) return s;
+  if (symbolic_shape(v, s, number) && (numbers || !number)) return s;
   if (numbers && is_number(v)) return s;
   type_error(who, pos, numbers ? "a number or a tensor" : "a tensor", v);
 }
@@ -53,71 +54,20 @@ Value b_check_same_shape(int, Value *argv) {
   return TRUE_V;
 }
 
-int64_t class_count(const char *who, int pos, Value n) {
-  if (!is_int(n) || int_of(n) <= 0) type_error(who, pos, "a positive integer", n);
-  if (int_of(n) > (int64_t(1) << 20)) throw_errorf("{}: {} classes are too many", who, int_of(n));
-  return int_of(n);
-}
-
-// Concrete class indices (a number, a list or vector of numbers, a tensor), each
-// checked to be an integer in [0, n); symbolic ones are checked where they run.
-void check_labels(const char *who, int pos, Value labels, int64_t n) {
-  constexpr const char *kWhat = "a list, vector or tensor of class indices";
-  auto check = [&](double v) {
-    if (!(v >= 0.0 && v < double(n) && v == std::floor(v)))
-      throw_errorf("{}: label {} is not an integer in [0, {})", who, index_string(v), n);
-  };
-  if (is_symbolic_value(labels)) return;
-  if (is_number(labels)) return check(number_as_double(labels));
-  if (is_tensor(labels)) {
-    Tensor *t = tensor_of(labels);
-    for (int64_t i = 0; i < t->size; i++) check(t->data[i]);
-    return;
-  }
-  if (is_vector(labels)) {
-    Vector *v = as<Vector>(labels);
-    if (v->len == 0) type_error(who, pos, kWhat, labels);
-    for (int64_t i = 0; i < v->len; i++) {
-      if (!is_number(v->items[i])) type_error(who, pos, kWhat, labels);
-      check(number_as_double(v->items[i]));
-    }
-    return;
-  }
-  if (list_length(labels) <= 0) type_error(who, pos, kWhat, labels);
-  for (Value p = labels; p != NIL; p = cdr(p)) {
-    if (!is_number(car(p))) type_error(who, pos, kWhat, labels);
-    check(number_as_double(car(p)));
-  }
-}
-
-// (%check-labels WHO LABELS N): LABELS argument 1 and N argument 2 of WHO.
-Value b_check_labels(int, Value *argv) {
-  const char *who = who_of(argv[0]);
-  int64_t n = class_count(who, 2, argv[2]);
-  check_labels(who, 1, argv[1], n);
-  return TRUE_V;
-}
-
-// (%identity N): the N x N identity, whose rows tensor-take picks for one-hot.
-Value b_identity(int, Value *argv) {
-  int64_t n = class_count("%identity", 1, argv[0]);
-  Tensor *t = alloc_tensor(Shape::of({n, n}));
-  for (int64_t i = 0; i < n * n; i++) t->data[i] = i % (n + 1) == 0 ? 1.0 : 0.0;
-  return from_ptr(t);
-}
-
 // (%cross-entropy-labels LOGITS LABELS) -> indices or rows, after checking that
-// LOGITS is N x C and LABELS N class indices or an N x C tensor of target rows.
+// LOGITS is N x C and LABELS N class indices or an N x C tensor of target rows
+// (the indices' values are %one-hot's to check, stdlib/tensor_select.cpp).
 Value b_cross_entropy_labels(int, Value *argv) {
   constexpr const char *who = "cross-entropy";
   Shape ls = shape_of(who, 1, argv[0], false);
   if (ls.rank != 2)
     throw_errorf("{}: LOGITS must be rows of class scores (rank 2), got {}", who, describe_shape(ls));
-  int64_t rows = ls.dim[0], classes = ls.dim[1];
+  int64_t rows = ls.dim[0];
   Value labels = argv[1];
   Shape s;
+  bool number = false;
   int64_t count;
-  if (is_tensor(labels) || symbolic_shape(labels, s)) {
+  if (is_tensor(labels) || (symbolic_shape(labels, s, number) && !number)) {
     if (is_tensor(labels)) s = tensor_of(labels)->shape;
     if (s.rank == 2) {
       if (!(s == ls))
@@ -136,7 +86,6 @@ Value b_cross_entropy_labels(int, Value *argv) {
   if (count != rows)
     throw_errorf("{}: LABELS has {} class ind{} for {} row{}", who, count, count == 1 ? "ex" : "ices", rows,
                  rows == 1 ? "" : "s");
-  check_labels(who, 2, labels, classes);
   return intern("indices");
 }
 
@@ -204,8 +153,6 @@ Value b_glorot_uniform(int, Value *argv) {
 BuiltinRegistrar reg([] {
   defbuiltin("%tensor-axis", 3, 3, b_tensor_axis_helper);
   defbuiltin("%check-same-shape", 3, 3, b_check_same_shape);
-  defbuiltin("%check-labels", 3, 3, b_check_labels);
-  defbuiltin("%identity", 1, 1, b_identity);
   defbuiltin("%cross-entropy-labels", 2, 2, b_cross_entropy_labels);
   defbuiltin("random-permutation", 2, 2, b_random_permutation,
              "(random-permutation N SEED): a list of 0..N-1 in a random order (Fisher-Yates over "
