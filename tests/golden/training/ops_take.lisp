@@ -47,6 +47,17 @@
 (write (graph-grad g1 m)) (newline)
 (write (grad-paths g1 m)) (newline)
 
+;; Summation order: each entry's gradient is 0.0 plus the gradients of the places
+;; that took it, in index order (docs/tensors.md), on every path.
+(define wr (tensor-randn '(6) 11))
+(define (wr-ref k) (tensor-ref wr k))
+(define (take-loss x) (tensor-sum (* wr (tensor-take x '(0 2 0 0 1 0)))))
+(define by-hand (list (+ (+ (+ (+ 0.0 (wr-ref 0)) (wr-ref 2)) (wr-ref 3)) (wr-ref 5))
+                      (+ 0.0 (wr-ref 4)) (+ 0.0 (wr-ref 1))))
+(define v3 (tensor '(1.0 2.0 3.0)))
+(write (equal? (tensor->list (cadr (graph-grad take-loss v3))) by-hand)) (newline)
+(write (equal? (tensor->list (cadr ((graph-compile-grad take-loss v3) v3))) by-hand)) (newline)
+
 ;; Errors, eager and traced alike; a bad index given to a kernel as an argument
 ;; is found while the kernel runs, with the same message.
 (define (err thunk) (guard (e (#t (display (error-object-message e)) (newline))) (thunk)))
