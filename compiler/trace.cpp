@@ -276,17 +276,28 @@ Value symbolic_take(const char *who, int argc, Value *argv) {
   return make_symbolic(g.take(x, idx, axis));
 }
 
-// (%one-hot WHO LABELS N), its WHO and N checked by the builtin: the rows of the
-// N x N identity (a constant) at LABELS, a bad label named as WHO's.
+// (%one-hot WHO LABELS N), its WHO and N checked by the builtin: 1.0 where a
+// label equals its column's index (an `equal` mask against 0..N-1), else the
+// label's entry of N zeros, a `take` that checks every label (a bad one named as
+// WHO's) and adds only 0.0. The values are the eager rows of the identity; the
+// constants are N long, not an N x N identity.
 Value symbolic_one_hot(Value *argv) {
   IndexUse use = labels_use(argv[0]);
   const char *who = index_use_name(use);
   Graph &g = active_graph(who);
   int64_t n = int_of(argv[2]);
   int32_t labels = node_of(who, index_use_position(use), argv[1]);
-  Tensor *eye = alloc_tensor(Shape::of({n, n}));
-  for (int64_t i = 0; i < n * n; i++) eye->data[i] = i % (n + 1) == 0 ? 1.0 : 0.0;
-  return make_symbolic(g.take(g.constant_tensor(from_ptr(eye)), labels, 0, use));
+  Shape column = g[labels].shape;
+  take_shape(Shape::of({n, n}), column, 0);  // the eager builtin's rank check
+  column.dim[column.rank++] = 1;
+  Tensor *iota = alloc_tensor(Shape::of({n})), *zero = alloc_tensor(Shape::of({n}));
+  for (int64_t i = 0; i < n; i++) {
+    iota->data[i] = double(i);
+    zero->data[i] = 0.0;
+  }
+  int32_t checked = g.take(g.constant_tensor(from_ptr(zero)), labels, 0, use);
+  int32_t mask = g.binary(who, Op::Equal, g.reshape(labels, column), g.constant_tensor(from_ptr(iota)));
+  return make_symbolic(g.select(who, mask, g.constant(1.0, true), g.reshape(checked, column)));
 }
 
 Value symbolic_reduce(const char *who, Op whole, int argc, Value *argv) {

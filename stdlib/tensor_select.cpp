@@ -69,9 +69,10 @@ Value b_tensor_take(int argc, Value *argv) {
   return from_ptr(out);
 }
 
-// (%one-hot WHO LABELS N): the rows of the N x N identity at LABELS, so traced
-// it is a Take of that identity (compiler/trace.cpp) whose bad label errors name
-// WHO, "one-hot" or "cross-entropy" (stdlib/training.lisp calls it for both).
+// (%one-hot WHO LABELS N): the rows of the N x N identity at LABELS; traced, the
+// same values from nodes (compiler/trace.cpp) whose Take checks the labels, a bad
+// one named as WHO's, "one-hot" or "cross-entropy" (stdlib/training.lisp calls
+// it for both).
 Value b_one_hot(int, Value *argv) {
   IndexUse use = labels_use(argv[0]);
   const char *who = index_use_name(use);

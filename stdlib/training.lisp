@@ -135,8 +135,8 @@
 ;;; SPEC §13 are C++ builtins (stdlib/tensor_select.cpp, training_ops.cpp); the
 ;;; %-helpers there check arguments, so errors name the op called.
 
-;; (one-hot LABELS N): the rows of the N x N identity at LABELS (%one-hot, a
-;; tensor-take of the identity when traced, whose label errors name one-hot).
+;; (one-hot LABELS N): the rows of the N x N identity at LABELS (%one-hot; traced,
+;; a mask and a tensor-take that checks the labels, its errors naming one-hot).
 (define (one-hot labels n) (%one-hot "one-hot" labels n))
 
 ;; x - max(x) along AXIS, the max taken out of the gradient: softmax does not
