@@ -88,7 +88,10 @@ Value b_one_hot(int, Value *argv) {
   int64_t bad = k_bad_index(labels.data, count, n);
   if (bad >= 0) take_index_error(use, labels.data[bad], 0, n);
   Tensor *out = alloc_tensor(os);
-  for (int64_t i = 0; i < count * n; i++) out->data[i] = 0.0;
+  double *d = out->data;
+  fill_in_chunks(out->size, [d](int64_t lo, int64_t hi) {
+    for (int64_t i = lo; i < hi; i++) d[i] = 0.0;
+  });
   for (int64_t i = 0; i < count; i++) out->data[i * n + int64_t(labels.data[i])] = 1.0;
   return from_ptr(out);
 }

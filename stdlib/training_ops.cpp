@@ -10,9 +10,10 @@
 // runs, by the nodes the composites record (tensor-take's index check).
 #include <cmath>
 #include <utility>
-#include <vector>
 
 #include "../compiler/trace.h"
+#include "../runtime/eval.h"
+#include "../runtime/gc.h"
 #include "../runtime/number.h"
 #include "../runtime/tensor.h"
 #include "../runtime/tensor_shapes.h"
@@ -93,16 +94,23 @@ Value b_cross_entropy_labels(int, Value *argv) {
 
 // (random-permutation N SEED): 0..N-1 shuffled by Fisher-Yates, from the last
 // place down, each swap partner uniform (SplitMix64's `below`, no modulo bias).
+// The work is in GC memory (a failed allocation is Kiln's out-of-memory error)
+// and polls for Ctrl-C, as iota's list of N does.
 Value b_random_permutation(int, Value *argv) {
   int64_t n = arg_index("random-permutation", 1, argv[0]);
   uint64_t seed = uint64_t(arg_int("random-permutation", 2, argv[1]));
-  if (n > (int64_t(1) << 32)) throw_errorf("random-permutation: {} elements are too many", n);
-  std::vector<int64_t> p(static_cast<size_t>(n));
-  for (int64_t i = 0; i < n; i++) p[size_t(i)] = i;
+  auto *p = static_cast<int64_t *>(gc_alloc_atomic(alloc_bytes(uint64_t(n), sizeof(int64_t))));
+  for (int64_t i = 0; i < n; i++) p[i] = i;
   SplitMix64 rng(seed);
-  for (int64_t i = n - 1; i > 0; i--) std::swap(p[size_t(i)], p[size_t(rng.below(uint64_t(i + 1)))]);
+  for (int64_t i = n - 1; i > 0; i--) {
+    if ((i & 0xffff) == 0) check_interrupt();
+    std::swap(p[i], p[rng.below(uint64_t(i + 1))]);
+  }
   Value r = NIL;
-  for (int64_t i = n - 1; i >= 0; i--) r = cons(make_int(p[size_t(i)]), r);
+  for (int64_t i = n - 1; i >= 0; i--) {
+    if ((i & 0xffff) == 0) check_interrupt();
+    r = cons(make_int(p[i]), r);
+  }
   return r;
 }
 
@@ -131,7 +139,10 @@ Value b_he_normal(int, Value *argv) {
   double std = std::sqrt(2.0 / fan_in);
   Tensor *t = alloc_tensor(s);
   fill_normal(t, seed);
-  for (int64_t i = 0; i < t->size; i++) t->data[i] = std * t->data[i];
+  double *d = t->data;
+  fill_in_chunks(t->size, [d, std](int64_t lo, int64_t hi) {
+    for (int64_t i = lo; i < hi; i++) d[i] = std * d[i];
+  });
   return from_ptr(t);
 }
 
@@ -146,7 +157,10 @@ Value b_glorot_uniform(int, Value *argv) {
   double bound = std::sqrt(6.0 / (fan_in + fan_out));
   Tensor *t = alloc_tensor(s);
   fill_uniform(t, seed);
-  for (int64_t i = 0; i < t->size; i++) t->data[i] = bound * (2.0 * t->data[i] - 1.0);
+  double *d = t->data;
+  fill_in_chunks(t->size, [d, bound](int64_t lo, int64_t hi) {
+    for (int64_t i = lo; i < hi; i++) d[i] = bound * (2.0 * d[i] - 1.0);
+  });
   return from_ptr(t);
 }
 
