@@ -81,7 +81,16 @@ gcc_jit_context *jit_new_context() {
   // flags list alone says how a kernel was built.
   for (const std::string &f : jit_flags()) gcc_jit_context_add_command_line_option(ctx, f.c_str());
   for (const std::string &f : jit_link_flags()) gcc_jit_context_add_driver_option(ctx, f.c_str());
+  if (jit_time_report()) gcc_jit_context_add_command_line_option(ctx, "-ftime-report");
   return ctx;
+}
+
+bool jit_time_report() {
+  static const bool on = [] {
+    const char *s = std::getenv("KILN_JIT_TIME_REPORT");
+    return s && *s && std::strcmp(s, "0") != 0;
+  }();
+  return on;
 }
 
 StderrCapture::StderrCapture() {

@@ -39,6 +39,9 @@ std::string jit_version_string();
 // A fresh context with jit_flags() applied and error printing to stderr off
 // (errors are collected and reported by the caller).
 gcc_jit_context *jit_new_context();
+// KILN_JIT_TIME_REPORT=1: every kernel compile adds -ftime-report, and the
+// report GCC prints (captured with the compile's stderr) is passed on to stderr.
+bool jit_time_report();
 
 // Redirects fd 2 into a temporary file between begin() and end(), so the
 // driver's own messages (e.g. "cannot execute 'as'") can be quoted in Kiln's

@@ -471,6 +471,7 @@ int compile_into_cache(const std::string &kernel_name, gcc_jit_context *ctx, int
       },
       &job, [&] { unlinkat(dirfd, tmp.c_str(), 0); });
   std::string printed = cap.end();
+  if (jit_time_report()) jit_message(printed);
   if (gcc_jit_context_get_first_error(ctx)) {
     failure = jit_failure_reason(ctx, printed);
     unlinkat(dirfd, tmp.c_str(), 0);
@@ -621,6 +622,7 @@ CompiledCode compile_cached(const std::string &name, const std::string &key_text
         &job);
     gcc_jit_result *res = job.res;
     std::string printed = cap.end();
+    if (jit_time_report()) jit_message(printed);
     if (!res) {
       out.failure = jit_failure_reason(ctx, printed);
     } else {

@@ -43,6 +43,9 @@ struct Ref {
   // (k x m, row length `ld` = m), read in place instead of copied.
   bool transposed = false;
   int64_t ld = 0;
+  // Only for a Take or ScatterAdd node's own Ref: where it stores its index
+  // status (kernel_plan.h), two doubles of the scratch area.
+  RV status = nullptr;
 };
 
 // Emits into one function at a time: `fn` and its current block `cur`.

@@ -873,6 +873,9 @@ class Runner:
         self.env = dict(os.environ)
         self.env["KILN_CACHE_DIR"] = str(scratch / "kernel-cache")
         self.env.pop("KILN_GC_STRESS", None)
+        # Every recurring kernel unit becomes a shared function, however small:
+        # the fuzzer's graphs are too small for the default threshold.
+        self.env["KILN_JIT_SHARE"] = "all"
         self.runs = 0
         self.counter = 0
         self.history = []  # (threads, text) of the batch files since the last clear

@@ -10,12 +10,16 @@
 #include <string>
 #include <vector>
 
+#include "compiler/autodiff.h"
 #include "compiler/codegen.h"
 #include "compiler/graph.h"
 #include "compiler/graph_eval.h"
 #include "compiler/jit_context.h"
 #include "compiler/kernel_cache.h"
 #include "compiler/kernel_object.h"
+#include "compiler/kernel_plan.h"
+#include "compiler/kernel_units.h"
+#include "compiler/optimise.h"
 #include "runtime/error.h"
 #include "runtime/tensor.h"
 #include "runtime/tensor_ops.h"
@@ -495,4 +499,41 @@ TEST_CASE("jit: consecutive element-wise ops run as one loop, same bits", "[jit]
     REQUIRE(g->outputs.size() == 4);
     check_kernel_matches_interpreter("fused", std::move(g), specs, args, 3);
   }
+}
+
+TEST_CASE("jit: units repeated across layers share one function, same bits", "[jit]") {
+  CacheOff off;
+  // Six identical tanh layers of width 8 and their gradients: most units recur.
+  const int layers = 6;
+  const int64_t batch = 5, width = 8;
+  Graph raw;
+  int32_t h = raw.param(0, ArgSpec{Shape::of({batch, width}), false});
+  std::vector<int32_t> wrt;
+  for (int l = 0; l < layers; l++) {
+    int32_t w = raw.param(1 + 2 * l, ArgSpec{Shape::of({width, width}), false});
+    int32_t b = raw.param(2 + 2 * l, ArgSpec{Shape::of({1, width}), false});
+    wrt.push_back(w);
+    wrt.push_back(b);
+    h = raw.unary(Op::Tanh, raw.binary("test", Op::Add, raw.matmul("test", h, w), b));
+  }
+  int32_t loss = raw.reduce_all(Op::Mean, raw.binary("test", Op::Mul, h, h));
+  std::vector<int32_t> grads = append_gradients(raw, loss, wrt);
+  raw.outputs.push_back(GraphOutput{loss, true});
+  for (int32_t d : grads) raw.outputs.push_back(GraphOutput{d, false});
+  std::unique_ptr<Graph> g = optimise(raw);
+
+  std::vector<KernelUnit> units = kernel_units(*g, kernel_emission_order(*g), left_operand_transposes(*g));
+  std::vector<bool> shared = shared_units(units);
+  CHECK(std::count(shared.begin(), shared.end(), true) >= 3 * (layers - 1));
+
+  const int argc = 1 + 2 * layers;
+  Value *args = gc_values(size_t(argc));
+  ArgSpec specs[1 + 2 * layers];
+  for (int a = 0; a < argc; a++) {
+    specs[a] = ArgSpec{(*g)[a].shape, false};
+    args[a] = filled_tensor((*g)[a].shape, 3 * a + 1);
+    Tensor *t = tensor_of(args[a]);
+    for (int64_t i = 0; i < t->size; i++) t->data[i] *= 0.4;  // tanh away from saturation
+  }
+  check_kernel_matches_interpreter("deep", std::move(g), specs, args, argc);
 }
