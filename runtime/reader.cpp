@@ -321,6 +321,10 @@ class Reader {
       fail(start, fmt::format("unknown character name #\\{}", name));
     }
     std::string tok = read_token_text();
+    if (tok == "u8" && peek() == '(') {
+      get();
+      return bytevector_of(read_list(')', start, true), start);
+    }
     if (tok == "t" || tok == "true") return TRUE_V;
     if (tok == "f" || tok == "false") return FALSE_V;
     if (tok == "eof") return EOF_V;
@@ -331,6 +335,22 @@ class Reader {
     }
     if (!tok.empty() && tok[0] == '!') return read_datum_or_eof();  // #!fold-case and friends: ignored
     fail(start, fmt::format("unknown syntax '#{}'", tok));
+  }
+
+  // #u8( ... ): every element an exact integer 0..255.
+  Value bytevector_of(Value lst, SrcLoc start) {
+    int64_t n = 0;
+    for (Value p = lst; is_pair(p); p = cdr(p)) {
+      Value x = car(p);
+      if (!is_int(x) || int_of(x) < 0 || int_of(x) > 255)
+        fail(start,
+             "a bytevector element must be an exact integer from 0 to 255, got " + error_value_string(x));
+      n++;
+    }
+    Value v = make_bytevector(n, 0);
+    int64_t i = 0;
+    for (Value p = lst; is_pair(p); p = cdr(p)) as<Bytevector>(v)->bytes[i++] = uint8_t(int_of(car(p)));
+    return v;
   }
 
   Value read_datum_or_eof() {
