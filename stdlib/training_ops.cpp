@@ -35,21 +35,22 @@ Shape shape_of(const char *who, int pos, Value v, bool numbers) {
   type_error(who, pos, numbers ? "a number or a tensor" : "a tensor", v);
 }
 
-const char *who_of(Value v) { return arg_string("%training-helper", 1, v)->data; }
+// WHO, the name of the op a helper checks for (argument 1 of HELPER).
+const char *who_of(const char *helper, Value v) { return arg_string(helper, 1, v)->data; }
 
 // ---- argument checks for stdlib/training.lisp --------------------------------------
 
 // (%tensor-axis WHO X AXIS): AXIS (#f: the last) resolved for X, a tensor or
 // symbolic value; tensor_axis's message otherwise.
 Value b_tensor_axis_helper(int, Value *argv) {
-  const char *who = who_of(argv[0]);
+  const char *who = who_of("%tensor-axis", argv[0]);
   Shape s = shape_of(who, 1, argv[1], false);
   return make_int(tensor_axis(who, 2, argv[2] == FALSE_V ? make_int(-1) : argv[2], s));
 }
 
 // (%check-same-shape WHO A B): numbers, tensors or symbolic values of one shape.
 Value b_check_same_shape(int, Value *argv) {
-  const char *who = who_of(argv[0]);
+  const char *who = who_of("%check-same-shape", argv[0]);
   Shape a = shape_of(who, 1, argv[1], true), b = shape_of(who, 2, argv[2], true);
   if (!(a == b)) throw_errorf("{}: the shapes differ: {} and {}", who, shape_string(a), shape_string(b));
   return TRUE_V;
