@@ -228,12 +228,12 @@ Value b_eof_object_p(int, Value *argv) { return boolv(argv[0] == EOF_V); }
 
 // ---- files ------------------------------------------------------------------------
 
-[[noreturn]] static void file_error(std::string msg) {
+[[noreturn]] void file_error(std::string msg) {
   raise_value(make_error_obj(make_string(msg), NIL, intern("file-error")));
 }
 
 Value open_file(const char *who, Value path_v, bool output) {
-  std::string path(string_view_of(from_ptr(arg_string(who, 1, path_v))));
+  std::string path = arg_path(who, 1, path_v);
   FILE *fp = std::fopen(path.c_str(), output ? "w" : "r");
   if (!fp) file_error(fmt::format("{}: cannot open \"{}\": {}", who, path, std::strerror(errno)));
   return make_file_port(fp, output ? PORT_OUTPUT : PORT_INPUT, path);
@@ -317,12 +317,12 @@ Value b_with_input_from_file(int, Value *argv) {
 }
 
 Value b_file_exists_p(int, Value *argv) {
-  std::string path(string_view_of(from_ptr(arg_string("file-exists?", 1, argv[0]))));
+  std::string path = arg_path("file-exists?", 1, argv[0]);
   return boolv(access(path.c_str(), F_OK) == 0);
 }
 
 Value b_delete_file(int, Value *argv) {
-  std::string path(string_view_of(from_ptr(arg_string("delete-file", 1, argv[0]))));
+  std::string path = arg_path("delete-file", 1, argv[0]);
   if (std::remove(path.c_str()) != 0)
     file_error(fmt::format("delete-file: cannot delete \"{}\": {}", path, std::strerror(errno)));
   return UNSPEC;

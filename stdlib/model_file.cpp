@@ -150,8 +150,7 @@ uint32_t checksum_of(const char *data, size_t n) {
 }
 
 Value b_save_model(int, Value *argv) {
-  arg_string("save-model", 1, argv[0]);
-  std::string path(string_view_of(argv[0]));
+  std::string path = arg_path("save-model", 1, argv[0]);
   std::string text = "kiln-model " + std::to_string(kFormatVersion) + "\n";
   write_value(text, argv[1], 0);
   text += "end\n";
@@ -461,9 +460,8 @@ void check_checksum(const Reader &r, const std::string &text) {
 }
 
 Value b_load_model(int, Value *argv) {
-  arg_string("load-model", 1, argv[0]);
   Reader r;
-  r.path = std::string(string_view_of(argv[0]));
+  r.path = arg_path("load-model", 1, argv[0]);
   FILE *f = std::fopen(r.path.c_str(), "rb");
   if (!f) throw_errorf("load-model: cannot open {}: {}", r.path, std::strerror(errno));
   std::string text;

@@ -14,6 +14,7 @@
 
 #include "builtins.h"
 #include "plot_data.h"
+#include "port_args.h"
 
 namespace kiln {
 
@@ -208,16 +209,8 @@ std::string render(const PlotData &d) {
   return o;
 }
 
-[[noreturn]] void file_error(std::string msg) {
-  raise_value(make_error_obj(make_string(msg), NIL, intern("file-error")));
-}
-
 Value b_plot_svg(int argc, Value *argv) {
-  std::string path(string_view_of(from_ptr(arg_string("plot-svg", 1, argv[0]))));
-  // fopen would stop at the NUL and write some other file.
-  if (path.find('\0') != std::string::npos)
-    throw_errorf("plot-svg: argument 1: a path cannot contain a NUL character, got {}",
-                 error_value_string(argv[0]));
+  std::string path = arg_path("plot-svg", 1, argv[0]);
   PlotData d = read_plot_args("plot-svg", argc, argv, 1);
   std::string svg = render(d);
   FILE *f = std::fopen(path.c_str(), "wb");

@@ -18,5 +18,7 @@ Port *any_port(const char *who, Value v);
 // Opens PATH (a string argument) for reading or (truncating) writing; a failure
 // raises a file-error naming `who`, the path and the system's reason.
 Value open_file(const char *who, Value path, bool output);
+// Raises a file-error condition with this message.
+[[noreturn]] void file_error(std::string msg);
 
 }  // namespace kiln
