@@ -100,7 +100,9 @@ struct Builder {
     case Op::GreaterEqual:
     case Op::Equal:
     case Op::ReluGrad:
-    case Op::MaxMask: return;  // piecewise constant: zero gradient
+    case Op::MaxMask:
+    case Op::Argmax: return;        // piecewise constant: zero gradient
+    case Op::StopGradient: return;  // by definition
     case Op::Neg: give(a, un(Op::Neg, gr)); return;
     case Op::Exp: give(a, bin(Op::Mul, gr, i)); return;
     case Op::Log: give(a, bin(Op::Div, gr, a)); return;
@@ -157,6 +159,14 @@ struct Builder {
       if (needs[size_t(b)]) give(b, g.slice(gr, n.axis, la, shape(b).dim[n.axis]));
       return;
     }
+    // The indices (b) are integers: nothing flows to them. A repeated index
+    // gathers one entry several times, so its gradient adds them up.
+    case Op::Take:
+      if (needs[size_t(a)]) give(a, g.scatter_add(gr, b, n.axis, shape(a), n.index_use));
+      return;
+    case Op::ScatterAdd:
+      if (needs[size_t(a)]) give(a, g.take(gr, b, n.axis, n.index_use));
+      return;
     }
   }
 };
@@ -172,7 +182,9 @@ std::vector<int32_t> append_gradients(Graph &g, int32_t loss, const std::vector<
   for (int32_t i = 0; i < forward; i++) {
     const GraphNode &n = g[i];
     // Masks and comparisons are piecewise constant: nothing flows through them.
-    if (op_is_comparison(n.op) || n.op == Op::ReluGrad || n.op == Op::MaxMask) continue;
+    if (op_is_comparison(n.op) || n.op == Op::ReluGrad || n.op == Op::MaxMask || n.op == Op::Argmax ||
+        n.op == Op::StopGradient)
+      continue;
     for (int k = 0; k < op_arity(n.op); k++)
       if (bd.needs[size_t(n.in[k])]) bd.needs[size_t(i)] = 1;
   }

@@ -127,6 +127,11 @@ static void emit_node(Emitter &E, const Graph &g, const std::vector<Ref> &refs, 
   case Op::Transpose: E.transpose(in(0), ish(0), n.perm, out, n.shape); break;
   case Op::Reshape: E.copy(in(0), out, n.size()); break;
   case Op::MaxMask: E.max_mask(in(0), ish(0), n.axis, out); break;
+  case Op::Argmax: E.argmax_axis(in(0), ish(0), n.axis, out); break;
+  case Op::Take: E.take(in(0), ish(0), n.axis, in(1), ish(1).size(), out, refs[size_t(i)].status); break;
+  case Op::ScatterAdd:
+    E.scatter_add(in(0), n.shape, n.axis, in(1), ish(1).size(), out, refs[size_t(i)].status);
+    break;
   case Op::Slice:
   case Op::Pad: {
     int64_t outer, len_out, inner, len_in = ish(0).dim[n.axis];
@@ -159,17 +164,21 @@ static void emit_unit(Emitter &E, const Graph &g, const std::vector<Ref> &refs, 
 }
 
 // A unit whose signature recurs: the first time, its lowering becomes the body
-// of `static void unitN(double *s0, ..., double *sK, par)` with its slots'
-// buffers as parameters; every time, the kernel calls that function with this
-// unit's buffers. refs is restored before returning.
+// of `static void unitN(double *s0, ..., double *sK, [double *status,] par)`
+// with its slots' buffers (and a Take or ScatterAdd node's index status, which
+// is no slot) as parameters; every time, the kernel calls that function with
+// this unit's buffers. refs is restored before returning.
 static void emit_shared_unit(Emitter &E, const Graph &g, std::vector<Ref> &refs, const KernelUnit &u,
                              const std::function<RV(int32_t)> &buffer_of,
                              std::map<std::string, gcc_jit_function *> &functions) {
   gcc_jit_function *&fn = functions[u.signature];
+  // Only Node units hold a Take or ScatterAdd; its signature says which op it is.
+  int32_t checked = u.kind == KernelUnit::Kind::Node && refs[size_t(u.nodes[0])].status ? u.nodes[0] : -1;
   if (!fn) {
     std::vector<gcc_jit_param *> ps;
     for (size_t k = 0; k < u.slots.size(); k++)
       ps.push_back(gcc_jit_context_new_param(E.c, nullptr, E.t_dptr, fmt::format("s{}", k).c_str()));
+    if (checked >= 0) ps.push_back(gcc_jit_context_new_param(E.c, nullptr, E.t_dptr, "status"));
     ps.push_back(gcc_jit_context_new_param(E.c, nullptr, E.t_par_fn, "par"));
     std::string name = E.fresh("kiln_unit");
     fn = gcc_jit_context_new_function(E.c, nullptr, GCC_JIT_FUNCTION_INTERNAL, E.t_void, name.c_str(),
@@ -186,16 +195,20 @@ static void emit_shared_unit(Emitter &E, const Graph &g, std::vector<Ref> &refs,
       saved_bases.push_back(r.base);
       r.base = gcc_jit_param_as_rvalue(ps[k]);
     }
+    RV saved_status = checked >= 0 ? refs[size_t(checked)].status : nullptr;
+    if (checked >= 0) refs[size_t(checked)].status = gcc_jit_param_as_rvalue(ps[u.slots.size()]);
     gcc_jit_block_add_comment(E.cur, nullptr, u.signature.c_str());
     emit_unit(E, g, refs, u);
     gcc_jit_block_end_with_void_return(E.cur, nullptr);
     for (size_t k = 0; k < u.slots.size(); k++) refs[size_t(u.slots[k])].base = saved_bases[k];
+    if (checked >= 0) refs[size_t(checked)].status = saved_status;
     E.fn = saved_fn;
     E.cur = saved_cur;
     E.par = saved_par;
   }
   std::vector<RV> args;
   for (int32_t a : u.slots) args.push_back(buffer_of(a));
+  if (checked >= 0) args.push_back(refs[size_t(checked)].status);
   args.push_back(E.par);
   gcc_jit_block_add_eval(E.cur, nullptr,
                          gcc_jit_context_new_call(E.c, nullptr, fn, int(args.size()), args.data()));
@@ -235,6 +248,8 @@ void emit_kernel(gcc_jit_context *ctx, const Graph &g, const KernelLayout &L) {
     case KernelLayout::Place::Result: r.base = result_ptr[size_t(s.index)]; break;
     }
   }
+  for (const KernelLayout::IndexCheck &c : L.index_checks)
+    refs[size_t(c.node)].status = gcc_jit_lvalue_get_address(E.elem(scratch, E.ix(c.offset)), nullptr);
 
   // Left-operand transposes are not materialised: their matmuls read the input
   // in place (a[i][kk] = x[kk][i]; the broadcast operand is loaded one element

@@ -44,7 +44,8 @@ uint64_t mix(uint64_t h, uint64_t x) {
 // than a function of the operands (node_same still compares everything).
 uint64_t node_hash(const GraphNode &n) {
   uint64_t h = uint64_t(n.op) | uint64_t(n.is_number) << 8 | uint64_t(n.keepdims) << 9 |
-               uint64_t(uint8_t(n.axis)) << 16 | uint64_t(uint32_t(n.param_index)) << 32;
+               uint64_t(uint8_t(n.axis)) << 16 | uint64_t(n.index_use) << 24 |
+               uint64_t(uint32_t(n.param_index)) << 32;
   h = mix(h, uint64_t(uint32_t(n.in[0])) | uint64_t(uint32_t(n.in[1])) << 32);
   h = mix(h, uint64_t(uint32_t(n.in[2])));
   if (n.op == Op::Const) {
@@ -54,7 +55,7 @@ uint64_t node_hash(const GraphNode &n) {
   }
   h = mix(h, uint64_t(n.offset));
   if (n.op == Op::SumTo || n.op == Op::BroadcastTo || n.op == Op::Reshape || n.op == Op::Slice ||
-      n.op == Op::Pad) {
+      n.op == Op::Pad || n.op == Op::ScatterAdd) {
     h = mix(h, uint64_t(n.shape.rank));
     for (int i = 0; i < n.shape.rank; i++) h = mix(h, uint64_t(n.shape.dim[i]));
   }
@@ -73,8 +74,8 @@ uint64_t node_hash(const GraphNode &n) {
 
 bool node_same(const GraphNode &a, const GraphNode &b) {
   if (a.op != b.op || a.is_number != b.is_number || a.keepdims != b.keepdims || a.axis != b.axis ||
-      a.param_index != b.param_index || a.const_data != b.const_data || a.offset != b.offset ||
-      !(a.shape == b.shape))
+      a.index_use != b.index_use || a.param_index != b.param_index || a.const_data != b.const_data ||
+      a.offset != b.offset || !(a.shape == b.shape))
     return false;
   for (int i = 0; i < 3; i++)
     if (a.in[i] != b.in[i]) return false;
@@ -349,6 +350,42 @@ int32_t Graph::max_mask(int32_t x, int axis) {
   n.in[0] = x;
   n.axis = int8_t(axis);
   n.shape = nodes[size_t(x)].shape;
+  return intern(n);
+}
+
+int32_t Graph::argmax(int32_t x, int axis) {
+  GraphNode n;
+  n.op = Op::Argmax;
+  n.in[0] = x;
+  n.axis = int8_t(axis);
+  n.shape = reduced_shape(nodes[size_t(x)].shape, axis, false);
+  return intern(n);
+}
+
+int32_t Graph::take(int32_t x, int32_t idx, int axis, IndexUse use) {
+  const GraphNode &xs = nodes[size_t(x)], &is = nodes[size_t(idx)];
+  GraphNode n;
+  n.op = Op::Take;
+  n.in[0] = x;
+  n.in[1] = idx;
+  n.axis = int8_t(axis);
+  n.index_use = use;
+  n.shape = take_shape(xs.shape, is.shape, axis);
+  if (is.op == Op::Const) {
+    int64_t bad = k_bad_index(is.const_data ? is.const_data : &is.scalar, is.size(), xs.shape.dim[axis]);
+    if (bad >= 0) take_index_error(use, is.const_at(bad), axis, xs.shape.dim[axis]);
+  }
+  return intern(n);
+}
+
+int32_t Graph::scatter_add(int32_t g, int32_t idx, int axis, const Shape &target, IndexUse use) {
+  GraphNode n;
+  n.op = Op::ScatterAdd;
+  n.in[0] = g;
+  n.in[1] = idx;
+  n.axis = int8_t(axis);
+  n.index_use = use;
+  n.shape = target;
   return intern(n);
 }
 

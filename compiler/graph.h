@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "../runtime/tensor_ops.h"
+#include "../runtime/tensor_shapes.h"
 #include "../runtime/value.h"
 
 namespace kiln {
@@ -54,6 +55,12 @@ namespace kiln {
 //                               along `axis`)          [offset, ...) (Slice's gradient)
 // Concat        a b             a's, with a.dim+b.dim  k_copy_along twice: a, then b
 //                               along `axis`           (n tensors: a chain of Concats)
+// Argmax        x               x without `axis`      k_argmax_axis (indices as doubles;
+//                                                      no gradient)
+// Take          x idx           take_shape(x, idx,    k_take: entries idx of x along `axis`;
+//                               axis)                  every index checked (k_bad_index)
+// ScatterAdd    g idx           `shape` (Take's x)    k_scatter_add: Take's gradient
+// StopGradient (element-wise) is x itself; autodiff sends nothing through it.
 // One enumerator per row of runtime/op_table.h: the element-wise rows in the
 // order of BinaryOp and UnaryOp (so op_binary/op_unary are offsets), then the
 // structural rows.
@@ -64,7 +71,7 @@ enum class Op : uint8_t {
   KILN_BINARY_ARITH_OPS(KILN_X) KILN_COMPARE_OPS(KILN_X) KILN_UNARY_OPS(KILN_X) KILN_STRUCTURAL_OPS(KILN_X)
 #undef KILN_X
 };
-constexpr int kOpCount = int(Op::Concat) + 1;
+constexpr int kOpCount = int(Op::ScatterAdd) + 1;
 
 constexpr int kFirstBinary = int(Op::Const) + 1;
 constexpr int kFirstUnary = kFirstBinary + kBinaryOpCount;
@@ -97,8 +104,10 @@ struct GraphNode {
   // reads it, but it is part of a node's identity.
   bool is_number = false;
   bool keepdims = false;  // SumAxis/MeanAxis/MaxAxis
-  int8_t axis = -1;       // SumAxis/MeanAxis/MaxAxis/MaxMask (-1: whole tensor)/Slice/Pad/Concat
-  int64_t offset = 0;     // Slice/Pad: where along `axis` the smaller tensor's entries start
+  // SumAxis/MeanAxis/MaxAxis/MaxMask (-1: whole tensor)/Slice/Pad/Concat/Argmax/Take/ScatterAdd
+  int8_t axis = -1;
+  IndexUse index_use = IndexUse::Take;  // Take/ScatterAdd: what a bad index's error names
+  int64_t offset = 0;                   // Slice/Pad: where along `axis` the smaller tensor's entries start
   int32_t in[3] = {-1, -1, -1};
   int32_t param_index = -1;    // Param: argument position
   int8_t perm[kMaxRank] = {};  // Transpose: out.dim[i] = in.dim[perm[i]]
@@ -155,6 +164,11 @@ class Graph {
   int32_t slice(int32_t x, int axis, int64_t start, int64_t len);  // identity for the whole axis
   int32_t pad(int32_t x, int axis, int64_t start, const Shape &target);
   int32_t concat(int32_t a, int32_t b, int axis);
+  int32_t argmax(int32_t x, int axis);
+  // A constant idx is checked here, so a bad index is reported while tracing,
+  // as the eager call reports it.
+  int32_t take(int32_t x, int32_t idx, int axis, IndexUse use = IndexUse::Take);
+  int32_t scatter_add(int32_t g, int32_t idx, int axis, const Shape &target, IndexUse use = IndexUse::Take);
 
   // Records a fully formed node (operands and shape already set), hash-consed:
   // for passes that rebuild a graph.

@@ -11,45 +11,70 @@
 #include <vector>
 
 #include "../runtime/tensor.h"
+#include "../runtime/tensor_shapes.h"
 
 namespace kiln {
 
-void eval_node(const Graph &g, const GraphNode &n, const double *const *in, double *out) {
+int64_t indexed_length(const Graph &g, const GraphNode &n) {
+  return n.op == Op::Take ? g[n.in[0]].shape.dim[n.axis] : n.shape.dim[n.axis];
+}
+
+IndexFault index_fault(const Graph &g, const GraphNode &n, const double *idx) {
+  int64_t len = indexed_length(g, n);
+  int64_t bad = k_bad_index(idx, g[n.in[1]].size(), len);
+  return IndexFault{n.index_use, bad >= 0 ? idx[bad] : 0.0, n.axis, len};
+}
+
+// Take and ScatterAdd: gather or scatter along the axis, [outer][len][inner]
+// being the larger side (Take's operand, ScatterAdd's result).
+static bool eval_indexed(const Graph &g, const GraphNode &n, const double *const *in, double *out) {
+  const Shape &big = n.op == Op::Take ? g[n.in[0]].shape : n.shape;
+  int64_t outer, len, inner, count = g[n.in[1]].size();
+  axis_split(big, n.axis, outer, len, inner);
+  if (k_bad_index(in[1], count, len) >= 0) return false;
+  if (n.op == Op::Take) k_take(in[0], outer, len, inner, in[1], count, out);
+  else k_scatter_add(in[0], outer, len, inner, in[1], count, out);
+  return true;
+}
+
+bool eval_node(const Graph &g, const GraphNode &n, const double *const *in, double *out) {
   auto shape_of = [&](int k) -> const Shape & { return g[n.in[k]].shape; };
   if (op_is_binary(n.op)) {
     k_binary(op_binary(n.op), in[0], shape_of(0), in[1], shape_of(1), out, n.shape);
-    return;
+    return true;
   }
   if (op_is_unary(n.op)) {
     k_unary(op_unary(n.op), in[0], n.size(), out);
-    return;
+    return true;
   }
   switch (n.op) {
-  case Op::Select: k_select(in[0], shape_of(0), in[1], shape_of(1), in[2], shape_of(2), out, n.shape); return;
-  case Op::Sum: out[0] = k_sum(in[0], g[n.in[0]].size()); return;
-  case Op::Mean: out[0] = k_mean(in[0], g[n.in[0]].size()); return;
-  case Op::Max: out[0] = k_max(in[0], g[n.in[0]].size()); return;
-  case Op::SumAxis: k_sum_axis(in[0], shape_of(0), n.axis, out); return;
-  case Op::MeanAxis: k_mean_axis(in[0], shape_of(0), n.axis, out); return;
-  case Op::MaxAxis: k_max_axis(in[0], shape_of(0), n.axis, out); return;
-  case Op::SumTo: k_sum_to(in[0], shape_of(0), out, n.shape); return;
+  case Op::Select:
+    k_select(in[0], shape_of(0), in[1], shape_of(1), in[2], shape_of(2), out, n.shape);
+    return true;
+  case Op::Sum: out[0] = k_sum(in[0], g[n.in[0]].size()); return true;
+  case Op::Mean: out[0] = k_mean(in[0], g[n.in[0]].size()); return true;
+  case Op::Max: out[0] = k_max(in[0], g[n.in[0]].size()); return true;
+  case Op::SumAxis: k_sum_axis(in[0], shape_of(0), n.axis, out); return true;
+  case Op::MeanAxis: k_mean_axis(in[0], shape_of(0), n.axis, out); return true;
+  case Op::MaxAxis: k_max_axis(in[0], shape_of(0), n.axis, out); return true;
+  case Op::SumTo: k_sum_to(in[0], shape_of(0), out, n.shape); return true;
   case Op::BroadcastTo: {
     static const double one = 1.0;
     k_binary(BinaryOp::Mul, in[0], shape_of(0), &one, Shape{}, out, n.shape);
-    return;
+    return true;
   }
   case Op::Matmul: {
     const Shape &a = shape_of(0), &b = shape_of(1);
     k_matmul(in[0], in[1], out, a.dim[0], a.dim[1], b.dim[1]);
-    return;
+    return true;
   }
   case Op::Transpose: {
     int perm[kMaxRank];
     for (int i = 0; i < n.shape.rank; i++) perm[i] = n.perm[i];
     k_transpose(in[0], shape_of(0), perm, out);
-    return;
+    return true;
   }
-  case Op::Reshape: std::memcpy(out, in[0], size_t(n.size()) * sizeof(double)); return;
+  case Op::Reshape: std::memcpy(out, in[0], size_t(n.size()) * sizeof(double)); return true;
   case Op::Slice:
   case Op::Pad: {
     // The smaller of input and output is the one whole along the axis.
@@ -62,14 +87,14 @@ void eval_node(const Graph &g, const GraphNode &n, const double *const *in, doub
       std::memset(out, 0, size_t(n.size()) * sizeof(double));  // all-zero bits: 0.0
       k_copy_along(in[0], len_in, 0, out, len_out, n.offset, len_in, outer, inner);
     }
-    return;
+    return true;
   }
   case Op::Concat: {
     int64_t outer, len, inner, la = shape_of(0).dim[n.axis], lb = shape_of(1).dim[n.axis];
     axis_split(n.shape, n.axis, outer, len, inner);
     k_copy_along(in[0], la, 0, out, len, 0, la, outer, inner);
     k_copy_along(in[1], lb, 0, out, len, la, lb, outer, inner);
-    return;
+    return true;
   }
   case Op::MaxMask: {
     const Shape &s = n.shape;
@@ -77,7 +102,7 @@ void eval_node(const Graph &g, const GraphNode &n, const double *const *in, doub
     std::memset(out, 0, size_t(n.size()) * sizeof(double));
     if (n.axis < 0) {
       out[k_argmax(x, n.size())] = 1.0;
-      return;
+      return true;
     }
     // Per line along `axis`: the same rule as k_argmax (first maximal, or first NaN).
     int64_t outer, len, inner;
@@ -96,9 +121,12 @@ void eval_node(const Graph &g, const GraphNode &n, const double *const *in, doub
         }
         out[o * len * inner + best * inner + j] = 1.0;
       }
-    return;
+    return true;
   }
-  default: return;  // Param, Const: not computed
+  case Op::Argmax: k_argmax_axis(in[0], shape_of(0), n.axis, out); return true;
+  case Op::Take:
+  case Op::ScatterAdd: return eval_indexed(g, n, in, out);
+  default: return true;  // Param, Const: not computed
   }
 }
 
@@ -209,7 +237,12 @@ void graph_eval(const Graph &g, const Value *args, Value *results) {
         pool_buf[size_t(i)] = out;
       }
       for (int k = 0; k < op_arity(n.op); k++) in[k] = val[size_t(n.in[k])];
-      eval_node(g, n, in, out);
+      if (!eval_node(g, n, in, out)) {
+        IndexFault f = index_fault(g, n, in[1]);
+        for (int32_t j = 0; j <= i; j++)
+          if (pool_buf[size_t(j)]) bp.give(pool_buf[size_t(j)], pool_cap[size_t(j)]);
+        take_index_error(f.use, f.index, f.axis, f.len);
+      }
       val[size_t(i)] = out;
     }
     // Recycle the buffers whose last use was this node.

@@ -12,8 +12,23 @@ namespace kiln {
 
 // Computes node `n` of `g` from its operands' element buffers `in[0..arity)`
 // (laid out in the operands' shapes) into `out` (n.shape.size() doubles).
-// Param and Const nodes are not computed here.
-void eval_node(const Graph &g, const GraphNode &n, const double *const *in, double *out);
+// Param and Const nodes are not computed here. Returns false, with `out`
+// unspecified, when a Take or ScatterAdd meets an index that is not an integer
+// in range; index_fault then says which (callers raise only after putting their
+// own state back, since a handler may run Lisp code that evaluates graphs).
+bool eval_node(const Graph &g, const GraphNode &n, const double *const *in, double *out);
+
+// The first bad index of Take or ScatterAdd node `n`, whose index operand's
+// elements are `idx`, as take_index_error (runtime/tensor_shapes.h) reports it.
+struct IndexFault {
+  IndexUse use;
+  double index;
+  int axis;
+  int64_t len;
+};
+IndexFault index_fault(const Graph &g, const GraphNode &n, const double *idx);
+// The length of the axis a Take or ScatterAdd node's indices point into.
+int64_t indexed_length(const Graph &g, const GraphNode &n);
 
 // Evaluates `g` on `args` (one Lisp number or tensor per param, with the params'
 // shapes; callers check with check_args) and stores one Lisp value per output

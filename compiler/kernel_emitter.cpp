@@ -133,6 +133,7 @@ RV Emitter::scalar_unary(UnaryOp op, RV x) {
   case UnaryOp::Square: x = once(x); return dop(GCC_JIT_BINARY_OP_MULT, x, x);
   case UnaryOp::Reciprocal: return dop(GCC_JIT_BINARY_OP_DIVIDE, lit(1.0), x);
   case UnaryOp::ReluGrad: return bool_to_double(cmp(GCC_JIT_COMPARISON_GT, x, lit(0.0)));
+  case UnaryOp::StopGradient: return x;
   }
   return x;
 }
@@ -335,6 +336,74 @@ void Emitter::max_mask(const Ref &x, const Shape &s, int axis, RV out) {
       st(out, iadd(base, imul(rv(bi), inner)), lit(1.0));
     });
   });
+}
+
+void Emitter::argmax_axis(const Ref &x, const Shape &s, int axis, RV out) {
+  int64_t outer, len, inner;
+  axis_split(s, axis, outer, len, inner);
+  loop(0, outer, 1, [&](RV o) {
+    loop(0, inner, 1, [&](RV t) {
+      RV base = once_long(iadd(imul(o, len * inner), t));
+      LV bi, bv;
+      argmax_line(x, base, len, inner, bi, bv);
+      st(out, iadd(imul(o, inner), t), gcc_jit_context_new_cast(c, nullptr, rv(bi), t_double));
+    });
+  });
+}
+
+RV Emitter::checked_index(RV v, int64_t len, LV flag, LV bad) {
+  v = once(v);
+  // The range test first, so the conversion to long never overflows (valid_index,
+  // tensor_ops.cpp).
+  RV in_range = once_bool(dop(GCC_JIT_BINARY_OP_LOGICAL_AND, cmp(GCC_JIT_COMPARISON_GE, v, lit(0.0)),
+                              cmp(GCC_JIT_COMPARISON_LT, v, lit(double(len))), t_bool));
+  RV k = once_long(gcc_jit_context_new_cast(c, nullptr, select(in_range, v, lit(0.0)), t_long));
+  RV whole = cmp(GCC_JIT_COMPARISON_EQ, gcc_jit_context_new_cast(c, nullptr, k, t_double), v);
+  RV ok = once_bool(dop(GCC_JIT_BINARY_OP_LOGICAL_AND, in_range, whole, t_bool));
+  RV first = dop(GCC_JIT_BINARY_OP_LOGICAL_AND,
+                 gcc_jit_context_new_unary_op(c, nullptr, GCC_JIT_UNARY_OP_LOGICAL_NEGATE, t_bool, ok),
+                 cmp(GCC_JIT_COMPARISON_EQ, rv(flag), lit(0.0)), t_bool);
+  assign(bad, select(first, v, rv(bad)));
+  assign(flag, select(ok, rv(flag), lit(1.0)));
+  return once_long(select_long(ok, k, ix(0)));
+}
+
+void Emitter::take(const Ref &x, const Shape &big, int axis, const Ref &idx, int64_t count, RV out,
+                   RV status) {
+  int64_t outer, len, inner;
+  axis_split(big, axis, outer, len, inner);
+  LV flag = local_init(t_double, "flag", lit(0.0)), bad = local_init(t_double, "bad", lit(0.0));
+  loop(0, count, 1, [&](RV j) {
+    RV k = checked_index(load(idx, j), len, flag, bad);
+    loop(0, outer, 1, [&](RV o) {
+      RV src = once_long(imul(iadd(imul(o, len), k), inner));
+      RV dst = once_long(imul(iadd(imul(o, count), j), inner));
+      loop(0, inner, 1, [&](RV t) { st(out, iadd(dst, t), load(x, iadd(src, t))); });
+    });
+  });
+  st(status, ix(0), rv(flag));
+  st(status, ix(1), rv(bad));
+}
+
+void Emitter::scatter_add(const Ref &g, const Shape &big, int axis, const Ref &idx, int64_t count, RV out,
+                          RV status) {
+  int64_t outer, len, inner;
+  axis_split(big, axis, outer, len, inner);
+  loop(0, big.size(), 1, [&](RV i) { st(out, i, lit(0.0)); });
+  LV flag = local_init(t_double, "flag", lit(0.0)), bad = local_init(t_double, "bad", lit(0.0));
+  loop(0, count, 1, [&](RV j) {
+    RV k = checked_index(load(idx, j), len, flag, bad);
+    loop(0, outer, 1, [&](RV o) {
+      RV dst = once_long(imul(iadd(imul(o, len), k), inner));
+      RV src = once_long(imul(iadd(imul(o, count), j), inner));
+      loop(0, inner, 1, [&](RV t) {
+        LV d = elem(out, iadd(dst, t));
+        assign(d, dop(GCC_JIT_BINARY_OP_PLUS, rv(d), load(g, iadd(src, t))));
+      });
+    });
+  });
+  st(status, ix(0), rv(flag));
+  st(status, ix(1), rv(bad));
 }
 
 void Emitter::sum_to(const Ref &g, const Shape &gs, RV out, const Shape &target) {

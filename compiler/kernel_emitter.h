@@ -43,6 +43,9 @@ struct Ref {
   // (k x m, row length `ld` = m), read in place instead of copied.
   bool transposed = false;
   int64_t ld = 0;
+  // Only for a Take or ScatterAdd node's own Ref: where it stores its index
+  // status (kernel_plan.h), two doubles of the scratch area.
+  RV status = nullptr;
 };
 
 // Emits into one function at a time: `fn` and its current block `cur`.
@@ -183,6 +186,21 @@ struct Emitter {
   void axis_reduce(Op op, const Ref &x, const Shape &s, int axis, RV out);
 
   void max_mask(const Ref &x, const Shape &s, int axis, RV out);
+
+  // k_argmax_axis: argmax_line per line, the index stored as a double.
+  void argmax_axis(const Ref &x, const Shape &s, int axis, RV out);
+
+  // k_take / k_scatter_add, `big` being the shape indexed along `axis` (Take's
+  // operand, ScatterAdd's result) and idx `count` entries: j outermost and
+  // ascending, as there. Every index goes through checked_index; the status
+  // (kernel_plan.h) is stored at status[0..1] when the loop ends.
+  void take(const Ref &x, const Shape &big, int axis, const Ref &idx, int64_t count, RV out, RV status);
+  void scatter_add(const Ref &g, const Shape &big, int axis, const Ref &idx, int64_t count, RV out,
+                   RV status);
+  // k_bad_index's test of entry v against [0, len), without a branch: returns
+  // the index as a long, 0 for a bad entry (so every read stays in bounds),
+  // and records the first bad entry: flag becomes 1.0, bad the entry.
+  RV checked_index(RV v, int64_t len, LV flag, LV bad);
 
   // k_sum_to: walk g in row-major order, adding each element to the target
   // element it broadcast from.

@@ -10,6 +10,7 @@
 #include "../runtime/args.h"
 #include "../runtime/error.h"
 #include "../runtime/tensor.h"
+#include "../runtime/tensor_shapes.h"
 #include "../runtime/threadpool.h"
 #include "codegen.h"
 #include "graph_eval.h"
@@ -136,6 +137,11 @@ Value apply_kernel(Value self, int argc, Value *argv) {
     }
   }
   k->fn(args, results, k->scratch, kernel_par);
+  for (const KernelLayout::IndexCheck &c : k->layout->index_checks) {
+    const double *status = k->scratch + c.offset;
+    const GraphNode &n = g[c.node];
+    if (status[0] != 0.0) take_index_error(n.index_use, status[1], n.axis, indexed_length(g, n));
+  }
   for (size_t o = 0; o < nout; o++)
     if (g.outputs[o].as_number) vals[o] = make_double(out_numbers[o]);
   return assemble_results(t, vals);

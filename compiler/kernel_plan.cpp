@@ -41,6 +41,11 @@ KernelLayout plan_kernel(const Graph &g) {
       L.scratch_doubles += (n.size() + 7) / 8 * 8;  // keep every buffer 64-byte aligned
     }
   }
+  for (int32_t i = 0; i < g.size(); i++)
+    if (g[i].op == Op::Take || g[i].op == Op::ScatterAdd) {
+      L.index_checks.push_back({i, L.scratch_doubles});
+      L.scratch_doubles += 8;
+    }
   return L;
 }
 

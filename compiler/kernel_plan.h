@@ -14,7 +14,11 @@
 //     pointer to one double), args[P..P+C) the graph's tensor constants;
 //     results[o] receives output o (a number output: one double); scratch holds
 //     every intermediate at an offset fixed by plan_kernel (64-byte aligned),
-//     allocated once per kernel by the caller. `par` runs chunk(ctx, i) for i in
+//     allocated once per kernel by the caller; it also holds, per Take or
+//     ScatterAdd node, two doubles the kernel writes on every call: 1.0 and the
+//     first bad index when an index was not an integer in range (the kernel
+//     then read entry 0 instead), else 0.0 (index_checks; the caller raises
+//     take_index_error from them). `par` runs chunk(ctx, i) for i in
 //     [0, chunks), on Kiln's thread pool (runtime/threadpool.h).
 //   * The plan changes only where and when values are computed, never the
 //     arithmetic: a fused run or a paired sum performs, for every element, the
@@ -41,6 +45,12 @@ struct KernelLayout {
   };
   std::vector<Slot> slots;           // one per node
   std::vector<int32_t> const_nodes;  // tensor Const nodes, passed after the parameters
+  // Per Take or ScatterAdd node, in node order: where its index status lives.
+  struct IndexCheck {
+    int32_t node;
+    int64_t offset;  // in scratch: [flag, first bad index]
+  };
+  std::vector<IndexCheck> index_checks;
   int64_t scratch_doubles = 0;
   int num_params = 0;
 };
@@ -48,7 +58,8 @@ struct KernelLayout {
 // Decides where each node's value lives: a parameter is read in place from its
 // argument, a scalar constant is a literal, a tensor constant is an argument
 // after the parameters, a computed output node writes straight into its first
-// result, and every other node gets its own 64-byte aligned scratch buffer.
+// result, and every other node gets its own 64-byte aligned scratch buffer;
+// then each Take and ScatterAdd node gets its index status.
 KernelLayout plan_kernel(const Graph &g);
 
 // One step of emit_kernel: node `node`; for a serial sum (Sum, Mean, or SumTo

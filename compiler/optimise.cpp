@@ -41,6 +41,8 @@ int32_t simplify(const Graph &out, const GraphNode &n) {
   case Op::Div:
     if (const_all(out, n.in[1], 1.0) && same_result(out[n.in[0]], n)) return n.in[0];
     return -1;
+  case Op::StopGradient:  // the identity once every gradient is recorded (optimise.h)
+    return same_result(out[n.in[0]], n) ? n.in[0] : -1;
   case Op::Neg: {
     const GraphNode &x = out[n.in[0]];
     if (x.op == Op::Neg && same_result(out[x.in[0]], n)) return x.in[0];
@@ -73,13 +75,15 @@ int32_t fold(Graph &out, const GraphNode &n) {
     in[k] = c.const_data ? c.const_data : &c.scalar;
   }
   if (n.size() > largest) return -1;
+  // A bad index stays unfolded: it is reported when the graph runs, as the
+  // eager call reports it.
   if (n.shape.rank == 0) {
     double x;
-    eval_node(out, n, in, &x);
+    if (!eval_node(out, n, in, &x)) return -1;
     return out.constant(x, n.is_number);
   }
   Value t = make_tensor(n.shape);
-  eval_node(out, n, in, tensor_of(t)->data);
+  if (!eval_node(out, n, in, tensor_of(t)->data)) return -1;
   return out.constant_tensor(t);
 }
 

@@ -4,8 +4,11 @@
 // Invariant: no pass changes a single bit of any output. Folding computes a
 // constant with the same kernel the interpreter would use (eval_node), and the
 // only algebraic rewrites are exact ones (x*1 -> x, x/1 -> x, -(-x) -> x, a
-// select on a constant mask), applied only when the shape and number-ness of
-// the result are those of the kept operand.
+// select on a constant mask, stop-gradient(x) -> x), applied only when the shape
+// and number-ness of the result are those of the kept operand.
+// Graphs are optimised only after every gradient in them has been recorded
+// (graph_build.cpp; a nested gradient records into the trace before it), which
+// is what lets stop-gradient go: its only meaning is to autodiff.
 #pragma once
 #include <memory>
 

@@ -26,7 +26,8 @@ struct SymbolicValue {
   ObjHeader h;
   uint64_t trace_id;
   int32_t node;
-  Shape shape;  // a copy for printing without the Graph
+  Shape shape;     // a copy for printing without the Graph
+  bool is_number;  // its node's, for type checks without the Graph
 };
 
 // `id` is the innermost recording scope's: the trace's own, or a nested
@@ -66,6 +67,7 @@ Value make_symbolic(int32_t node) {
   s->trace_id = g_trace.id;
   s->node = node;
   s->shape = (*g_trace.graph)[node].shape;
+  s->is_number = (*g_trace.graph)[node].is_number;
   return from_ptr(s);
 }
 
@@ -98,6 +100,11 @@ enum class Kind : uint8_t {
   Reshape,
   Slice,
   Concat,
+  Where,
+  Argmax,
+  Take,
+  OneHot,
+  Clip,
   ShapeQuery
 };
 
@@ -121,12 +128,15 @@ Kind structural_kind(Op op) {
   case Op::Reshape: return Kind::Reshape;
   case Op::Slice: return Kind::Slice;
   case Op::Concat: return Kind::Concat;
+  case Op::Select: return Kind::Where;
+  case Op::Argmax: return Kind::Argmax;
+  case Op::Take: return Kind::Take;
   default: return Kind::ShapeQuery;  // not reached: only these rows name a builtin
   }
 }
 
-// Generated from runtime/op_table.h, plus the procedures that are not ops: 1+/1-
-// and the shape queries.
+// Generated from runtime/op_table.h, plus the procedures that are not ops: 1+/1-,
+// tensor-clip, %one-hot and the shape queries.
 const std::unordered_map<std::string_view, OpInfo> &op_table() {
   static const std::unordered_map<std::string_view, OpInfo> table = [] {
     std::unordered_map<std::string_view, OpInfo> t;
@@ -147,6 +157,8 @@ const std::unordered_map<std::string_view, OpInfo> &op_table() {
     }
     t["1+"] = {Kind::Unary, Op::Add, OneArgument::None, false, 1};
     t["1-"] = {Kind::Unary, Op::Sub, OneArgument::None, false, 1};
+    t["tensor-clip"] = {Kind::Clip, Op::Maximum};
+    t["%one-hot"] = {Kind::OneHot, Op::Take};
     t["tensor-shape"] = {Kind::ShapeQuery, Op::Param, OneArgument::None, false, 0};
     t["tensor-rank"] = {Kind::ShapeQuery, Op::Param, OneArgument::None, false, 1};
     t["tensor-size"] = {Kind::ShapeQuery, Op::Param, OneArgument::None, false, 2};
@@ -232,6 +244,62 @@ Value symbolic_concat(const char *who, int argc, Value *argv) {
   return make_symbolic(acc);
 }
 
+// The three operands' nodes are made (and their types checked) before any
+// shape is: the eager builtins check in the same order (stdlib/tensor_select.cpp).
+Value symbolic_where(const char *who, Value *argv) {
+  Graph &g = active_graph(who);
+  int32_t c = node_of(who, 1, argv[0]), a = node_of(who, 2, argv[1]), b = node_of(who, 3, argv[2]);
+  return make_symbolic(g.select(who, c, a, b));
+}
+
+// (tensor-clip T LO HI) is min(max(T, LO), HI): PyTorch's clamp, gradient included.
+Value symbolic_clip(const char *who, Value *argv) {
+  Graph &g = active_graph(who);
+  int32_t x = node_of(who, 1, argv[0]), lo = node_of(who, 2, argv[1]), hi = node_of(who, 3, argv[2]);
+  return make_symbolic(g.binary(who, Op::Minimum, g.binary(who, Op::Maximum, x, lo), hi));
+}
+
+Value symbolic_argmax(const char *who, int argc, Value *argv) {
+  Graph &g = active_graph(who);
+  int32_t x = tensor_node_of(who, 1, argv[0]);
+  int axis = tensor_axis(who, 2, argc > 1 ? argv[1] : make_fixnum(-1), g[x].shape);
+  return make_symbolic(g.argmax(x, axis));
+}
+
+// INDICES reach here as a number, a tensor or a symbolic value: the builtin turns
+// a list or vector into a tensor before it asks the tracer.
+Value symbolic_take(const char *who, int argc, Value *argv) {
+  Graph &g = active_graph(who);
+  int32_t x = tensor_node_of(who, 1, argv[0]);
+  int32_t idx = node_of(who, 2, argv[1]);
+  int axis = tensor_axis(who, 3, argc > 2 ? argv[2] : make_fixnum(0), g[x].shape);
+  return make_symbolic(g.take(x, idx, axis));
+}
+
+// (%one-hot WHO LABELS N), its WHO and N checked by the builtin: 1.0 where a
+// label equals its column's index (an `equal` mask against 0..N-1), else the
+// label's entry of N zeros, a `take` that checks every label (a bad one named as
+// WHO's) and adds only 0.0. The values are the eager rows of the identity; the
+// constants are N long, not an N x N identity.
+Value symbolic_one_hot(Value *argv) {
+  IndexUse use = labels_use(argv[0]);
+  const char *who = index_use_name(use);
+  Graph &g = active_graph(who);
+  int64_t n = int_of(argv[2]);
+  int32_t labels = node_of(who, index_use_position(use), argv[1]);
+  Shape column = g[labels].shape;
+  take_shape(Shape::of({n, n}), column, 0);  // the eager builtin's rank check
+  column.dim[column.rank++] = 1;
+  Tensor *iota = alloc_tensor(Shape::of({n})), *zero = alloc_tensor(Shape::of({n}));
+  for (int64_t i = 0; i < n; i++) {
+    iota->data[i] = double(i);
+    zero->data[i] = 0.0;
+  }
+  int32_t checked = g.take(g.constant_tensor(from_ptr(zero)), labels, 0, use);
+  int32_t mask = g.binary(who, Op::Equal, g.reshape(labels, column), g.constant_tensor(from_ptr(iota)));
+  return make_symbolic(g.select(who, mask, g.constant(1.0, true), g.reshape(checked, column)));
+}
+
 Value symbolic_reduce(const char *who, Op whole, int argc, Value *argv) {
   Graph &g = active_graph(who);
   int32_t x = node_of(who, 1, argv[0]);
@@ -286,6 +354,11 @@ Value symbolic_op(const char *op, int argc, Value *argv) {
   case Kind::Reshape: return symbolic_reshape(op, argv);
   case Kind::Slice: return symbolic_slice(op, argv);
   case Kind::Concat: return symbolic_concat(op, argc, argv);
+  case Kind::Where: return symbolic_where(op, argv);
+  case Kind::Clip: return symbolic_clip(op, argv);
+  case Kind::Argmax: return symbolic_argmax(op, argc, argv);
+  case Kind::Take: return symbolic_take(op, argc, argv);
+  case Kind::OneHot: return symbolic_one_hot(argv);
   case Kind::ShapeQuery: {
     const Shape &s = shape_of_operand(argv[0]);
     if (info.add == 0) return shape_list(s);
@@ -376,6 +449,13 @@ void install_graph_hooks() {
 }
 
 bool is_symbolic_value(Value v) { return is_symbolic(v); }
+
+bool symbolic_shape(Value v, Shape &s, bool &number) {
+  if (!is_symbolic(v)) return false;
+  s = as<SymbolicValue>(v)->shape;
+  number = as<SymbolicValue>(v)->is_number;
+  return true;
+}
 
 int32_t trace_into(Graph &g, const char *who, Value f, int argc, const ArgSpec *args) {
   std::vector<int32_t> outs;

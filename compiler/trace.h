@@ -42,6 +42,9 @@ int32_t trace_into(Graph &g, const char *who, Value f, int argc, const ArgSpec *
 
 // Is `v` a symbolic value (of any trace)?
 bool is_symbolic_value(Value v);
+// When `v` is a symbolic value, stores its shape in `s` and whether it stands for
+// a number (rather than a tensor) in `number`, and returns true.
+bool symbolic_shape(Value v, Shape &s, bool &number);
 
 // True while a trace is running.
 bool tracing_active();

@@ -73,14 +73,17 @@
   X(Square, nullptr, "square", "square", false, "")                                                     \
   X(Reciprocal, nullptr, nullptr, "reciprocal", false, "")                                              \
   /* 1.0 where x > 0, else 0.0: relu's gradient mask (relu'(0) = 0) */                                  \
-  X(ReluGrad, nullptr, nullptr, "relu-grad", false, "")
+  X(ReluGrad, nullptr, nullptr, "relu-grad", false, "")                                                 \
+  /* x itself; autodiff sends nothing through it (softmax's max, stdlib/training.lisp) */               \
+  X(StopGradient, "stop-gradient", nullptr, "stop-gradient", true,                                      \
+    "(stop-gradient T): T itself, but no gradient flows back through it (JAX's stop_gradient).")
 
 // Structural ops: reductions, data movement and the nodes autodiff adds. BUILTIN
 // is the tensor builtin that records the op when traced (nullptr: none; the
 // tracer reads each one's argument forms), its eager code is hand-written.
 //   X(E, GRAPH, ARITY, BUILTIN)
 #define KILN_STRUCTURAL_OPS(X)               \
-  X(Select, "select", 3, nullptr)            \
+  X(Select, "select", 3, "tensor-where")     \
   X(Sum, "sum", 1, "tensor-sum")             \
   X(Mean, "mean", 1, "tensor-mean")          \
   X(Max, "max", 1, "tensor-max")             \
@@ -95,7 +98,10 @@
   X(MaxMask, "max-mask", 1, nullptr)         \
   X(Slice, "slice", 1, "tensor-slice")       \
   X(Pad, "pad", 1, nullptr)                  \
-  X(Concat, "concat", 2, "concat")
+  X(Concat, "concat", 2, "concat")           \
+  X(Argmax, "argmax", 1, "tensor-argmax")    \
+  X(Take, "take", 2, "tensor-take")          \
+  X(ScatterAdd, "scatter-add", 2, nullptr)
 
 namespace kiln {
 

@@ -86,6 +86,7 @@ double apply_unary(UnaryOp op, double x) {
   case UnaryOp::Square: return x * x;
   case UnaryOp::Reciprocal: return 1.0 / x;
   case UnaryOp::ReluGrad: return x > 0.0 ? 1.0 : 0.0;
+  case UnaryOp::StopGradient: return x;
   }
   return 0.0;
 }
@@ -212,6 +213,60 @@ void k_max_axis(const double *x, const Shape &s, int axis, double *out) {
   int64_t outer, len, inner;
   axis_split(s, axis, outer, len, inner);
   simd().max_axis(x, outer, len, inner, out);
+}
+
+void k_argmax_axis(const double *x, const Shape &s, int axis, double *out) {
+  int64_t outer, len, inner;
+  axis_split(s, axis, outer, len, inner);
+  for (int64_t o = 0; o < outer; o++)
+    for (int64_t t = 0; t < inner; t++) {
+      const double *line = x + o * len * inner + t;
+      int64_t best = 0;
+      for (int64_t k = 0; k < len; k++) {
+        double v = line[k * inner];
+        if (v != v) {
+          best = k;
+          break;
+        }
+        if (v > line[best * inner]) best = k;
+      }
+      out[o * inner + t] = double(best);
+    }
+}
+
+// The range test comes first, so the conversion to an integer never overflows.
+static bool valid_index(double v, int64_t len) {
+  return v >= 0.0 && v < double(len) && double(int64_t(v)) == v;
+}
+
+int64_t k_bad_index(const double *idx, int64_t n, int64_t len) {
+  for (int64_t j = 0; j < n; j++)
+    if (!valid_index(idx[j], len)) return j;
+  return -1;
+}
+
+void k_take(const double *x, int64_t outer, int64_t len, int64_t inner, const double *idx, int64_t n,
+            double *out) {
+  for (int64_t j = 0; j < n; j++) {
+    int64_t k = int64_t(idx[j]);
+    for (int64_t o = 0; o < outer; o++)
+      std::memcpy(out + (o * n + j) * inner, x + (o * len + k) * inner, size_t(inner) * sizeof(double));
+  }
+}
+
+void k_scatter_add(const double *g, int64_t outer, int64_t len, int64_t inner, const double *idx, int64_t n,
+                   double *out) {
+  for (int64_t i = 0, e = outer * len * inner; i < e; i++) out[i] = 0.0;
+  // j outermost and ascending: every output element sees its contributions in
+  // the order of the indices, as the compiled loop (kernel_emitter.cpp) does.
+  for (int64_t j = 0; j < n; j++) {
+    int64_t k = int64_t(idx[j]);
+    for (int64_t o = 0; o < outer; o++) {
+      double *dst = out + (o * len + k) * inner;
+      const double *src = g + (o * n + j) * inner;
+      for (int64_t t = 0; t < inner; t++) dst[t] = dst[t] + src[t];
+    }
+  }
 }
 
 void k_sum_to(const double *g, const Shape &gs, double *out, const Shape &target) {

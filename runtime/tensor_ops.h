@@ -86,6 +86,24 @@ void k_sum_axis(const double *x, const Shape &s, int axis, double *out);
 void k_mean_axis(const double *x, const Shape &s, int axis, double *out);
 void k_max_axis(const double *x, const Shape &s, int axis, double *out);
 
+// Per line along `axis` (0 <= axis < s.rank): the index of the first maximal
+// element, or of the first NaN, as a double; `out` has s's shape without `axis`.
+void k_argmax_axis(const double *x, const Shape &s, int axis, double *out);
+
+// Gathering along one axis (tensor-take) and its gradient. With x viewed as
+// [outer][len][inner] around the axis and idx holding n entries, each an integer
+// in [0, len) (k_bad_index checks that first):
+//   k_take         out[o][j][t] = x[o][idx[j]][t]                 (out: [outer][n][inner])
+//   k_scatter_add  out[o][k][t] = 0.0 + g[o][j1][t] + g[o][j2][t] + ...  over the j
+//                  with idx[j] == k, ascending             (g: [outer][n][inner])
+void k_take(const double *x, int64_t outer, int64_t len, int64_t inner, const double *idx, int64_t n,
+            double *out);
+void k_scatter_add(const double *g, int64_t outer, int64_t len, int64_t inner, const double *idx, int64_t n,
+                   double *out);
+// The position of the first entry of idx[0..n) that is not an integer in
+// [0, len) (NaN included), or -1 when all are.
+int64_t k_bad_index(const double *idx, int64_t n, int64_t len);
+
 // Sums g (shape gs) down to `target`, which must broadcast to gs: the gradient
 // of a broadcast. Order: see the header comment.
 void k_sum_to(const double *g, const Shape &gs, double *out, const Shape &target);

@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
+
 #include "args.h"
 #include "error.h"
 #include "printer.h"
@@ -173,6 +175,51 @@ Shape reduced_shape(const Shape &s, int axis, bool keepdims) {
     else if (keepdims) os.dim[os.rank++] = 1;
   }
   return os;
+}
+
+Shape take_shape(const Shape &x, const Shape &indices, int axis) {
+  int rank = x.rank - 1 + indices.rank;
+  if (rank > kMaxRank)
+    throw_errorf("tensor-take: the result would have rank {}, above the maximum {}", rank, kMaxRank);
+  Shape os;
+  for (int i = 0; i < axis; i++) os.dim[os.rank++] = x.dim[i];
+  for (int i = 0; i < indices.rank; i++) os.dim[os.rank++] = indices.dim[i];
+  for (int i = axis + 1; i < x.rank; i++) os.dim[os.rank++] = x.dim[i];
+  return os;
+}
+
+std::string index_string(double index) {
+  // The user wrote an integer; tensors hold it as a float.
+  if (std::isfinite(index) && index == std::floor(index) && std::fabs(index) < 1e15)
+    return fmt::format("{:.0f}", index);
+  return format_double(index);
+}
+
+const char *index_use_name(IndexUse use) {
+  switch (use) {
+  case IndexUse::Take: return "tensor-take";
+  case IndexUse::OneHot: return "one-hot";
+  case IndexUse::CrossEntropy: return "cross-entropy";
+  }
+  return "tensor-take";
+}
+
+int index_use_position(IndexUse use) { return use == IndexUse::OneHot ? 1 : 2; }
+
+IndexUse labels_use(Value who) {
+  if (is_string(who)) {
+    std::string_view s(as<String>(who)->data, size_t(as<String>(who)->len));
+    if (s == "one-hot") return IndexUse::OneHot;
+    if (s == "cross-entropy") return IndexUse::CrossEntropy;
+  }
+  type_error("%one-hot", 1, "\"one-hot\" or \"cross-entropy\"", who);
+}
+
+void take_index_error(IndexUse use, double index, int axis, int64_t len) {
+  if (use == IndexUse::Take)
+    throw_errorf("tensor-take: index {} is not an integer in [0, {}) (axis {})", index_string(index), len,
+                 axis);
+  throw_errorf("{}: label {} is not an integer in [0, {})", index_use_name(use), index_string(index), len);
 }
 
 }  // namespace kiln

@@ -46,6 +46,26 @@ Shape slice_shape(const Shape &s, Value axis, Value start, Value end, int &axis_
 Shape concat_shape(const Shape *shapes, int64_t count, Value axis, int &axis_out);
 // Raises `concat: element K of argument 1 must be a tensor, got V`.
 [[noreturn]] void concat_element_error(int64_t k, Value v);
+// The shape of (tensor-take X INDICES AXIS): X's shape with `axis` replaced by
+// the indices' shape (as NumPy's take); raises when its rank passes kMaxRank.
+Shape take_shape(const Shape &x, const Shape &indices, int axis);
+// Where a gather's indices come from, which its error names: tensor-take's
+// INDICES, or the class labels of one-hot or cross-entropy (rows of an identity
+// are gathered at them).
+enum class IndexUse : uint8_t { Take, OneHot, CrossEntropy };
+// Raises `tensor-take: index 7 is not an integer in [0, 5) (axis 0)`, or for
+// labels `one-hot: label 7 is not an integer in [0, 5)`: the one message for a
+// bad index, eager, interpreted or from a compiled kernel.
+[[noreturn]] void take_index_error(IndexUse use, double index, int axis, int64_t len);
+// The builtin an IndexUse names ("tensor-take", "one-hot", "cross-entropy"), and
+// the position of its INDICES or LABELS argument.
+const char *index_use_name(IndexUse use);
+int index_use_position(IndexUse use);
+// %one-hot's WHO (a string: "one-hot" or "cross-entropy") as an IndexUse;
+// raises `%one-hot: argument 1 must be "one-hot" or "cross-entropy", got V`.
+IndexUse labels_use(Value who);
+// An index as such messages show it: 7 rather than 7.0 when it is integral.
+std::string index_string(double index);
 // The shape of a reduction of s along `axis`, keeping it as length 1 or not.
 Shape reduced_shape(const Shape &s, int axis, bool keepdims);
 

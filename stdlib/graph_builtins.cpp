@@ -175,7 +175,13 @@ Value node_entry(const Graph &g, int32_t i) {
     push(list2(intern("at"), make_int(n.offset)));
     push(shape_attr("shape", n.shape));
     break;
-  case Op::Concat: push(list2(intern("axis"), make_int(n.axis))); break;
+  case Op::Concat:
+  case Op::Argmax:
+  case Op::Take: push(list2(intern("axis"), make_int(n.axis))); break;
+  case Op::ScatterAdd:
+    push(list2(intern("axis"), make_int(n.axis)));
+    push(shape_attr("shape", n.shape));
+    break;
   default: break;
   }
   return list_from(items, count);

@@ -21,8 +21,39 @@
 #include "builtins.h"
 #include "tensor_args.h"
 #include "tensor_elementwise.h"
+#include "tensor_random.h"
 
 namespace kiln {
+
+// Uniform doubles: SplitMix64 seeded with SEED, top 53 bits of each output.
+void fill_uniform(Tensor *t, uint64_t seed) {
+  SplitMix64 rng(seed);
+  double *d = t->data;
+  fill_in_chunks(t->size, [d, &rng](int64_t lo, int64_t hi) {
+    for (int64_t i = lo; i < hi; i++) d[i] = rng.next_double();
+  });
+}
+
+// Standard normals by Box-Muller from the same uniform stream: each pair of
+// uniforms (u1, u2) gives r*cos(2*pi*u2) then r*sin(2*pi*u2), r = sqrt(-2 ln(1-u1)).
+void fill_normal(Tensor *t, uint64_t seed) {
+  SplitMix64 rng(seed);
+  const double two_pi = 6.283185307179586;
+  double *d = t->data;
+  int64_t n = t->size;
+  // Chunks of pairs, so each pair of uniforms still fills two neighbours.
+  fill_in_chunks((n + 1) / 2, [d, n, &rng, two_pi](int64_t lo, int64_t hi) {
+    for (int64_t k = lo; k < hi; k++) {
+      int64_t i = 2 * k;
+      double u1 = 1.0 - rng.next_double();  // (0, 1]: log is finite
+      double u2 = rng.next_double();
+      double r = std::sqrt(-2.0 * std::log(u1));
+      double theta = two_pi * u2;
+      d[i] = r * std::cos(theta);
+      if (i + 1 < n) d[i + 1] = r * std::sin(theta);
+    }
+  });
+}
 
 namespace {
 
@@ -112,39 +143,19 @@ Value b_arange(int argc, Value *argv) {
   return from_ptr(t);
 }
 
-// Uniform doubles: SplitMix64 seeded with SEED, top 53 bits of each output.
 Value b_tensor_rand(int, Value *argv) {
   Shape s = arg_shape("tensor-rand", 1, argv[0]);
-  SplitMix64 rng(uint64_t(arg_int("tensor-rand", 2, argv[1])));
+  uint64_t seed = uint64_t(arg_int("tensor-rand", 2, argv[1]));
   Tensor *t = alloc_tensor(s);
-  double *d = t->data;
-  fill_in_chunks(t->size, [d, &rng](int64_t lo, int64_t hi) {
-    for (int64_t i = lo; i < hi; i++) d[i] = rng.next_double();
-  });
+  fill_uniform(t, seed);
   return from_ptr(t);
 }
 
-// Standard normals by Box-Muller from the same uniform stream: each pair of
-// uniforms (u1, u2) gives r*cos(2*pi*u2) then r*sin(2*pi*u2), r = sqrt(-2 ln(1-u1)).
 Value b_tensor_randn(int, Value *argv) {
   Shape s = arg_shape("tensor-randn", 1, argv[0]);
-  SplitMix64 rng(uint64_t(arg_int("tensor-randn", 2, argv[1])));
+  uint64_t seed = uint64_t(arg_int("tensor-randn", 2, argv[1]));
   Tensor *t = alloc_tensor(s);
-  const double two_pi = 6.283185307179586;
-  double *d = t->data;
-  int64_t n = t->size;
-  // Chunks of pairs, so each pair of uniforms still fills two neighbours.
-  fill_in_chunks((n + 1) / 2, [d, n, &rng, two_pi](int64_t lo, int64_t hi) {
-    for (int64_t k = lo; k < hi; k++) {
-      int64_t i = 2 * k;
-      double u1 = 1.0 - rng.next_double();  // (0, 1]: log is finite
-      double u2 = rng.next_double();
-      double r = std::sqrt(-2.0 * std::log(u1));
-      double theta = two_pi * u2;
-      d[i] = r * std::cos(theta);
-      if (i + 1 < n) d[i + 1] = r * std::sin(theta);
-    }
-  });
+  fill_normal(t, seed);
   return from_ptr(t);
 }
 

@@ -126,3 +126,48 @@
                          (lambda (p m v) (+ p (/ (* neg-step-size m) (+ (/ (sqrt v) bc2-sqrt) eps))))
                          (list params m v))))
     (cons new (list t m v))))
+
+;;; ---- Ops ---------------------------------------------------------------------
+;;; Composites of primitive ops (docs/adding-an-op.md): each records the nodes of
+;;; the ops it calls, so it is bit-identical eagerly, in graph-eval and in compiled
+;;; kernels, and its gradient is the chain rule through them. The primitives these
+;;; use (tensor-take, %one-hot, tensor-where, stop-gradient) and the other ops of
+;;; SPEC §13 are C++ builtins (stdlib/tensor_select.cpp, training_ops.cpp); the
+;;; %-helpers there check arguments, so errors name the op called.
+
+;; (one-hot LABELS N): the rows of the N x N identity at LABELS (%one-hot; traced,
+;; a mask and a tensor-take that checks the labels, its errors naming one-hot).
+(define (one-hot labels n) (%one-hot "one-hot" labels n))
+
+;; x - max(x) along AXIS, the max taken out of the gradient: softmax does not
+;; depend on it, and without stop-gradient its gradient would be a rounding residue
+;; sent to the largest element.
+(define (%shifted who x axis)
+  (let ((a (%tensor-axis who x (if (null? axis) #f (car axis)))))
+    (cons a (- x (stop-gradient (tensor-max x a #t))))))
+
+(define (softmax x . axis)
+  (let* ((s (%shifted "softmax" x axis))
+         (e (exp (cdr s))))
+    (/ e (tensor-sum e (car s) #t))))
+
+(define (log-softmax x . axis)
+  (let ((s (%shifted "log-softmax" x axis)))
+    (- (cdr s) (log (tensor-sum (exp (cdr s)) (car s) #t)))))
+
+;; The mean over rows of -sum(target * log-softmax(LOGITS)). With class indices the
+;; picked entries are selected rather than multiplied by a one-hot row, so an entry
+;; of -inf elsewhere in the row cannot make 0 * -inf = NaN.
+(define (cross-entropy logits labels)
+  (let ((kind (%cross-entropy-labels logits labels))
+        (lsm (log-softmax logits 1)))
+    (- (tensor-mean
+        (tensor-sum (if (eq? kind 'rows)
+                        (* labels lsm)
+                        (tensor-where (%one-hot "cross-entropy" labels (cadr (tensor-shape logits)))
+                                      lsm 0.0))
+                    1)))))
+
+(define (mse a b)
+  (%check-same-shape "mse" a b)
+  (tensor-mean (square (- a b))))

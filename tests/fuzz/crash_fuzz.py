@@ -176,7 +176,8 @@ SIZE_BUILTINS = {"make-list", "iota", "range", "make-vector", "make-string", "ve
                  "full", "zeros", "ones", "arange", "tensor-rand", "tensor-randn",
                  "list-tabulate", "make-bytevector", "string-pad", "string-pad-left",
                  "string-pad-right", "vector-resize", "make-initialized-vector",
-                 "build-list", "list-tail", "expt", "exact-nonnegative-integer?", "minibatches"}
+                 "build-list", "list-tail", "expt", "exact-nonnegative-integer?",
+                 "random-permutation", "he-normal", "glorot-uniform", "%one-hot", "minibatches"}
 # Never generated: (exit n) and (emergency-exit n) may give any status; delete-file
 # would delete the test's own files.
 NEVER_CALL = {"exit", "emergency-exit", "delete-file"}

@@ -8,8 +8,14 @@ tensors and tensors of rank 1-3, with broadcasting pairs), whose body is a rando
 expression tree over every traceable op (the element-wise tensor builtins, the
 generic arithmetic `+ - * / max min expt abs sqrt exp log sin cos tan square 1+ 1-`,
 `tensor-sum/mean/max` with and without axes and keepdims, `matmul`, `transpose`,
-`reshape`, `tensor-slice`, `concat`, and `if` over comparisons, which traces to a
-select), a loss L = sum(F * W) with a constant W, and two input sets: A on a coarse
+`reshape`, `tensor-slice`, `concat`, `if` over comparisons, which traces to a
+select, and the ops of SPEC §13 that compute on tensors: `softmax` and `log-softmax`
+(any axis), `tensor-argmax`, `tensor-take` (constant indices with repeats),
+`tensor-where`, `tensor-clip` (constant bounds), `cross-entropy` (constant class
+labels) and `mse`; not stop-gradient, which finite differences cannot check (it is
+tested through softmax), nor the constructors one-hot, random-permutation, he-normal
+and glorot-uniform, whose values are constants in a trace), a loss L = sum(F * W)
+with a constant W, and two input sets: A on a coarse
 grid with ties, zeros, signed zeros and (in some programs) NaN and infinities, B
 random. Many programs go into one kiln process (each call wrapped in try-catch, each
 value printed with `write`, so floats are exact). Checks per program:
@@ -210,6 +216,22 @@ def to_lisp(n):
         ncmp = n.extra
         test = f"({n.name} {' '.join(to_lisp(c) for c in n.kids[:ncmp])})"
         return f"(if {test} {to_lisp(n.kids[ncmp])} {to_lisp(n.kids[ncmp + 1])})"
+    if k in ("axisop", "argmax"):  # extra: the axis as written, or None for the default
+        tail = "" if n.extra is None else f" {n.extra}"
+        return f"({n.name} {to_lisp(n.kids[0])}{tail})"
+    if k == "take":
+        _, idx, shown = n.extra
+        tail = "" if shown is None else f" {shown}"
+        return f"(tensor-take {to_lisp(n.kids[0])} '({' '.join(map(str, idx))}){tail})"
+    if k == "where":
+        return f"(tensor-where {' '.join(to_lisp(c) for c in n.kids)})"
+    if k == "clip":
+        lo, hi = n.extra
+        return f"(tensor-clip {to_lisp(n.kids[0])} {fmt_float(lo)} {fmt_float(hi)})"
+    if k == "loss":
+        if n.name == "cross-entropy":
+            return f"(cross-entropy {to_lisp(n.kids[0])} '({' '.join(map(str, n.extra))}))"
+        return f"(mse {to_lisp(n.kids[0])} {to_lisp(n.kids[1])})"
     raise ValueError(k)
 
 
@@ -217,7 +239,8 @@ def to_lisp(n):
 # Generation
 # ---------------------------------------------------------------------------
 
-KINKS = {"relu", "tensor-abs", "abs", "tensor-maximum", "max", "min", "tensor-max"}
+KINKS = {"relu", "tensor-abs", "abs", "tensor-maximum", "max", "min", "tensor-max", "tensor-argmax",
+         "tensor-clip", "tensor-where"}
 
 
 def smooth(prog):
@@ -329,10 +352,18 @@ class Gen:
             choices += ["matmul", "matmul"]
         if r in (2, 3):
             choices += ["transpose"]
+        # SPEC §13 ops
+        choices += ["where", "clip"]
+        if r >= 1:
+            choices += ["axisop", "take"]
+        if r <= 2:
+            choices += ["argmax"]
+        if r == 0:
+            choices += ["loss"]
         if self.smooth:
-            choices = [c for c in choices if c != "select"]
+            choices = [c for c in choices if c not in ("select", "where", "clip", "argmax")]
         kind = rng.choice(choices)
-        if want_tensor and kind in ("un", "bin", "var", "select") and not shape:
+        if want_tensor and kind in ("un", "bin", "var", "select", "where", "clip", "loss") and not shape:
             kind = "red"
         if kind == "un":
             name = self.pick(UNARY_TENSOR + UNARY_GENERIC)
@@ -452,6 +483,39 @@ class Gen:
             then = self.gen(shape, depth - 1)
             other = self.gen(shape, depth - 1)
             return Node("select", name, cmps + [then, other], len(cmps), shape)
+        if kind == "axisop":
+            name = rng.choice(["softmax", "log-softmax"])
+            axis = None if rng.random() < 0.4 else rng.randrange(-r, r)
+            return Node("axisop", name, [self.gen(shape, depth - 1, True)], axis, shape)
+        if kind == "argmax":
+            axis = rng.randint(0, r)  # where the reduced axis sits in the source
+            src = list(shape)
+            src.insert(axis, self.dim())
+            shown = None if axis == r and rng.random() < 0.5 else (axis - r - 1 if rng.random() < 0.25 else axis)
+            return Node("argmax", "tensor-argmax", [self.gen(tuple(src), depth - 1, True)], shown, shape)
+        if kind == "take":
+            axis = rng.randrange(r)
+            src = list(shape)
+            src[axis] = self.dim()
+            idx = [rng.randrange(src[axis]) for _ in range(shape[axis])]  # repeats add up in the gradient
+            shown = None if axis == 0 and rng.random() < 0.4 else (axis - r if rng.random() < 0.2 else axis)
+            return Node("take", "tensor-take", [self.gen(tuple(src), depth - 1, True)], (axis, idx, shown), shape)
+        if kind == "where":
+            sa, sb = self.broadcast_pair(shape)
+            sc = rng.choice([sa, sb, shape, ()])
+            kids = [self.gen(sc, depth - 2), self.gen(sa, depth - 1), self.gen(sb, depth - 1)]
+            return Node("where", "tensor-where", kids, None, shape)
+        if kind == "clip":
+            lo = rng.choice([-1.5, -1.0, -0.5, 0.0, 0.25])
+            hi = lo + rng.choice([0.5, 1.0, 1.75, 3.0])
+            return Node("clip", "tensor-clip", [self.gen(shape, depth - 1, want_tensor)], (lo, hi), shape)
+        if kind == "loss":
+            if rng.random() < 0.5:
+                rows, classes = self.dim(), self.dim()
+                labels = [rng.randrange(classes) for _ in range(rows)]
+                return Node("loss", "cross-entropy", [self.gen((rows, classes), depth - 1, True)], labels, shape)
+            s = self.shape()
+            return Node("loss", "mse", [self.gen(s, depth - 1), self.gen(s, depth - 1)], None, shape)
         raise ValueError(kind)
 
     def pick(self, names):
@@ -1281,6 +1345,30 @@ def torch_eval(torch, n, leaves):
             m = ops[n.name](a, b)
             mask = m if mask is None else mask & m
         return T.where(mask, args[ncmp], args[ncmp + 1])
+    if k == "axisop":
+        dim = -1 if n.extra is None else n.extra
+        return T.softmax(args[0], dim) if n.name == "softmax" else T.log_softmax(args[0], dim)
+    if k == "argmax":
+        if bool(args[0].isnan().any()):
+            raise TorchSkip("NaN in argmax")
+        dim = -1 if n.extra is None else n.extra
+        return T.argmax(args[0].detach(), dim).to(T.float64)
+    if k == "take":
+        axis, idx, _ = n.extra
+        return T.index_select(args[0], axis, T.tensor(idx))
+    if k == "where":
+        c, a, b = args
+        return T.where(c != 0, a, b)
+    if k == "clip":
+        if bool(args[0].isnan().any()):
+            raise TorchSkip("NaN in clip")  # Kiln's maximum/minimum pass its gradient on
+        lo, hi = n.extra
+        return T.clamp(args[0], lo, hi)
+    if k == "loss":
+        if n.name == "cross-entropy":
+            return T.nn.functional.cross_entropy(args[0], T.tensor(n.extra))
+        a, b = args
+        return T.nn.functional.mse_loss(a, b)
     raise ValueError(k)
 
 
@@ -1653,7 +1741,8 @@ def shrink_candidates(prog, rng):
             else:
                 repls.append(Node("const", None, [], 0.5, ()))
         for r in repls:
-            if n.kind in ("red", "matmul", "transpose", "reshape", "slice", "concat") and r.kind == "const":
+            if n.kind in ("red", "matmul", "transpose", "reshape", "slice", "concat", "axisop", "argmax",
+                          "take") and r.kind == "const":
                 continue
             c = compact(prog, replace_at(prog.body, n, r))
             if c is not None and c.size() < prog.size() or (c is not None and len(c.params) < len(prog.params)):

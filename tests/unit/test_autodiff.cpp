@@ -153,6 +153,21 @@ TEST_CASE("autodiff: every rule agrees with central finite differences", "[autod
                            {A{S34}, A{S31}, A{{3, 9}}});
   check_finite_differences("(lambda (a w) (tensor-sum (* w (concat (list (tensor-slice a 0 1 3) a) -2))))",
                            {A{S34}, A{{5, 4}}});
+  // SPEC §13 ops: take (repeated indices add up), where, clip (bounds off the
+  // inputs' grid, away from the kinks), and the composites of the training library.
+  check_finite_differences("(lambda (a w) (tensor-sum (* w (tensor-take a '(2 0 2 1) 1))))",
+                           {A{S34}, A{S34}});
+  check_finite_differences("(lambda (a w) (tensor-sum (* w (tensor-take a (tensor '((0 2) (2 2)))))))",
+                           {A{S34}, A{{2, 2, 4}}});
+  check_finite_differences(
+      "(lambda (a b w) (tensor-sum (* w (tensor-where (tensor '(1 0 1 0)) a (square b)))))",
+      {A{S34}, A{S4}, A{S34}});
+  check_finite_differences("(lambda (a w) (tensor-sum (* w (tensor-clip a -0.31 0.405))))", {A{S34}, A{S34}});
+  check_finite_differences("(lambda (a w) (tensor-sum (* w (softmax a))))", {A{S34}, A{S34}});
+  check_finite_differences("(lambda (a w) (tensor-sum (* w (log-softmax a 0))))", {A{S34}, A{S34}});
+  check_finite_differences("(lambda (a) (cross-entropy a '(1 0 3)))", {A{S34}});
+  check_finite_differences("(lambda (a b) (cross-entropy a (softmax b)))", {A{S34}, A{S34}});
+  check_finite_differences("(lambda (a b) (mse a b))", {A{S34}, A{S34}});
   // Numbers, rank-0 tensors and unused arguments.
   check_finite_differences("(lambda (x y) (+ (* x y) (/ (exp x) y) (- (log y)) (expt x 3)))",
                            {A{N}, A{N, true}});

@@ -135,6 +135,23 @@ std::unique_ptr<Graph> every_op_graph(const Shape &s, const Shape &t) {
     outs.push_back(g->pad(x, axis, 2, wide));
     outs.push_back(g->concat(x, g->concat(part, x, axis), axis));
   }
+  for (int axis = 0; axis < s.rank; axis++) {
+    int64_t len = s.dim[axis];
+    outs.push_back(g->argmax(x, axis));
+    // Constant indices with repeats (the scatter-add sums them), and indices
+    // computed by the kernel itself (an argmax along the same axis).
+    Tensor *idx = alloc_tensor(Shape::of({2, 2}));
+    double picks[4] = {double(len - 1), 0.0, double(len - 1), double(len / 2)};
+    std::copy(picks, picks + 4, idx->data);
+    int32_t ci = g->constant_tensor(from_ptr(idx));
+    int32_t taken = g->take(x, ci, axis);
+    outs.push_back(taken);
+    outs.push_back(g->scatter_add(g->binary("test", Op::Mul, taken, g->constant(3.0)), ci, axis, s));
+    int32_t computed = g->argmax(x, axis);
+    int32_t gathered = g->take(x, computed, axis);
+    outs.push_back(gathered);
+    outs.push_back(g->scatter_add(gathered, computed, axis, s));
+  }
   if (s.rank == 2) {
     int perm[2] = {1, 0};
     int32_t xt = g->transpose(x, perm);

@@ -14,3 +14,12 @@
 ;; a builtin called from C++ with no arguments gets no argument array
 (write (call-with-values vector list)) (newline)
 (write (vector)) (newline)
+;; the training library's argument checkers (stdlib/training_ops.cpp, tensor_select.cpp)
+(err (lambda () (%tensor-axis 1 (ones '(2)) #f)))
+(err (lambda () (%tensor-axis "softmax" 'x #f)))
+(err (lambda () (%check-same-shape 'mse 1.0 2.0)))
+(err (lambda () (%one-hot 'x '(1) 2)))
+(err (lambda () (%one-hot "cross-entropy" '(1) 'n)))
+(err (lambda () (%cross-entropy-labels 1 2)))
+(write (%tensor-axis "softmax" (ones '(2 3)) #f)) (newline)
+(write (%cross-entropy-labels (ones '(2 3)) '(0 2))) (newline)
