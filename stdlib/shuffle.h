@@ -3,8 +3,8 @@
 // Invariant: the order depends on N and SEED only, the same on every machine:
 // 0..N-1 shuffled by Fisher-Yates from the last place down, place i swapped
 // with place j = SplitMix64(SEED).below(i + 1) for i = N-1, ..., 1.
-// `minibatches` cuts this order into batches; `random-permutation` is meant to
-// return it whole, so that the two agree for the same SEED.
+// `minibatches` cuts this order into batches and `random-permutation` returns
+// it whole, so the two agree for the same SEED.
 #pragma once
 #include <cstdint>
 

@@ -18,6 +18,7 @@
 #include "../runtime/tensor.h"
 #include "../runtime/tensor_shapes.h"
 #include "builtins.h"
+#include "shuffle.h"
 #include "tensor_args.h"
 #include "tensor_random.h"
 
@@ -94,19 +95,14 @@ Value b_cross_entropy_labels(int, Value *argv) {
 // ---- random-permutation and the initialisers ------------------------------------
 
 // (random-permutation N SEED): 0..N-1 shuffled by Fisher-Yates, from the last
-// place down, each swap partner uniform (SplitMix64's `below`, no modulo bias).
-// The work is in GC memory (a failed allocation is Kiln's out-of-memory error)
-// and polls for Ctrl-C, as iota's list of N does.
+// place down, each swap partner uniform (SplitMix64's `below`, no modulo bias):
+// shuffled_indices (shuffle.h), so minibatches cuts up the same order. The work
+// is in GC memory (a failed allocation is Kiln's out-of-memory error) and polls
+// for Ctrl-C, as iota's list of N does.
 Value b_random_permutation(int, Value *argv) {
   int64_t n = arg_index("random-permutation", 1, argv[0]);
   uint64_t seed = uint64_t(arg_int("random-permutation", 2, argv[1]));
-  auto *p = static_cast<int64_t *>(gc_alloc_atomic(alloc_bytes(uint64_t(n), sizeof(int64_t))));
-  for (int64_t i = 0; i < n; i++) p[i] = i;
-  SplitMix64 rng(seed);
-  for (int64_t i = n - 1; i > 0; i--) {
-    if ((i & 0xffff) == 0) check_interrupt();
-    std::swap(p[i], p[rng.below(uint64_t(i + 1))]);
-  }
+  int64_t *p = shuffled_indices(n, seed);  // the order minibatches cuts up, too
   Value r = NIL;
   for (int64_t i = n - 1; i >= 0; i--) {
     if ((i & 0xffff) == 0) check_interrupt();

@@ -16,6 +16,9 @@
 (show (equal? (sort (apply append bs) <) (iota 1000)))
 ; the seed changes the order, not the cover
 (show (equal? (apply append (minibatches 100 7 1)) (apply append (minibatches 100 7 2))))
+; the order of random-permutation, cut up
+(show (equal? (apply append (minibatches 1000 32 42)) (random-permutation 1000 42)))
+(show (equal? (apply append (minibatches 7 3 -5)) (random-permutation 7 -5)))
 ; errors
 (define (check thunk) (guard (e (#t (display (error-object-message e)) (newline))) (thunk)))
 (check (lambda () (minibatches -1 3 1)))
