@@ -36,6 +36,10 @@ static Port *new_port(PortKind kind, std::string_view name) {
   p->pos = 0;
   p->peeked = -2;
   p->name = make_string(name);
+  p->line = 1;
+  p->col = 1;
+  p->source_id = 0;
+  p->fold_case = 0;
   return p;
 }
 
@@ -62,8 +66,7 @@ Value make_string_output_port() {
   return from_ptr(p);
 }
 
-int port_read_char(Port *p) {
-  if (p->closed) throw_error("read from a closed port");
+static int next_char(Port *p) {
   if (!p->is_file) {
     String *s = as<String>(p->str);
     return p->pos < s->len ? (unsigned char)s->data[p->pos++] : -1;
@@ -76,6 +79,18 @@ int port_read_char(Port *p) {
   if (p->fp == stdin) std::fflush(stdout);  // a prompt printed before reading must show
   int c = std::fgetc(p->fp);
   return c == EOF ? -1 : c;
+}
+
+int port_read_char(Port *p) {
+  if (p->closed) throw_error("read from a closed port");
+  int c = next_char(p);
+  if (c == '\n') {
+    p->line++;
+    p->col = 1;
+  } else if (c >= 0) {
+    p->col++;
+  }
+  return c;
 }
 
 int port_peek_char(Port *p) {

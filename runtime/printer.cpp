@@ -76,7 +76,11 @@ static void write_string_literal(std::string &out, std::string_view s) {
 // symbol is barred exactly when its bare name would read back as a number: `inf`
 // and `nan` stay bare, `+inf.0` and `1e3` get bars.
 static bool reads_as_number(std::string_view s) {
-  if (s == "+inf.0" || s == "-inf.0" || s == "+nan.0" || s == "-nan.0") return true;
+  if (s.size() == 6 && (s[0] == '+' || s[0] == '-')) {
+    std::string low(s);
+    for (char &c : low) c = char(std::tolower((unsigned char)c));
+    if (low == "+inf.0" || low == "-inf.0" || low == "+nan.0" || low == "-nan.0") return true;
+  }
   size_t i = (s[0] == '+' || s[0] == '-') ? 1 : 0;
   if (i == s.size()) return false;
   bool all_digits = true, digit = false;
@@ -496,7 +500,16 @@ static std::optional<OpenContainer> print_start(std::string &out, Value v, bool 
     std::string_view n = symbol_name(v);
     if (write && symbol_needs_bars(n)) {
       out += '|';
-      out += n;
+      for (unsigned char ch : n) {
+        if (ch == '|' || ch == '\\') {
+          out += '\\';
+          out += char(ch);
+        } else if (ch < 0x20 || ch == 0x7f) {
+          fmt::format_to(std::back_inserter(out), "\\x{:x};", ch);
+        } else {
+          out += char(ch);
+        }
+      }
       out += '|';
     } else {
       out += n;
