@@ -285,7 +285,8 @@ class Reader {
 
   // The escapes strings and |symbols| share, after the backslash: \n \t \r \a \b \0
   // \\ \" \| and \xHH;. Returns false for a char that is not one of them.
-  bool read_escape(int e, SrcLoc esc, std::string &out) {
+  // `in` names the context for errors: "string" or "|symbol|".
+  bool read_escape(int e, SrcLoc esc, std::string &out, const char *in) {
     switch (e) {
     case 'n': out += '\n'; return true;
     case 't': out += '\t'; return true;
@@ -300,7 +301,8 @@ class Reader {
     case 'X': {
       std::string hex;
       while (peek() >= 0 && std::isxdigit(peek()) && hex.size() < 8) hex += char(get());
-      if (hex.empty() || peek() != ';') fail(esc, "bad string escape: \\x must be followed by hex digits and ';'");
+      if (hex.empty() || peek() != ';')
+        fail(esc, fmt::format("bad {} escape: \\x must be followed by hex digits and ';'", in));
       get();
       unsigned long v = std::strtoul(hex.c_str(), nullptr, 16);
       if (v > 255) fail(esc, fmt::format("character \\x{}; is beyond Latin-1", hex));
@@ -323,7 +325,7 @@ class Reader {
         continue;
       }
       int e = get();
-      if (read_escape(e, esc, s)) continue;
+      if (read_escape(e, esc, s, "string")) continue;
       switch (e) {
       case '\n':
       case ' ':
@@ -349,12 +351,12 @@ class Reader {
   Token read_token() {
     Token t;
     while (!is_delimiter(peek())) {
+      SrcLoc open = here();
       int c = get();
       if (c != '|') {
         t.text += fold_case_ ? fold_char(c) : char(c);
         continue;
       }
-      SrcLoc open = here();
       t.barred = true;
       for (;;) {
         SrcLoc esc = here();
@@ -367,7 +369,7 @@ class Reader {
         }
         int e = get();
         if (e < 0) fail(open, "unterminated |symbol|");
-        if (!read_escape(e, esc, t.text)) fail(esc, fmt::format("unknown escape '\\{}' in a |symbol|", char(e)));
+        if (!read_escape(e, esc, t.text, "|symbol|")) fail(esc, fmt::format("unknown escape '\\{}' in a |symbol|", char(e)));
       }
     }
     return t;
