@@ -197,7 +197,8 @@ static void emit_shared_unit(Emitter &E, const Graph &g, std::vector<Ref> &refs,
   std::vector<RV> args;
   for (int32_t a : u.slots) args.push_back(buffer_of(a));
   args.push_back(E.par);
-  gcc_jit_block_add_eval(E.cur, nullptr, gcc_jit_context_new_call(E.c, nullptr, fn, int(args.size()), args.data()));
+  gcc_jit_block_add_eval(E.cur, nullptr,
+                         gcc_jit_context_new_call(E.c, nullptr, fn, int(args.size()), args.data()));
 }
 
 void emit_kernel(gcc_jit_context *ctx, const Graph &g, const KernelLayout &L) {

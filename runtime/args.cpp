@@ -48,6 +48,14 @@ String *arg_string(const char *who, int pos, Value v) {
   type_error(who, pos, "a string", v);
 }
 
+std::string arg_path(const char *who, int pos, Value v) {
+  std::string path(string_view_of(from_ptr(arg_string(who, pos, v))));
+  if (path.find('\0') != std::string::npos)
+    throw_errorf("{}: argument {}: a path cannot contain a NUL character, got {}", who, pos,
+                 error_value_string(v));
+  return path;
+}
+
 Value arg_symbol(const char *who, int pos, Value v) {
   if (is_symbol(v)) return v;
   type_error(who, pos, "a symbol", v);

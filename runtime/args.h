@@ -26,6 +26,9 @@ int64_t arg_int(const char *who, int pos, Value v);
 int64_t arg_index(const char *who, int pos, Value v);  // non-negative integer
 double arg_num(const char *who, int pos, Value v);     // integer or float, as double
 String *arg_string(const char *who, int pos, Value v);
+// A string naming a file, as a std::string: one holding a NUL is refused, since
+// the system calls would stop at the NUL and use some other file.
+std::string arg_path(const char *who, int pos, Value v);
 Value arg_symbol(const char *who, int pos, Value v);
 uint32_t arg_char(const char *who, int pos, Value v);
 Pair *arg_pair(const char *who, int pos, Value v);

@@ -62,6 +62,10 @@ static inline __attribute__((always_inline)) int compare_leaves(Value a, Value b
     return kContainer;
   }
   if (ta == T_STRING) return string_view_of(a) == string_view_of(b);
+  if (ta == T_BYTEVECTOR) {
+    Bytevector *x = as<Bytevector>(a), *y = as<Bytevector>(b);
+    return x->len == y->len && (x->len == 0 || std::memcmp(x->bytes, y->bytes, size_t(x->len)) == 0);
+  }
   auto hook = g_type_hooks[ta].equal;
   return hook ? hook(a, b) : false;
 }
@@ -211,6 +215,10 @@ static uint64_t hash_bounded(Value v, int &budget) {
   switch (t) {
   case T_INT64: return eqv_hash(v);
   case T_STRING: return bytes_hash(string_view_of(v));
+  case T_BYTEVECTOR: {
+    Bytevector *b = as<Bytevector>(v);
+    return mix(bytes_hash(std::string_view(reinterpret_cast<const char *>(b->bytes), size_t(b->len))) ^ 0xB7);
+  }
   case T_SYMBOL: return mix(sym(v)->hash ^ 0xA5A5ull);
   case T_PAIR: {
     uint64_t h = 0x9A17;

@@ -122,6 +122,26 @@ Value make_vector(int64_t n, Value fill) {
   return from_ptr(v);
 }
 
+Value make_bytevector(int64_t n, uint8_t fill) {
+  if (n < 0 || uint64_t(n) > (uint64_t(1) << 40))
+    throw_errorf("out of memory allocating a bytevector of {} bytes", n);
+  auto *b = static_cast<Bytevector *>(gc_alloc_atomic(sizeof(Bytevector) + size_t(n)));
+  b->h = ObjHeader{T_BYTEVECTOR, 0, 0, 0};
+  b->len = n;
+  constexpr int64_t kChunk = int64_t(1) << 24;  // a huge fill polls for Ctrl-C
+  for (int64_t i = 0; i < n; i += kChunk) {
+    if (i) check_interrupt();
+    std::memset(b->bytes + i, fill, size_t(std::min(kChunk, n - i)));
+  }
+  return from_ptr(b);
+}
+
+Value make_bytevector_from(const uint8_t *p, int64_t n) {
+  Value v = make_bytevector(n, 0);
+  if (n > 0) std::memcpy(as<Bytevector>(v)->bytes, p, size_t(n));
+  return v;
+}
+
 Value make_error_obj(Value message, Value irritants, Value kind) {
   ErrorObj *e = alloc_obj<ErrorObj>(T_ERROR);
   e->message = message;
@@ -154,6 +174,7 @@ const char *type_name(Value v) {
   case T_SYMBOL: return "symbol";
   case T_STRING: return "string";
   case T_VECTOR: return "vector";
+  case T_BYTEVECTOR: return "bytevector";
   case T_INT64: return "integer";
   case T_CLOSURE:
   case T_BUILTIN:

@@ -39,6 +39,7 @@ enum ObjType : uint8_t {
   T_VALUES,
   T_PORT,
   T_ENVIRONMENT,
+  T_BYTEVECTOR,
   T_OPAQUE,  // runtime-internal objects that are never shown to Lisp code
   // Types registered by the layers above (register_object_type) follow.
 };
@@ -145,6 +146,17 @@ struct Vector {
 };
 inline bool is_vector(Value v) { return has_type(v, T_VECTOR); }
 Value make_vector(int64_t n, Value fill);
+
+// ---- bytevectors (R7RS): fixed length, mutable, pointer-free -----------------
+struct Bytevector {
+  ObjHeader h;
+  int64_t len;
+  uint8_t bytes[];  // in the same GC_MALLOC_ATOMIC block as the header
+};
+inline bool is_bytevector(Value v) { return has_type(v, T_BYTEVECTOR); }
+// n bytes, each `fill` (raises "out of memory" when n is beyond what fits).
+Value make_bytevector(int64_t n, uint8_t fill);
+Value make_bytevector_from(const uint8_t *p, int64_t n);
 
 // ---- procedures ----------------------------------------------------------
 using BuiltinFn = Value (*)(int argc, Value *argv);

@@ -31,6 +31,7 @@ static Port *new_port(PortKind kind, std::string_view name) {
   p->is_file = 0;
   p->closed = 0;
   p->is_stderr = 0;
+  p->binary = 0;
   p->fp = nullptr;
   p->str = NOVALUE;
   p->pos = 0;

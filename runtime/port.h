@@ -20,6 +20,7 @@ struct Port {
   uint8_t is_file;  // 1: fp is used; 0: string port
   uint8_t closed;
   uint8_t is_stderr;
+  uint8_t binary;  // 1: a binary port (bytevector or binary file), for binary-port? and the u8 procedures
   FILE *fp;
   Value str;    // String: output buffer, or input text
   int64_t pos;  // read position in an input string port

@@ -523,6 +523,14 @@ static std::optional<OpenContainer> print_start(std::string &out, Value v, bool 
     c.mark = v;  // Brent: a loop brings the chain back to the last mark
     *first = car(v);
     return c;
+  case T_BYTEVECTOR: {
+    Bytevector *b = as<Bytevector>(v);
+    out += "#u8(";
+    for (int64_t i = 0; i < b->len; i++)
+      fmt::format_to(std::back_inserter(out), "{}{}", i ? " " : "", b->bytes[i]);
+    out += ')';
+    return std::nullopt;
+  }
   case T_VECTOR: {
     Vector *vec = as<Vector>(v);
     out += "#(";

@@ -166,7 +166,8 @@ class Reader {
           skip_block_comment(start);
         } else {
           skip_atmosphere();
-          if (peek() < 0 || peek() == ')' || peek() == ']') fail(start, "datum comment '#;' has no datum to skip");
+          if (peek() < 0 || peek() == ')' || peek() == ']')
+            fail(start, "datum comment '#;' has no datum to skip");
           read_datum();
         }
       } else if (c == '#' && peek2() == '!') {
@@ -369,7 +370,8 @@ class Reader {
         }
         int e = get();
         if (e < 0) fail(open, "unterminated |symbol|");
-        if (!read_escape(e, esc, t.text, "|symbol|")) fail(esc, fmt::format("unknown escape '\\{}' in a |symbol|", char(e)));
+        if (!read_escape(e, esc, t.text, "|symbol|"))
+          fail(esc, fmt::format("unknown escape '\\{}' in a |symbol|", char(e)));
       }
     }
     return t;
@@ -405,6 +407,10 @@ class Reader {
     Token tok = read_token();
     std::string low = ascii_lower(tok.text);
     if (!tok.barred) {
+      if (low == "u8" && peek() == '(') {
+        get();
+        return bytevector_of(read_list(')', start, true), start);
+      }
       if (low == "t" || low == "true") return TRUE_V;
       if (low == "f" || low == "false") return FALSE_V;
       if (low == "eof") return EOF_V;
@@ -414,6 +420,22 @@ class Reader {
       }
     }
     fail(start, fmt::format("unknown syntax '#{}'", tok.text));
+  }
+
+  // #u8( ... ): every element an exact integer 0..255.
+  Value bytevector_of(Value lst, SrcLoc start) {
+    int64_t n = 0;
+    for (Value p = lst; is_pair(p); p = cdr(p)) {
+      Value x = car(p);
+      if (!is_int(x) || int_of(x) < 0 || int_of(x) > 255)
+        fail(start,
+             "a bytevector element must be an exact integer from 0 to 255, got " + error_value_string(x));
+      n++;
+    }
+    Value v = make_bytevector(n, 0);
+    int64_t i = 0;
+    for (Value p = lst; is_pair(p); p = cdr(p)) as<Bytevector>(v)->bytes[i++] = uint8_t(int_of(car(p)));
+    return v;
   }
 
   Value read_char_literal(SrcLoc start) {
@@ -474,7 +496,8 @@ class Reader {
       l->items[kLabelUsed] = TRUE_V;
       return l->items[kLabelPlaceholder];
     }
-    if (mark != '=') fail(start, fmt::format("unknown syntax '#{}{}'", digits, mark < 0 ? "" : std::string(1, char(mark))));
+    if (mark != '=')
+      fail(start, fmt::format("unknown syntax '#{}{}'", digits, mark < 0 ? "" : std::string(1, char(mark))));
     if (find_label(n) != NOVALUE) fail(start, fmt::format("datum label #{}= is defined twice", n));
     Value lab = make_vector(kLabelFields, FALSE_V);
     Vector *l = as<Vector>(lab);
@@ -486,7 +509,8 @@ class Reader {
     if (peek() < 0) fail_eof();
     Value d = read_datum();
     l = as<Vector>(lab);
-    if (d == l->items[kLabelPlaceholder]) fail(start, fmt::format("datum label #{}= refers only to itself", n));
+    if (d == l->items[kLabelPlaceholder])
+      fail(start, fmt::format("datum label #{}= refers only to itself", n));
     l->items[kLabelValue] = d;
     if (l->items[kLabelUsed] == TRUE_V) patch_label(d, l->items[kLabelPlaceholder], d);
     return d;
@@ -610,7 +634,8 @@ class Reader {
 
 // In uncollectable (scanned) memory, so the Values a Reader holds are roots.
 SourceReader::SourceReader(std::string_view text, uint32_t file_id)
-    : impl_(new (gc_checked(GC_MALLOC_UNCOLLECTABLE(sizeof(Reader)), sizeof(Reader))) Reader(text, file_id)) {}
+    : impl_(new (gc_checked(GC_MALLOC_UNCOLLECTABLE(sizeof(Reader)), sizeof(Reader))) Reader(text, file_id)) {
+}
 SourceReader::~SourceReader() {
   static_cast<Reader *>(impl_)->~Reader();
   GC_FREE(impl_);

@@ -8,6 +8,7 @@ namespace kiln {
 
 extern const char *const kPreludeSource;   // prelude_embed.cpp, generated from prelude.lisp
 extern const char *const kTrainingSource;  // training_embed.cpp, generated from training.lisp
+extern const char *const kProgressSource;  // progress_embed.cpp, generated from progress.lisp
 
 void init_kiln() {
   static bool done = false;
@@ -17,6 +18,7 @@ void init_kiln() {
   init_builtins();
   eval_string(kPreludeSource, "<prelude>");
   eval_string(kTrainingSource, "<training>");
+  eval_string(kProgressSource, "<progress>");
 }
 
 }  // namespace kiln

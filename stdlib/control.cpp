@@ -129,10 +129,7 @@ static Value b_environment(int, Value *) {
   return env;
 }
 
-static Value b_load(int, Value *argv) {
-  String *s = arg_string("load", 1, argv[0]);
-  return load_file(std::string(s->data, size_t(s->len)));
-}
+static Value b_load(int, Value *argv) { return load_file(arg_path("load", 1, argv[0])); }
 
 static Value b_void(int, Value *) { return UNSPEC; }
 

@@ -19,14 +19,13 @@
 #include "../runtime/printer.h"
 #include "../runtime/reader.h"
 #include "builtins.h"
+#include "port_args.h"
 
 extern char **environ;
 
 namespace kiln {
 
-namespace {
-
-// ---- port arguments ------------------------------------------------------------
+// ---- port arguments (port_args.h) ---------------------------------------------------
 
 Port *checked_open(const char *who, Port *p) {
   if (p->closed) throw_errorf("{}: port is closed", who);
@@ -56,6 +55,8 @@ Port *any_port(const char *who, Value v) {
   if (!is_port(v)) type_error(who, 1, "a port", v);
   return as<Port>(v);
 }
+
+namespace {
 
 // ---- output ------------------------------------------------------------------
 
@@ -223,6 +224,8 @@ Value b_char_ready_p(int argc, Value *argv) {
 Value b_eof_object(int, Value *) { return EOF_V; }
 Value b_eof_object_p(int, Value *argv) { return boolv(argv[0] == EOF_V); }
 
+}  // namespace
+
 // ---- files ------------------------------------------------------------------------
 
 [[noreturn]] void file_error(std::string msg) {
@@ -230,11 +233,13 @@ Value b_eof_object_p(int, Value *argv) { return boolv(argv[0] == EOF_V); }
 }
 
 Value open_file(const char *who, Value path_v, bool output) {
-  std::string path(string_view_of(from_ptr(arg_string(who, 1, path_v))));
+  std::string path = arg_path(who, 1, path_v);
   FILE *fp = std::fopen(path.c_str(), output ? "w" : "r");
   if (!fp) file_error(fmt::format("{}: cannot open \"{}\": {}", who, path, std::strerror(errno)));
   return make_file_port(fp, output ? PORT_OUTPUT : PORT_INPUT, path);
 }
+
+namespace {
 
 void close_port(Port *p) {
   if (p->closed) return;
@@ -312,12 +317,12 @@ Value b_with_input_from_file(int, Value *argv) {
 }
 
 Value b_file_exists_p(int, Value *argv) {
-  std::string path(string_view_of(from_ptr(arg_string("file-exists?", 1, argv[0]))));
+  std::string path = arg_path("file-exists?", 1, argv[0]);
   return boolv(access(path.c_str(), F_OK) == 0);
 }
 
 Value b_delete_file(int, Value *argv) {
-  std::string path(string_view_of(from_ptr(arg_string("delete-file", 1, argv[0]))));
+  std::string path = arg_path("delete-file", 1, argv[0]);
   if (std::remove(path.c_str()) != 0)
     file_error(fmt::format("delete-file: cannot delete \"{}\": {}", path, std::strerror(errno)));
   return UNSPEC;
@@ -332,7 +337,8 @@ Value b_input_port_p(int, Value *argv) {
 Value b_output_port_p(int, Value *argv) {
   return boolv(is_port(argv[0]) && (as<Port>(argv[0])->kind & PORT_OUTPUT));
 }
-Value b_binary_port_p(int, Value *) { return FALSE_V; }  // every Kiln port is textual
+Value b_binary_port_p(int, Value *argv) { return boolv(is_port(argv[0]) && as<Port>(argv[0])->binary); }
+Value b_textual_port_p(int, Value *argv) { return boolv(is_port(argv[0]) && !as<Port>(argv[0])->binary); }
 Value b_input_port_open_p(int, Value *argv) {
   Port *p = any_port("input-port-open?", argv[0]);
   return boolv((p->kind & PORT_INPUT) && !p->closed);
@@ -421,8 +427,9 @@ BuiltinRegistrar reg([] {
   defbuiltin("port?", 1, 1, b_port_p, "(port? X)");
   defbuiltin("input-port?", 1, 1, b_input_port_p, "(input-port? X)");
   defbuiltin("output-port?", 1, 1, b_output_port_p, "(output-port? X)");
-  defbuiltin("textual-port?", 1, 1, b_port_p, "(textual-port? X) every port is textual");
-  defbuiltin("binary-port?", 1, 1, b_binary_port_p, "(binary-port? X) always #f");
+  defbuiltin("textual-port?", 1, 1, b_textual_port_p, "(textual-port? X) a port that is not binary");
+  defbuiltin("binary-port?", 1, 1, b_binary_port_p,
+             "(binary-port? X) a bytevector port or a binary file port");
   defbuiltin("input-port-open?", 1, 1, b_input_port_open_p, "(input-port-open? PORT)");
   defbuiltin("output-port-open?", 1, 1, b_output_port_open_p, "(output-port-open? PORT)");
   defbuiltin("get-environment-variable", 1, 1, b_get_environment_variable,

@@ -39,6 +39,7 @@ constexpr int kOldestReadVersion = 1;  // version 1: no checksum line
 constexpr const char *kChecksumWord = "crc32 ";
 constexpr int kMaxDepth = 10000;
 constexpr int kFloatsPerLine = 8;
+constexpr int kBytesPerLine = 32;
 
 // ---- writing --------------------------------------------------------------------
 
@@ -68,8 +69,8 @@ void put_quoted(std::string &out, std::string_view s) {
 
 [[noreturn]] void unsavable(Value v) {
   throw_errorf(
-      "save-model: cannot save {} (only numbers, strings, symbols, booleans, chars, lists, vectors and "
-      "tensors)",
+      "save-model: cannot save {} (only numbers, strings, symbols, booleans, chars, lists, vectors, "
+      "bytevectors and tensors)",
       error_value_string(v));
 }
 
@@ -115,6 +116,13 @@ void write_value(std::string &out, Value v, int depth) {
     Vector *vec = as<Vector>(v);
     out += "vector " + std::to_string(vec->len) + "\n";
     for (int64_t i = 0; i < vec->len; i++) write_value(out, vec->items[i], depth + 1);
+  } else if (is_bytevector(v)) {
+    Bytevector *b = as<Bytevector>(v);
+    out += "bytevector " + std::to_string(b->len) + "\n";
+    for (int64_t i = 0; i < b->len; i++) {
+      fmt::format_to(std::back_inserter(out), "{:02x}", b->bytes[i]);
+      if (i % kBytesPerLine == kBytesPerLine - 1 || i == b->len - 1) out += '\n';
+    }
   } else if (is_tensor(v)) {
     Tensor *t = tensor_of(v);
     fmt::format_to(std::back_inserter(out), "tensor {}", t->shape.rank);
@@ -142,8 +150,7 @@ uint32_t checksum_of(const char *data, size_t n) {
 }
 
 Value b_save_model(int, Value *argv) {
-  arg_string("save-model", 1, argv[0]);
-  std::string path(string_view_of(argv[0]));
+  std::string path = arg_path("save-model", 1, argv[0]);
   std::string text = "kiln-model " + std::to_string(kFormatVersion) + "\n";
   write_value(text, argv[1], 0);
   text += "end\n";
@@ -356,6 +363,23 @@ Value read_value(Reader &r, int depth) {
     }
     return v;
   }
+  if (word == "bytevector") {
+    // "bytevector N", then the bytes as lowercase hex pairs, kBytesPerLine per line.
+    int64_t n;
+    if (!parse_int(rest, n) || n < 0) r.bad(at, "expected a count, got '" + rest + "'");
+    if (uint64_t(n) > uint64_t(kBytesPerLine) * (r.lines.size() - r.next)) r.truncated();
+    Value v = make_bytevector(n, 0);
+    for (int64_t i = 0; i < n; i += kBytesPerLine) {
+      std::string line, more;
+      size_t lat = r.take(line, more);
+      int64_t k = std::min<int64_t>(kBytesPerLine, n - i);
+      if (!more.empty() || int64_t(line.size()) != 2 * k || hex_digits_at(line, 0) != line.size())
+        r.bad(lat, "expected " + std::to_string(k) + " bytes as hex pairs, got '" + line + "'");
+      for (int64_t j = 0; j < k; j++)
+        as<Bytevector>(v)->bytes[i + j] = uint8_t(std::stoi(line.substr(size_t(2 * j), 2), nullptr, 16));
+    }
+    return v;
+  }
   if (word == "tensor") {
     // "tensor RANK D1 ... DR", then the elements, up to 8 per line.
     Shape s;
@@ -436,9 +460,8 @@ void check_checksum(const Reader &r, const std::string &text) {
 }
 
 Value b_load_model(int, Value *argv) {
-  arg_string("load-model", 1, argv[0]);
   Reader r;
-  r.path = std::string(string_view_of(argv[0]));
+  r.path = arg_path("load-model", 1, argv[0]);
   FILE *f = std::fopen(r.path.c_str(), "rb");
   if (!f) throw_errorf("load-model: cannot open {}: {}", r.path, std::strerror(errno));
   std::string text;

@@ -43,11 +43,14 @@ Value b_string_pad(int argc, Value *argv) { return pad("string-pad", true, argc,
 Value b_string_pad_right(int argc, Value *argv) { return pad("string-pad-right", false, argc, argv); }
 
 BuiltinRegistrar reg([] {
-  defbuiltin("string-pad-left", 2, 5, b_string_pad_left,
-             "(string-pad-left S N [CHAR [START [END]]]) S padded on the left to length N, or its last N chars");
-  defbuiltin("string-pad", 2, 5, b_string_pad, "(string-pad S N [CHAR [START [END]]]) SRFI-13: string-pad-left");
-  defbuiltin("string-pad-right", 2, 5, b_string_pad_right,
-             "(string-pad-right S N [CHAR [START [END]]]) S padded on the right to length N, or its first N chars");
+  defbuiltin(
+      "string-pad-left", 2, 5, b_string_pad_left,
+      "(string-pad-left S N [CHAR [START [END]]]) S padded on the left to length N, or its last N chars");
+  defbuiltin("string-pad", 2, 5, b_string_pad,
+             "(string-pad S N [CHAR [START [END]]]) SRFI-13: string-pad-left");
+  defbuiltin(
+      "string-pad-right", 2, 5, b_string_pad_right,
+      "(string-pad-right S N [CHAR [START [END]]]) S padded on the right to length N, or its first N chars");
 });
 
 }  // namespace

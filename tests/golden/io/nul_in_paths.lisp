@@ -1,0 +1,18 @@
+;; A path holding a NUL character is refused by every file builtin: the system
+;; calls would stop at the NUL and use some other file.
+(define bad (string-append "nul-test" (string (integer->char 0)) ".txt"))
+(define (report thunk)
+  (guard (e (#t (display (condition/report-string e)) (newline)))
+    (write (thunk)) (newline)))
+(report (lambda () (open-output-file bad)))
+(report (lambda () (open-input-file bad)))
+(report (lambda () (open-binary-output-file bad)))
+(report (lambda () (call-with-output-file bad (lambda (p) (write 1 p)))))
+(report (lambda () (with-output-to-file bad (lambda () (write 1)))))
+(report (lambda () (file-exists? bad)))
+(report (lambda () (delete-file bad)))
+(report (lambda () (load bad)))
+(report (lambda () (save-model bad 1)))
+(report (lambda () (load-model bad)))
+(report (lambda () (plot-svg bad '(1 2 3))))
+(report (lambda () (file-exists? "nul-test")))
