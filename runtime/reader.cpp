@@ -9,6 +9,7 @@
 
 #include "error.h"
 #include "eval_internal.h"
+#include "number.h"
 #include "srcloc.h"
 
 namespace kiln {
@@ -415,7 +416,7 @@ class Reader {
       if (low == "f" || low == "false") return FALSE_V;
       if (low == "eof") return EOF_V;
       if (!low.empty() && std::strchr("xbodei", low[0])) {
-        Value v = parse_prefixed_number(low);
+        Value v = number_or_novalue("#" + tok.text, start);
         if (v != NOVALUE) return v;
       }
     }
@@ -546,84 +547,19 @@ class Reader {
     }
   }
 
-  Value parse_prefixed_number(const std::string &tok) {
-    int radix = 10;
-    bool exact = false, inexact = false;
-    size_t i = 0;
-    while (i < tok.size()) {
-      char p = tok[i];
-      if (p == 'x') radix = 16;
-      else if (p == 'b') radix = 2;
-      else if (p == 'o') radix = 8;
-      else if (p == 'd') radix = 10;
-      else if (p == 'e') exact = true;
-      else if (p == 'i') inexact = true;
-      else return NOVALUE;
-      i++;
-      if (i < tok.size() && tok[i] == '#') {
-        i++;
-        continue;
-      }
-      break;
-    }
-    Value v = parse_number(tok.substr(i), radix);
-    if (v == NOVALUE) return NOVALUE;
-    if (inexact && is_int(v)) return make_double(double(int_of(v)));
-    if (exact && is_double(v)) {
-      double d = double_of(v);
-      if (d == (double)(int64_t)d) return make_int(int64_t(d));
-      return NOVALUE;
-    }
+  // Number syntax is number.cpp's, shared with string->number. An integer
+  // literal too large for 64 bits is a read error rather than a symbol.
+  Value number_or_novalue(const std::string &text, SrcLoc start) {
+    Value v = parse_number(text, 10);
+    if (v == NOVALUE && is_integer_syntax(text, 10))
+      fail(start, fmt::format("integer literal {} is out of range", text));
     return v;
-  }
-
-  // A number in `radix`, or NOVALUE if `t` is not a number. Integer literals that
-  // do not fit 64 bits are read errors (raised by the caller with a location).
-  Value parse_number(const std::string &t, int radix) {
-    if (t.empty()) return NOVALUE;
-    std::string low = ascii_lower(t);
-    if (low == "+inf.0") return make_double(__builtin_inf());
-    if (low == "-inf.0") return make_double(-__builtin_inf());
-    if (low == "+nan.0" || low == "-nan.0") return make_double(__builtin_nan(""));
-    size_t i = 0;
-    if (t[0] == '+' || t[0] == '-') i = 1;
-    if (i == t.size()) return NOVALUE;
-    bool all_digits = true;
-    for (size_t j = i; j < t.size(); j++) {
-      int c = std::tolower((unsigned char)t[j]);
-      int d = std::isdigit(c) ? c - '0' : (c >= 'a' && c <= 'z') ? c - 'a' + 10 : 99;
-      if (d >= radix) {
-        all_digits = false;
-        break;
-      }
-    }
-    if (all_digits) {
-      errno = 0;
-      char *end;
-      long long n = std::strtoll(t.c_str(), &end, radix);
-      if (errno == ERANGE) return FALSE_V;  // marker: out of range
-      return make_int(n);
-    }
-    if (radix != 10) return NOVALUE;
-    // Decimal float: digits with '.' and/or exponent; must contain a digit.
-    bool digit = false;
-    for (size_t j = i; j < t.size(); j++) {
-      char c = t[j];
-      if (std::isdigit((unsigned char)c)) digit = true;
-      else if (c != '.' && c != 'e' && c != 'E' && c != '+' && c != '-') return NOVALUE;
-    }
-    if (!digit) return NOVALUE;
-    char *end;
-    double d = std::strtod(t.c_str(), &end);
-    if (*end != 0) return NOVALUE;
-    return make_double(d);
   }
 
   Value token_value(const Token &tok, SrcLoc start) {
     if (tok.barred) return intern(tok.text);
     if (tok.text.empty()) fail(start, "unexpected character");
-    Value n = parse_number(tok.text, 10);
-    if (n == FALSE_V) fail(start, fmt::format("integer literal {} is out of range", tok.text));
+    Value n = number_or_novalue(tok.text, start);
     if (n != NOVALUE) return n;
     if (tok.text == ".") fail(start, "unexpected '.'");
     return intern(tok.text);

@@ -9,3 +9,5 @@
 (write (list '|a b| '|a\|b| '|1| '|| (string->symbol "x\ny"))) (newline)
 (write (eq? '|a\|b| (read (open-input-string (call-with-output-string (lambda (p) (write '|a\|b| p))))))) (newline)
 (write (list '|+INF.0| '|#t| '|.|)) (newline)
+;; bars wherever another reader could take the name for something else
+(write (list '|\\123| '|+i| '|-i| '|1+2i| '|+NaN.0abc| '|-inf.0| '1+ '-> '...)) (newline)
