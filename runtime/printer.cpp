@@ -80,9 +80,9 @@ static void write_string_literal(std::string &out, std::string_view s) {
 static bool reads_as_number(std::string_view s) {
   if (parse_number(s, 10) != NOVALUE || is_integer_syntax(s, 10)) return true;
   char last = char(std::tolower((unsigned char)s.back()));
-  bool starts_numeric = std::isdigit((unsigned char)s[0]) ||
-                        ((s[0] == '+' || s[0] == '-' || s[0] == '.') && s.size() > 1 &&
-                         (std::isdigit((unsigned char)s[1]) || s[1] == '.'));
+  bool starts_numeric =
+      std::isdigit((unsigned char)s[0]) || ((s[0] == '+' || s[0] == '-' || s[0] == '.') && s.size() > 1 &&
+                                            (std::isdigit((unsigned char)s[1]) || s[1] == '.'));
   if (last == 'i' && (starts_numeric || s == "+i" || s == "-i")) return true;
   if (s.size() > 5 && (s[0] == '+' || s[0] == '-')) {
     std::string head(s.substr(1, 4));
