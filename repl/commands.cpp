@@ -134,8 +134,14 @@ static std::string closure_arity(Value v) {
   return text;
 }
 
+// A global macro of a special form's name replaces the form where it is used
+// (runtime/analyze.cpp's special_of); any other value leaves the form in place.
+static bool is_special_form_here(Value name) {
+  return is_special_form_name(name) && !has_type(sym(name)->global, T_MACRO);
+}
+
 static std::string kind_of(Value name) {
-  if (is_special_form_name(name)) return "special form";
+  if (is_special_form_here(name)) return "special form";
   Value v = sym(name)->global;
   if (is_builtin(v)) return "builtin procedure";
   if (is_closure(v)) return "procedure";
@@ -153,6 +159,18 @@ static std::string abbreviated_write(Value v) {
   return text;
 }
 
+// The uses a syntax-rules macro accepts, one pattern a line with the macro's
+// name in place of the pattern's head (often `_`).
+static std::string rule_shapes(Value name, Value patterns) {
+  std::string text;
+  for (Value p = patterns; is_pair(p); p = cdr(p)) {
+    Value pattern = car(p);
+    Value shape = is_pair(pattern) ? cons(name, cdr(pattern)) : pattern;
+    text += (text.empty() ? "  syntax: " : "          ") + write_string(shape) + "\n";
+  }
+  return text;
+}
+
 static void describe_command(ReplSession &s, std::string_view arg) {
   if (arg.empty() || arg.find_first_of(" \t\n()[]\"'") != std::string_view::npos) {
     print_repl_error(s, "error: usage: ,describe NAME");
@@ -167,10 +185,11 @@ static void describe_command(ReplSession &s, std::string_view arg) {
   std::string text = fmt::format("{}: {}\n", arg, kind_of(name));
   std::string doc = doc_text(sym(name)->doc);
   SrcLoc defined_at;
+  Value patterns = NOVALUE;  // of a syntax-rules macro
   // Syntax has no procedure to carry a doc: the table supplies it, for a
   // macro only while it is still the prelude's.
   const SyntaxDoc *syntax = find_syntax_doc(arg);
-  if (is_special_form_name(name)) {
+  if (is_special_form_here(name)) {
   } else if (is_builtin(v)) {
     Builtin *b = as<Builtin>(v);
     text += "  arity: " + arity_text(b->min_args, b->max_args) + "\n";
@@ -188,16 +207,23 @@ static void describe_command(ReplSession &s, std::string_view arg) {
       Lambda *lam = as<Closure>(transformer)->lam;
       if (doc.empty()) doc = doc_text(lam->doc);
       defined_at = lam->loc;
+    } else if (is_syntax_rules(transformer)) {
+      SyntaxRulesInfo info = describe_syntax_rules(transformer);
+      if (doc.empty()) doc = doc_text(info.doc);
+      defined_at = info.loc;
+      patterns = info.patterns;
     }
   } else {
     text += fmt::format("  value: {} {}\n", type_name(v), abbreviated_write(v));
   }
   bool builtin_syntax =
-      is_special_form_name(name) ||
+      is_special_form_here(name) ||
       (has_type(v, T_MACRO) && (!defined_at.known() || source_file_name(defined_at.file) == "<prelude>"));
   if (syntax && builtin_syntax) {
     text += fmt::format("  syntax: {}\n", syntax->usage);
     if (doc.empty()) doc = syntax->doc;
+  } else if (patterns != NOVALUE) {
+    text += rule_shapes(name, patterns);
   }
   if (!doc.empty()) text += "  doc: " + doc + "\n";
   if (defined_at.known()) text += "  defined at " + format_loc(defined_at) + "\n";

@@ -10,11 +10,18 @@
 namespace kiln {
 
 // Installs the handler (idempotent). SA_RESTART is set, so a blocking read in
-// a running program is not broken by Ctrl-C; the evaluator notices the flag.
+// a running program is not broken by Ctrl-C; the evaluator notices the flag
+// (and read_stdin_interruptibly, the pipe).
 void install_repl_interrupt_handler();
 
 // Read end of the self-pipe (non-blocking), or -1 before installation.
 int interrupt_pipe_fd();
+
+// One byte of stdin (-1 at its end), read with read(2) rather than stdio; a
+// Ctrl-C while it waits throws InterruptThrow. The terminal REPL makes it the
+// runtime's stdin reader (set_stdin_reader): readline reads fd 0 directly
+// too, so no stdio buffer holds bytes it would miss.
+int read_stdin_interruptibly();
 
 // Empties the self-pipe and clears g_interrupt: called before reading a new
 // entry and before evaluating one, so a stale Ctrl-C never hits the next form.

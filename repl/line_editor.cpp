@@ -20,7 +20,10 @@ class GetlineEditor : public LineEditor {
       std::fputs(prompt.c_str(), stdout);
       std::fflush(stdout);
     }
-    if (!std::getline(std::cin, *line)) return ReadResult::end_of_input;
+    if (!std::getline(std::cin, *line)) {
+      if (prompting_) std::fputs("\n", stdout);
+      return ReadResult::end_of_input;
+    }
     return ReadResult::line;
   }
   void remember(const std::string &) override {}

@@ -13,7 +13,7 @@ namespace kiln {
 
 enum class ReadResult {
   line,          // *line holds the next line
-  end_of_input,  // Ctrl-D on an empty line, or end of the piped input
+  end_of_input,  // Ctrl-D on an empty line (the cursor is then on a new line), or end of the piped input
   interrupted,   // Ctrl-C at the prompt: the partial line was thrown away
 };
 

@@ -27,6 +27,7 @@
 #include "history.h"
 #include "interrupt.h"
 #include "line_editor.h"
+#include "runtime/port.h"
 
 namespace kiln {
 namespace {
@@ -97,6 +98,7 @@ class ReadlineEditor : public LineEditor {
     rl_basic_word_break_characters = const_cast<char *>(" \t\n()[]'`,;\"");
     rl_completer_quote_characters = const_cast<char *>("\"");
     rl_attempted_completion_function = complete;
+    set_stdin_reader(read_stdin_interruptibly);
     stifle_history(int(kHistoryKept));
     for (const std::string &entry : load_history(history_path_, kHistoryKept)) add_history(entry.c_str());
   }
@@ -125,7 +127,11 @@ class ReadlineEditor : public LineEditor {
       }
       if (FD_ISSET(STDIN_FILENO, &readable)) rl_callback_read_char();
     }
-    if (g_pending.eof) return ReadResult::end_of_input;
+    if (g_pending.eof) {
+      if (!readline_ended_line()) rl_crlf();
+      std::fflush(rl_outstream);
+      return ReadResult::end_of_input;
+    }
     *line = std::move(g_pending.text);
     return ReadResult::line;
   }
@@ -153,6 +159,17 @@ class ReadlineEditor : public LineEditor {
     rl_point = rl_end = 0;
     rl_callback_handler_remove();
     using_history();  // the next Up starts again from the newest entry
+  }
+
+  // At end of input, readline 8.1 and later move to a new line themselves
+  // when they switch bracketed paste off; before, the cursor stays after the prompt.
+  static bool readline_ended_line() {
+#if RL_READLINE_VERSION >= 0x0801
+    const char *paste = rl_variable_value("enable-bracketed-paste");
+    return paste && std::strcmp(paste, "on") == 0;
+#else
+    return false;
+#endif
   }
 
   std::string history_path_;

@@ -25,7 +25,8 @@ static const char *kUsage =
     "       kiln test [OPTIONS] PATH...\n"
     "\n"
     "  FILE [ARG...]   run FILE; (command-line) returns (\"FILE\" \"ARG\" ...)\n"
-    "  -               read the program from standard input\n"
+    "  - [ARG...]      read the program from standard input\n"
+    "  -- FILE ...     run FILE (and ARGs) even when its name starts with -\n"
     "  -e EXPR         evaluate EXPR (may be repeated; runs in order with -l)\n"
     "  -p EXPR         evaluate EXPR and print its value in write form\n"
     "  -l FILE         load FILE first (may be repeated)\n"
@@ -37,11 +38,12 @@ static const char *kUsage =
     "\n"
     "kiln test runs golden tests (NAME.lisp or NAME.scm with NAME.out); its options:\n"
     "  -k TEXT, --list, -j/--jobs N, --timeout SEC, --fail-fast, -u/--update,\n"
-    "  --junit FILE, --tap, -h/--help (kiln test --help says what each does)\n"
+    "  --junit FILE, --tap, -h/--help, -- (kiln test --help says what each does)\n"
     "\n"
     "With no FILE: the REPL on a terminal, otherwise the program on stdin.\n"
-    "Environment: KILN_GC_STRESS=N (collect every N allocations), KILN_THREADS,\n"
-    "KILN_CACHE_DIR, KILN_JIT_DUMP, KILN_JIT_LOG, NO_COLOR, KILN_HISTFILE.\n";
+    "Environment (docs/cli.md): KILN_THREADS, KILN_STACK_MB, KILN_CACHE_DIR,\n"
+    "KILN_JIT_LOG, KILN_JIT_DUMP, KILN_JIT_LEVEL, KILN_GC_STRESS=N (collect every N\n"
+    "allocations), KILN_HISTFILE, NO_COLOR, KILN_TEST_TIMEOUT.\n";
 
 struct Action {
   char kind;  // 'e' eval, 'p' print, 'l' load

@@ -45,11 +45,8 @@ int run_repl(bool banner) {
       continue;
     }
     if (r == ReadResult::end_of_input) {
-      if (s.interactive) {
-        std::fputs("\n", stdout);
-      } else if (!is_blank(buffer)) {
+      if (!s.interactive && !is_blank(buffer))
         eval_entry(s, buffer);  // piped input: report the unfinished form as a script would
-      }
       break;
     }
     buffer += line;

@@ -50,6 +50,7 @@ void print_result(Value v) {
 
 bool run_in_repl(ReplSession &s, const std::function<void()> &fn) {
   clear_pending_interrupts();
+  s.current_form = SrcLoc{};
   try {
     fn();
     return true;
@@ -59,8 +60,10 @@ bool run_in_repl(ReplSession &s, const std::function<void()> &fn) {
       g_raised = NOVALUE;
       print_repl_error(s, line);
       // Unwinding every frame left `pending` at the call that entered the
-      // outermost one: the top-level form.
-      s.last_error = ReplError{line, std::move(e.trace), e.pending};
+      // outermost one: the top-level form. An error while a macro use is
+      // expanded unwinds no call of it, so the form's own place stands in.
+      SrcLoc outermost = e.pending.known() ? e.pending : s.current_form;
+      s.last_error = ReplError{line, std::move(e.trace), outermost};
       s.had_error = true;
     } catch (const std::bad_alloc &) {
       report_malloc_exhausted();
@@ -91,6 +94,7 @@ void eval_entry(ReplSession &s, const std::string &text) {
     for (;;) {
       Value form = reader.next();
       if (form == NOVALUE) break;
+      s.current_form = loc_of(form);
       print_result(eval_toplevel(form));
     }
   });

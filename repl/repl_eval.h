@@ -31,6 +31,7 @@ struct ReplSession {
   int entries = 0;  // numbers the <repl-N> source names
   bool had_error = false;
   ReplError last_error;  // valid when had_error
+  SrcLoc current_form;   // the top-level form being evaluated, if known
 };
 
 // Whether errors may be coloured: stderr is a terminal, NO_COLOR is unset or

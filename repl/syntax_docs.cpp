@@ -72,6 +72,8 @@ static const SyntaxDoc kSyntaxDocs[] = {
      "Evaluates BODY; on a raised object binds it to VAR and evaluates HANDLER."},
     {"cond-expand", "(cond-expand (REQUIREMENT BODY...)... [(else BODY...)])",
      "The BODY of the first clause whose feature REQUIREMENT holds."},
+    {"use-modules", "(use-modules SPEC...)",
+     "Guile's import; accepted and ignored: every builtin is always visible."},
 };
 
 const SyntaxDoc *find_syntax_doc(std::string_view name) {

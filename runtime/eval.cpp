@@ -22,6 +22,13 @@ volatile std::sig_atomic_t g_interrupt = 0;
 uintptr_t g_stack_limit = 0;
 
 Value eval_toplevel(Value form) {
+  // The site a form's evaluation leaves in g_site must not outlive it: an error
+  // raised afterwards outside any form (a -l file that cannot be opened, the
+  // REPL's ,load) would otherwise be reported at that old form's location.
+  struct RestoreSite {
+    Node *saved;
+    ~RestoreSite() { g_site = saved; }
+  } restore{g_site};
   // Expand top-level macros first so a `begin` they produce is spliced and
   // each of its forms is defined before the next is analysed.
   for (;;) {

@@ -95,6 +95,14 @@ void bind_args(Closure *c, Frame *f, int argc, const Value *argv);
 // Syntax-rules: a transformer object (T_OPAQUE) and its expansion.
 Value make_syntax_rules(Value spec, Value form);
 bool is_syntax_rules(Value v);
+// For ,describe: each rule's pattern (a list, in order), the documentation
+// string (or NOVALUE) and the location of the defining form.
+struct SyntaxRulesInfo {
+  Value patterns;
+  Value doc;
+  SrcLoc loc;
+};
+SyntaxRulesInfo describe_syntax_rules(Value rules);
 // `shadowed` (empty for a macro defined in a local scope) tells whether a name
 // is bound locally where the macro is used; see syntax_rules.cpp on hygiene.
 Value expand_syntax_rules(Value rules, Value form, const std::function<bool(Value)> &shadowed);

@@ -184,6 +184,8 @@ const char *type_name(Value v) {
   case T_HASHTABLE: return "hash table";
   case T_ERROR: return "error object";
   case T_RECORD: return "record";
+  case T_RECORD_TYPE: return "record type";
+  case T_ENVIRONMENT: return "environment";
   case T_PROMISE: return "promise";
   case T_PORT: return "port";
   default: {

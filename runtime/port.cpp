@@ -67,6 +67,20 @@ Value make_string_output_port() {
   return from_ptr(p);
 }
 
+// Null: stdin is read through stdio like any file.
+static int (*g_stdin_reader)() = nullptr;
+
+void set_stdin_reader(int (*reader)()) { g_stdin_reader = reader; }
+
+static int file_getc(Port *p) {
+  if (p->fp == stdin) {
+    std::fflush(stdout);  // a prompt printed before reading must show
+    if (g_stdin_reader) return g_stdin_reader();
+  }
+  int c = std::fgetc(p->fp);
+  return c == EOF ? -1 : c;
+}
+
 static int next_char(Port *p) {
   if (!p->is_file) {
     String *s = as<String>(p->str);
@@ -77,9 +91,7 @@ static int next_char(Port *p) {
     p->peeked = -2;
     return c;
   }
-  if (p->fp == stdin) std::fflush(stdout);  // a prompt printed before reading must show
-  int c = std::fgetc(p->fp);
-  return c == EOF ? -1 : c;
+  return file_getc(p);
 }
 
 int port_read_char(Port *p) {
@@ -100,11 +112,7 @@ int port_peek_char(Port *p) {
     String *s = as<String>(p->str);
     return p->pos < s->len ? (unsigned char)s->data[p->pos] : -1;
   }
-  if (p->peeked == -2) {
-    if (p->fp == stdin) std::fflush(stdout);
-    int c = std::fgetc(p->fp);
-    p->peeked = c == EOF ? -1 : c;
-  }
+  if (p->peeked == -2) p->peeked = file_getc(p);
   return p->peeked;
 }
 

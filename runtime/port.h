@@ -40,6 +40,10 @@ Value make_string_output_port();
 int port_read_char(Port *p);  // -1 at end; advances line/col
 int port_peek_char(Port *p);
 void port_write(Port *p, std::string_view s);
+// Replaces fgetc for stdin's bytes (-1 at end; nullptr restores stdio). The
+// REPL on a terminal reads them itself, so Ctrl-C can end a (read-line) that
+// is waiting for a line; nothing else may then read stdin through stdio.
+void set_stdin_reader(int (*reader)());
 void port_flush(Port *p);
 
 // Parameters of the current ports (with-output-to-string rebinds output).

@@ -27,6 +27,8 @@ struct SyntaxRules {
   Value ellipsis;
   Value literals;  // list of symbols
   Value rules;     // list of (pattern template binders)
+  Value doc;       // string, or NOVALUE
+  SrcLoc loc;      // of the form that defined it
 };
 constexpr uint8_t kRulesFlag = 1;
 constexpr uint8_t kSeqFlag = 2;
@@ -362,9 +364,17 @@ Value make_syntax_rules(Value spec, Value form) {
   r->ellipsis = ellipsis;
   r->literals = car(rest);
   r->name = is_pair(cdr(form)) && is_symbol(car(cdr(form))) ? car(cdr(form)) : intern("syntax-rules");
+  r->loc = loc_of(form);
+  r->doc = NOVALUE;
+  Value p = cdr(rest);
+  // A string before the rules documents the macro, as Guile allows.
+  if (is_pair(p) && is_string(car(p))) {
+    r->doc = car(p);
+    p = cdr(p);
+  }
   Expander ex(r);
   Value rules = NIL;
-  for (Value p = cdr(rest); is_pair(p); p = cdr(p)) {
+  for (; is_pair(p); p = cdr(p)) {
     Value rule = car(p);
     if (!is_pair(rule) || !is_pair(cdr(rule)) || !is_pair(car(rule)))
       throw_error_at(loc_of(form), fmt::format("syntax-rules: bad rule {}", error_value_string(rule)));
@@ -377,6 +387,13 @@ Value make_syntax_rules(Value spec, Value form) {
   }
   r->rules = reverse_list(rules);
   return from_ptr(r);
+}
+
+SyntaxRulesInfo describe_syntax_rules(Value rules_v) {
+  SyntaxRules *r = as<SyntaxRules>(rules_v);
+  Value patterns = NIL;
+  for (Value p = r->rules; is_pair(p); p = cdr(p)) patterns = cons(car(car(p)), patterns);
+  return {reverse_list(patterns), r->doc, r->loc};
 }
 
 Value expand_syntax_rules(Value rules_v, Value form, const std::function<bool(Value)> &shadowed) {

@@ -153,6 +153,53 @@ def main(test):
     print("PASS")
 
 
+SKIP = 77  # the exit status CMakeLists.txt gives ctest as SKIP_RETURN_CODE
+
+
+def have_pty():
+    try:
+        master, slave = os.openpty()
+    except OSError:
+        return False
+    os.close(master)
+    os.close(slave)
+    return True
+
+
+def run_cases(cases):
+    """Runs each case (a function of the kiln path) on its own and prints one
+    line per case: PASS NAME, or FAIL NAME (FILE:LINE) with the check of the
+    test file that failed and the reason. Exits 1 when any failed, SKIP when no
+    pseudo-terminal can be opened."""
+    import traceback
+    if len(sys.argv) < 2:
+        print(f"usage: {sys.argv[0]} PATH-TO-KILN", file=sys.stderr)
+        sys.exit(2)
+    if not have_pty():
+        print("SKIP: no pseudo-terminal can be opened here")
+        sys.exit(SKIP)
+    kiln = os.path.abspath(sys.argv[1])
+    test_file = os.path.abspath(sys.modules["__main__"].__file__)
+    failed = []
+    for case in cases:
+        started = time.monotonic()
+        try:
+            case(kiln)
+        except Exception as e:  # a broken case must not hide the others
+            frames = [f for f in traceback.extract_tb(e.__traceback__)
+                      if os.path.abspath(f.filename) == test_file]
+            # The outermost frame in the test file is the line of the case itself.
+            where = f"{os.path.basename(test_file)}:{frames[0].lineno}" if frames else "?"
+            reason = str(e) if isinstance(e, Failure) else traceback.format_exc()
+            print(f"FAIL {case.__name__} ({where}): {reason}")
+            failed.append(case.__name__)
+            continue
+        print(f"PASS {case.__name__} {int((time.monotonic() - started) * 1000)} ms")
+    print(f"{len(cases) - len(failed)} passed, {len(failed)} failed" +
+          (f": {' '.join(failed)}" if failed else ""))
+    sys.exit(1 if failed else 0)
+
+
 def run_plain(kiln, args, stdin, cwd=None):
     """Runs kiln with piped stdin (plain mode); returns (status, stdout, stderr)."""
     import subprocess

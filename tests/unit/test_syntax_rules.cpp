@@ -152,3 +152,14 @@ TEST_CASE("syntax-rules: a macro that expands forever can be interrupted", "[syn
   CHECK_THROWS_AS(eval_all("(sr-loop)"), InterruptThrow);
   CHECK(g_interrupt == 0);
 }
+
+TEST_CASE("syntax-rules: a string before the rules documents the macro (as in Guile)", "[syntax_rules]") {
+  eval_all("(define-syntax sr-doc (syntax-rules () \"Lists A twice.\" ((_ a) (list a a))))");
+  CHECK(run("(sr-doc 3)") == "(3 3)");
+  CHECK(expand("(sr-doc x)") == "(list x x)");
+  // With a custom ellipsis too; a string after the first rule is still a bad rule.
+  eval_all("(define-syntax sr-doc2 (syntax-rules ::: () \"All of them.\" ((_ x :::) (list x :::))))");
+  CHECK(run("(sr-doc2 1 2)") == "(1 2)");
+  CHECK(error_of("(define-syntax sr-bad (syntax-rules () ((_ a) a) \"late\"))") ==
+        "syntax-rules: bad rule \"late\"");
+}
