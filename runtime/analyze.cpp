@@ -149,13 +149,19 @@ static Node *analyze_seq(Value forms, Scope *sc, bool tail, Value form) {
   return new Seq(items, n);
 }
 
+// `else` and `=>` are cond's and case's auxiliary syntax only where they have
+// their global meaning: a local variable named `=>` or `else` is a variable.
+static bool is_aux_keyword(Value x, const char *name, Scope *sc) {
+  return is_symbol(x) && unaliased(x) == intern(name) && lookup(x, sc).kind == Lookup::GLOBAL;
+}
+
 static Node *analyze_cond_clauses(Value clauses, Scope *sc, bool tail, Value form, Node *fallthrough) {
   check_stack();
   if (clauses == NIL) return fallthrough ? fallthrough : new Const(UNSPEC);
   if (!is_pair(clauses) || !is_pair(car(clauses))) bad_syntax(form, "cond");
   Value clause = car(clauses);
   Value test = car(clause), body = cdr(clause);
-  if (unaliased(test) == intern("else") && lookup(test, sc).kind == Lookup::GLOBAL) {
+  if (is_aux_keyword(test, "else", sc)) {
     if (cdr(clauses) != NIL) syntax_error(form, "cond: else clause must be last");
     return analyze_seq(body, sc, tail, form);
   }
@@ -166,7 +172,7 @@ static Node *analyze_cond_clauses(Value clauses, Scope *sc, bool tail, Value for
     items[1] = analyze_cond_clauses(cdr(clauses), sc, tail, form, fallthrough);
     return new Or(items, 2);
   }
-  if (is_pair(body) && unaliased(car(body)) == intern("=>")) {
+  if (is_pair(body) && is_aux_keyword(car(body), "=>", sc)) {
     if (!is_pair(cdr(body))) bad_syntax(form, "cond");
     // (let ((t test)) (if t (f t) rest)) — built as nodes with a fresh one-slot scope.
     OpenScope ls(sc);
@@ -199,10 +205,10 @@ static Node *analyze_case(Value form, Scope *sc, bool tail) {
     Value clause = car(p);
     if (!is_pair(clause)) bad_syntax(form, "case");
     Value data = car(clause);
-    if (unaliased(data) == intern("else")) data = TRUE_V;
+    if (is_aux_keyword(data, "else", sc)) data = TRUE_V;
     else if (list_length(data) < 0) bad_syntax(form, "case");
     Value body = cdr(clause);
-    bool arrow = is_pair(body) && unaliased(car(body)) == intern("=>");
+    bool arrow = is_pair(body) && is_aux_keyword(car(body), "=>", sc);
     clauses[i].data = data;
     clauses[i].arrow = arrow;
     clauses[i].body = arrow ? analyze(cadr_(body), sc, false) : analyze_seq(body, sc, tail, form);
@@ -379,9 +385,33 @@ static Node *analyze_body(Value forms, Scope *sc, bool tail, Value whole) {
 
 // ---- the dispatcher ---------------------------------------------------------
 
+// (syntax-case ...) or (match ...) with the name unbound: its operands are
+// patterns, not expressions, and analysing them would fail with a message
+// about the pattern ("() is not an expression"). Say what is missing instead.
+// The operands are tried first, without handlers (so none sees the failure),
+// since a program may define its own `match` procedure further down.
+static void check_unsupported_form(Value x, Scope *sc) {
+  Value head = car(x);
+  if (!is_symbol(head) || lookup(head, sc).kind != Lookup::GLOBAL || sym(unaliased(head))->global != NOVALUE)
+    return;
+  std::string msg = unsupported_form_message(symbol_name(unaliased(head)));
+  if (msg.empty()) return;
+  bool fails = false;
+  {
+    HandlerScope none(NIL);
+    try {
+      for (Value p = cdr(x); is_pair(p); p = cdr(p)) analyze(car(p), sc, false);
+    } catch (LispError &) {
+      fails = true;
+    }
+  }
+  if (fails) syntax_error(x, msg);
+}
+
 static Node *analyze_call(Value x, Scope *sc, bool tail) {
   int n = list_length(cdr(x));
   if (n < 0) syntax_error(x, fmt::format("bad syntax: improper list in call {}", error_value_string(x)));
+  check_unsupported_form(x, sc);
   Node *fn = analyze(car(x), sc, false);
   Node **args = node_array<Node>(n);
   int i = 0;

@@ -88,9 +88,11 @@ void gc_out_of_memory_for(uint64_t count, size_t size, size_t header) {
   if (is_procedure(h)) {
     HandlerScope outer(handler_rest());
     apply_proc(h, 1, &obj);
-    // A handler returning from a non-continuable raise is itself an error.
+    // A handler returning from a non-continuable raise is itself an error,
+    // raised (R7RS) in the handler's dynamic environment: `outer` is still in
+    // force, so the next handler out sees it.
     Value msg = make_string("handler returned from non-continuable raise");
-    throw_raised(make_error_obj(msg, list_of_one(obj), intern("error")), {});
+    raise_value(make_error_obj(msg, list_of_one(obj), intern("error")));
   }
   throw_raised(obj, {});
 }

@@ -22,8 +22,28 @@ static int edit_distance(std::string_view a, std::string_view b) {
   return prev[b.size()];
 }
 
+std::string unsupported_form_message(std::string_view name) {
+  static const char *const macro_systems[] = {"syntax-case",          "syntax",
+                                              "quasisyntax",          "unsyntax",
+                                              "unsyntax-splicing",    "with-syntax",
+                                              "identifier-syntax",    "er-macro-transformer",
+                                              "ir-macro-transformer", "sc-macro-transformer",
+                                              "rsc-macro-transformer"};
+  static const char *const matchers[] = {"match",      "match-lambda", "match-lambda*", "match-let",
+                                         "match-let*", "match-letrec", "match-define"};
+  for (const char *m : macro_systems)
+    if (name == m)
+      return fmt::format("{} is not supported: Kiln's macros are syntax-rules and defmacro", name);
+  for (const char *m : matchers)
+    if (name == m)
+      return fmt::format("{} is not supported: Kiln has no pattern matcher (use cond, case or let-values)",
+                         name);
+  return {};
+}
+
 void undefined_variable(Value symbol) {
   std::string name(symbol_name(symbol));
+  if (std::string m = unsupported_form_message(name); !m.empty()) throw_error(m);
   std::string best;
   int best_d = 3;
   for_each_symbol([&](Value s) {

@@ -11,6 +11,9 @@
 namespace kiln {
 
 [[noreturn]] void undefined_variable(Value symbol);
+// For a name of a form other Schemes have and Kiln does not (syntax-case,
+// match, ...): the error that says so. Empty for any other name.
+std::string unsupported_form_message(std::string_view name);
 [[noreturn]] void used_before_definition(Value name);
 Value finish_tail(Value r);
 

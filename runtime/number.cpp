@@ -174,6 +174,12 @@ static int digit_in_radix(char c, int radix) {
   return d < radix ? d : -1;
 }
 
+// R5RS's exponent markers s f d l, which Schemes still accept; R7RS has only e.
+static bool is_exponent_marker(char c) {
+  c = char(c | 0x20);
+  return c == 'e' || c == 's' || c == 'f' || c == 'd' || c == 'l';
+}
+
 // [sign] digits [. digits] | [sign] . digits, then optional e[sign]digits.
 static bool is_decimal_float_syntax(std::string_view s) {
   size_t i = 0;
@@ -185,7 +191,7 @@ static bool is_decimal_float_syntax(std::string_view s) {
     while (i < s.size() && s[i] >= '0' && s[i] <= '9') i++, mantissa_digits++;
   }
   if (mantissa_digits == 0) return false;
-  if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
+  if (i < s.size() && is_exponent_marker(s[i])) {
     i++;
     if (i < s.size() && (s[i] == '+' || s[i] == '-')) i++;
     size_t exp_digits = 0;
@@ -195,10 +201,18 @@ static bool is_decimal_float_syntax(std::string_view s) {
   return i == s.size();
 }
 
+// Case-insensitive, as R7RS's number syntax is.
+static bool ascii_iequal(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); i++)
+    if (std::tolower((unsigned char)a[i]) != b[i]) return false;
+  return true;
+}
+
 static Value parse_real(std::string_view s, int radix) {
-  if (s == "+inf.0") return make_double(HUGE_VAL);
-  if (s == "-inf.0") return make_double(-HUGE_VAL);
-  if (s == "+nan.0" || s == "-nan.0") return make_double(NAN);
+  if (ascii_iequal(s, "+inf.0")) return make_double(HUGE_VAL);
+  if (ascii_iequal(s, "-inf.0")) return make_double(-HUGE_VAL);
+  if (ascii_iequal(s, "+nan.0") || ascii_iequal(s, "-nan.0")) return make_double(NAN);
   size_t i = 0;
   bool negative = false;
   if (i < s.size() && (s[i] == '+' || s[i] == '-')) negative = s[i++] == '-';
@@ -222,7 +236,30 @@ static Value parse_real(std::string_view s, int radix) {
     return make_int(negative ? int64_t(0 - magnitude) : int64_t(magnitude));
   }
   if (radix != 10 || !is_decimal_float_syntax(s)) return NOVALUE;
-  return make_double(std::strtod(std::string(s).c_str(), nullptr));
+  std::string text(s);
+  for (char &c : text)
+    if (is_exponent_marker(c)) c = 'e';  // strtod knows only e
+  return make_double(std::strtod(text.c_str(), nullptr));
+}
+
+bool is_integer_syntax(std::string_view text, int radix) {
+  while (text.size() >= 2 && text[0] == '#') {
+    switch (std::tolower((unsigned char)text[1])) {
+    case 'x': radix = 16; break;
+    case 'o': radix = 8; break;
+    case 'b': radix = 2; break;
+    case 'd': radix = 10; break;
+    case 'e':
+    case 'i': break;
+    default: return false;
+    }
+    text.remove_prefix(2);
+  }
+  if (!text.empty() && (text[0] == '+' || text[0] == '-')) text.remove_prefix(1);
+  if (text.empty()) return false;
+  for (char c : text)
+    if (digit_in_radix(c, radix) < 0) return false;
+  return true;
 }
 
 Value parse_number(std::string_view text, int radix) {

@@ -97,6 +97,9 @@ std::string int_to_string(int64_t n, int radix);
 // +inf.0 -inf.0 +nan.0) in RADIX; NOVALUE when the text is not a number or
 // is an integer outside int64.
 Value parse_number(std::string_view text, int radix);
+// TEXT is an integer literal in RADIX (prefixes allowed) of any size: what
+// parse_number refuses for being outside int64 (the reader's "out of range").
+bool is_integer_syntax(std::string_view text, int radix);
 
 // ---- random numbers ---------------------------------------------------------
 // SplitMix64 (Steele, Lea, Flood 2014; the seeding generator of xoshiro):

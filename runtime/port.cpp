@@ -37,6 +37,10 @@ static Port *new_port(PortKind kind, std::string_view name) {
   p->pos = 0;
   p->peeked = -2;
   p->name = make_string(name);
+  p->line = 1;
+  p->col = 1;
+  p->source_id = 0;
+  p->fold_case = 0;
   return p;
 }
 
@@ -77,8 +81,7 @@ static int file_getc(Port *p) {
   return c == EOF ? -1 : c;
 }
 
-int port_read_char(Port *p) {
-  if (p->closed) throw_error("read from a closed port");
+static int next_char(Port *p) {
   if (!p->is_file) {
     String *s = as<String>(p->str);
     return p->pos < s->len ? (unsigned char)s->data[p->pos++] : -1;
@@ -89,6 +92,18 @@ int port_read_char(Port *p) {
     return c;
   }
   return file_getc(p);
+}
+
+int port_read_char(Port *p) {
+  if (p->closed) throw_error("read from a closed port");
+  int c = next_char(p);
+  if (c == '\n') {
+    p->line++;
+    p->col = 1;
+  } else if (c >= 0) {
+    p->col++;
+  }
+  return c;
 }
 
 int port_peek_char(Port *p) {

@@ -26,6 +26,10 @@ struct Port {
   int64_t pos;  // read position in an input string port
   int peeked;   // file input: one char of lookahead, -2 = none
   Value name;   // string, for messages
+  // Input: where the next char comes from (1-based), for read errors.
+  uint32_t line, col;
+  uint32_t source_id;  // srcloc file id naming this port; 0 until `read` first needs it
+  uint8_t fold_case;   // #!fold-case was read from this port
 };
 inline bool is_port(Value v) { return has_type(v, T_PORT); }
 
@@ -33,7 +37,7 @@ Value make_file_port(FILE *fp, PortKind kind, std::string_view name);
 Value make_string_input_port(std::string_view text);
 Value make_string_output_port();
 
-int port_read_char(Port *p);  // -1 at end
+int port_read_char(Port *p);  // -1 at end; advances line/col
 int port_peek_char(Port *p);
 void port_write(Port *p, std::string_view s);
 // Replaces fgetc for stdin's bytes (-1 at end; nullptr restores stdio). The

@@ -11,6 +11,7 @@
 
 #include "eval_internal.h"
 #include "hashtable.h"
+#include "number.h"
 #include "object.h"
 #include "port.h"
 
@@ -72,36 +73,30 @@ static void write_string_literal(std::string &out, std::string_view s) {
   out += '"';
 }
 
-// Mirrors the reader's decimal number syntax (reader.cpp parse_number), so a
-// symbol is barred exactly when its bare name would read back as a number: `inf`
-// and `nan` stay bare, `+inf.0` and `1e3` get bars.
+// Whether the bare name would read back as a number (or as the reader's
+// "out of range" integer, or complex syntax, which Kiln does not read as a
+// symbol either), so `inf` and `nan` stay bare while `+inf.0`, `1e3`, `+i` and
+// `+nan.0abc` (too close to a number for other Schemes' readers) get bars.
 static bool reads_as_number(std::string_view s) {
-  if (s == "+inf.0" || s == "-inf.0" || s == "+nan.0" || s == "-nan.0") return true;
-  size_t i = (s[0] == '+' || s[0] == '-') ? 1 : 0;
-  if (i == s.size()) return false;
-  bool all_digits = true, digit = false;
-  for (size_t j = i; j < s.size(); j++) {
-    char c = s[j];
-    if (std::isdigit((unsigned char)c)) {
-      digit = true;
-      continue;
-    }
-    all_digits = false;
-    if (c != '.' && c != 'e' && c != 'E' && c != '+' && c != '-') return false;
+  if (parse_number(s, 10) != NOVALUE || is_integer_syntax(s, 10)) return true;
+  char last = char(std::tolower((unsigned char)s.back()));
+  bool starts_numeric =
+      std::isdigit((unsigned char)s[0]) || ((s[0] == '+' || s[0] == '-' || s[0] == '.') && s.size() > 1 &&
+                                            (std::isdigit((unsigned char)s[1]) || s[1] == '.'));
+  if (last == 'i' && (starts_numeric || s == "+i" || s == "-i")) return true;
+  if (s.size() > 5 && (s[0] == '+' || s[0] == '-')) {
+    std::string head(s.substr(1, 4));
+    for (char &c : head) c = char(std::tolower((unsigned char)c));
+    if (head == "inf." || head == "nan.") return true;
   }
-  if (all_digits) return true;  // an integer (or an out-of-range one: a read error)
-  if (!digit) return false;
-  std::string tmp(s);
-  char *end = nullptr;
-  std::strtod(tmp.c_str(), &end);
-  return end && *end == 0;
+  return false;
 }
 
 static bool symbol_needs_bars(std::string_view s) {
   if (s.empty()) return true;
   for (unsigned char c : s)
     if (c <= ' ' || c == '(' || c == ')' || c == '[' || c == ']' || c == '"' || c == ';' || c == '\'' ||
-        c == '`' || c == ',' || c == '|' || c == 0x7f)
+        c == '`' || c == ',' || c == '|' || c == '\\' || c == 0x7f)
       return true;
   if (s == "." || s[0] == '#') return true;  // '#' starts other syntax in the reader
   return reads_as_number(s);
@@ -496,7 +491,16 @@ static std::optional<OpenContainer> print_start(std::string &out, Value v, bool 
     std::string_view n = symbol_name(v);
     if (write && symbol_needs_bars(n)) {
       out += '|';
-      out += n;
+      for (unsigned char ch : n) {
+        if (ch == '|' || ch == '\\') {
+          out += '\\';
+          out += char(ch);
+        } else if (ch < 0x20 || ch == 0x7f) {
+          fmt::format_to(std::back_inserter(out), "\\x{:x};", ch);
+        } else {
+          out += char(ch);
+        }
+      }
       out += '|';
     } else {
       out += n;

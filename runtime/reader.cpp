@@ -2,11 +2,14 @@
 
 #include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include "error.h"
 #include "eval_internal.h"
+#include "number.h"
 #include "srcloc.h"
 
 namespace kiln {
@@ -18,36 +21,87 @@ struct Open {
   uint32_t line, col;
 };
 
+// Lower-case ASCII: the case-insensitive parts of the syntax (`#T`, `#X1F`,
+// `+INF.0`) are all ASCII.
+std::string ascii_lower(std::string_view s) {
+  std::string r(s);
+  for (char &c : r)
+    if (c >= 'A' && c <= 'Z') c = char(c - 'A' + 'a');
+  return r;
+}
+
+// #!fold-case folds symbols and character names as string-foldcase would.
+// Characters are Latin-1 bytes (docs/language.md), and their folding is the
+// downcase mapping of that range.
+char fold_char(int c) {
+  if ((c >= 'A' && c <= 'Z') || (c >= 0xC0 && c <= 0xDE && c != 0xD7)) return char(c + 32);
+  return char(c);
+}
+
 class Reader {
  public:
   Reader(std::string_view text, uint32_t file) : text_(text), port_(nullptr), file_(file) {}
-  Reader(Port *p, uint32_t file) : port_(p), file_(file) {}
+  explicit Reader(Port *p) : port_(p), file_(port_source_id(p)), fold_case_(p->fold_case != 0) {}
 
-  // Returns NOVALUE at end of input.
+  // Returns NOVALUE at end of input. Datum labels are scoped to one top-level datum.
   Value read_top() {
+    labels_ = NIL;
     skip_atmosphere();
     if (peek() < 0) return NOVALUE;
-    return read_datum();
+    Value d = read_datum();
+    labels_ = NIL;
+    return d;
   }
 
  private:
+  static constexpr int kNone = -2;
   std::string_view text_;
   size_t pos_ = 0;
   Port *port_;
   uint32_t file_;
-  uint32_t line_ = 1, col_ = 1;
+  uint32_t line_ = 1, col_ = 1;  // string sources; a port keeps its own
+  // Ports look one char further ahead by taking it from the port early; every
+  // caller of peek2 consumes that char before read_top returns, so nothing is lost
+  // between two `read`s.
+  int ahead_ = kNone;
+  SrcLoc ahead_at_{};
+  bool fold_case_ = false;
+  // Datum labels of the current top-level datum: a list of vectors
+  // #(N PLACEHOLDER VALUE-OR-NOVALUE USED?). The reader lives in collected memory or
+  // on the stack (see SourceReader), so this list is a root.
+  Value labels_ = NIL;
   std::vector<Open> open_;
 
+  static uint32_t port_source_id(Port *p) {
+    if (p->source_id == 0) {
+      std::string_view name = string_view_of(p->name);
+      p->source_id = register_source_file(p->is_file ? name : std::string_view("<string>"));
+    }
+    return p->source_id;
+  }
+
   int peek() {
-    if (port_) return port_peek_char(port_);
+    if (port_) return ahead_ != kNone ? ahead_ : port_peek_char(port_);
     return pos_ < text_.size() ? (unsigned char)text_[pos_] : -1;
   }
-  int peek2() {  // one further char; string sources only (ports: treated as absent)
-    if (port_) return -1;
+  int peek2() {
+    if (port_) {
+      if (ahead_ == kNone) {
+        ahead_at_ = here();
+        ahead_ = port_read_char(port_);
+      }
+      return port_peek_char(port_);
+    }
     return pos_ + 1 < text_.size() ? (unsigned char)text_[pos_ + 1] : -1;
   }
   int get() {
-    int c = port_ ? port_read_char(port_) : (pos_ < text_.size() ? (unsigned char)text_[pos_++] : -1);
+    if (port_) {
+      if (ahead_ == kNone) return port_read_char(port_);
+      int c = ahead_;
+      ahead_ = kNone;
+      return c;
+    }
+    int c = pos_ < text_.size() ? (unsigned char)text_[pos_++] : -1;
     if (c == '\n') {
       line_++;
       col_ = 1;
@@ -57,8 +111,16 @@ class Reader {
     return c;
   }
 
-  SrcLoc here() const { return SrcLoc{file_, line_, col_}; }
-  [[noreturn]] void fail(SrcLoc at, std::string_view msg) { throw_error_at(at, msg); }
+  SrcLoc here() const {
+    if (port_) return ahead_ != kNone ? ahead_at_ : SrcLoc{file_, port_->line, port_->col};
+    return SrcLoc{file_, line_, col_};
+  }
+  // A read error in a program's source is reported at its place in the source;
+  // one from `read` on a port at the `read` call, with the port's place in the message.
+  [[noreturn]] void fail(SrcLoc at, std::string_view msg) {
+    if (!port_) throw_error_at(at, msg);
+    throw_error_at(SrcLoc{}, fmt::format("{} ({}:{}:{})", msg, source_file_name(file_), at.line, at.col));
+  }
   [[noreturn]] void fail_eof() {
     if (open_.empty()) fail(here(), "unexpected end of input");
     const Open &o = open_.front();
@@ -86,6 +148,11 @@ class Reader {
     }
   }
 
+  // "#!" of a script's first line, as opposed to a directive such as #!fold-case.
+  bool at_script_line() const {
+    return !port_ && pos_ == 0 && text_.size() > 2 && (text_[2] == '/' || text_[2] == ' ');
+  }
+
   void skip_atmosphere() {
     for (;;) {
       int c = peek();
@@ -100,15 +167,30 @@ class Reader {
           skip_block_comment(start);
         } else {
           skip_atmosphere();
-          if (peek() < 0) fail(start, "datum comment '#;' has no datum to skip");
+          if (peek() < 0 || peek() == ')' || peek() == ']')
+            fail(start, "datum comment '#;' has no datum to skip");
           read_datum();
         }
-      } else if (c == '#' && peek2() == '!' && pos_ == 0 && !port_) {
-        while (peek() >= 0 && peek() != '\n') get();  // script line "#!/usr/bin/env kiln"
+      } else if (c == '#' && peek2() == '!') {
+        if (at_script_line()) {
+          while (peek() >= 0 && peek() != '\n') get();  // "#!/usr/bin/env kiln"
+          continue;
+        }
+        get();
+        get();
+        std::string name = ascii_lower(read_token().text);
+        // Other directives (#!r7rs, #!default, ...) are read and ignored.
+        if (name == "fold-case") set_fold_case(true);
+        else if (name == "no-fold-case") set_fold_case(false);
       } else {
         return;
       }
     }
+  }
+
+  void set_fold_case(bool on) {
+    fold_case_ = on;
+    if (port_) port_->fold_case = on;  // R7RS: it lasts for later reads from the same port
   }
 
   Value with_loc(Value pair, SrcLoc loc) {
@@ -144,8 +226,7 @@ class Reader {
       return read_abbrev("unquote", start);
     case '"': get(); return read_string(start);
     case '#': return read_hash(start);
-    case '|': return read_token_value(start);
-    default: return read_token_value(start);
+    default: return token_value(read_token(), start);
     }
   }
 
@@ -176,21 +257,12 @@ class Reader {
         open_.pop_back();
         return head;
       }
-      if (c == '.' && is_delimiter(peek2()) && !port_) {
+      if (c == '.' && is_delimiter(peek2())) {
         SrcLoc dot = here();
         get();
         return finish_dotted(head, tail, closer, dot, in_vector);
       }
-      Value item;
-      if (c == '.' && port_) {
-        // Ports cannot look two ahead: read the token and see whether it is a lone dot.
-        SrcLoc dot = here();
-        std::string tok = read_token_text();
-        if (tok == ".") return finish_dotted(head, tail, closer, dot, in_vector);
-        item = token_value(tok, dot);
-      } else {
-        item = read_datum();
-      }
+      Value item = read_datum();
       Value cell = with_loc(cons(item, NIL), start);
       if (head == NIL) head = cell;
       else as<Pair>(tail)->cdr = cell;
@@ -213,6 +285,36 @@ class Reader {
     return head;
   }
 
+  // The escapes strings and |symbols| share, after the backslash: \n \t \r \a \b \0
+  // \\ \" \| and \xHH;. Returns false for a char that is not one of them.
+  // `in` names the context for errors: "string" or "|symbol|".
+  bool read_escape(int e, SrcLoc esc, std::string &out, const char *in) {
+    switch (e) {
+    case 'n': out += '\n'; return true;
+    case 't': out += '\t'; return true;
+    case 'r': out += '\r'; return true;
+    case 'a': out += '\a'; return true;
+    case 'b': out += '\b'; return true;
+    case '0': out += '\0'; return true;
+    case '\\': out += '\\'; return true;
+    case '"': out += '"'; return true;
+    case '|': out += '|'; return true;
+    case 'x':
+    case 'X': {
+      std::string hex;
+      while (peek() >= 0 && std::isxdigit(peek()) && hex.size() < 8) hex += char(get());
+      if (hex.empty() || peek() != ';')
+        fail(esc, fmt::format("bad {} escape: \\x must be followed by hex digits and ';'", in));
+      get();
+      unsigned long v = std::strtoul(hex.c_str(), nullptr, 16);
+      if (v > 255) fail(esc, fmt::format("character \\x{}; is beyond Latin-1", hex));
+      out += char(v);
+      return true;
+    }
+    default: return false;
+    }
+  }
+
   Value read_string(SrcLoc start) {
     std::string s;
     for (;;) {
@@ -225,28 +327,8 @@ class Reader {
         continue;
       }
       int e = get();
+      if (read_escape(e, esc, s, "string")) continue;
       switch (e) {
-      case 'n': s += '\n'; break;
-      case 't': s += '\t'; break;
-      case 'r': s += '\r'; break;
-      case 'a': s += '\a'; break;
-      case 'b': s += '\b'; break;
-      case '0': s += '\0'; break;
-      case '\\': s += '\\'; break;
-      case '"': s += '"'; break;
-      case '|': s += '|'; break;
-      case 'x':
-      case 'X': {
-        std::string hex;
-        while (peek() >= 0 && std::isxdigit(peek())) hex += char(get());
-        if (peek() == ';') get();
-        else fail(esc, "bad string escape: \\x must be followed by hex digits and ';'");
-        if (hex.empty()) fail(esc, "bad string escape: \\x must be followed by hex digits and ';'");
-        unsigned long v = std::strtoul(hex.c_str(), nullptr, 16);
-        if (v > 255) fail(esc, fmt::format("character \\x{}; is beyond Latin-1", hex));
-        s += char(v);
-        break;
-      }
       case '\n':
       case ' ':
       case '\t': {
@@ -263,21 +345,35 @@ class Reader {
     }
   }
 
-  std::string read_token_text() {
-    std::string t;
+  struct Token {
+    std::string text;     // bars removed, escapes decoded, folded outside bars under #!fold-case
+    bool barred = false;  // some of it was inside |...|: a symbol, never a number
+  };
+
+  Token read_token() {
+    Token t;
     while (!is_delimiter(peek())) {
+      SrcLoc open = here();
       int c = get();
-      if (c == '|') {  // |...| part of a symbol
-        t += '|';
-        for (;;) {
-          int d = get();
-          if (d < 0) fail(here(), "unterminated |symbol|");
-          t += char(d);
-          if (d == '|') break;
-        }
+      if (c != '|') {
+        t.text += fold_case_ ? fold_char(c) : char(c);
         continue;
       }
-      t += char(c);
+      t.barred = true;
+      for (;;) {
+        SrcLoc esc = here();
+        int d = get();
+        if (d < 0) fail(open, "unterminated |symbol|");
+        if (d == '|') break;
+        if (d != '\\') {
+          t.text += char(d);
+          continue;
+        }
+        int e = get();
+        if (e < 0) fail(open, "unterminated |symbol|");
+        if (!read_escape(e, esc, t.text, "|symbol|"))
+          fail(esc, fmt::format("unknown escape '\\{}' in a |symbol|", char(e)));
+      }
     }
     return t;
   }
@@ -295,46 +391,36 @@ class Reader {
       for (Value p = lst; is_pair(p); p = cdr(p)) as<Vector>(v)->items[i++] = car(p);
       return v;
     }
-    if (c == '\\') {
+    if (c == '\\') return read_char_literal(start);
+    // R6RS syntax abbreviations, so syntax-case code reads and then gets
+    // analysis's "syntax-case is not supported" rather than a read error.
+    if (c == '\'' || c == '`') {
       get();
-      int first = get();
-      if (first < 0) fail(start, "unexpected end of input in character literal");
-      std::string name(1, char(first));
-      while (!is_delimiter(peek())) name += char(get());
-      if (name.size() == 1) return make_char((unsigned char)name[0]);
-      static const struct {
-        const char *n;
-        uint32_t c;
-      } names[] = {{"space", ' '},   {"newline", '\n'},  {"tab", '\t'},  {"nul", 0},       {"null", 0},
-                   {"return", '\r'}, {"linefeed", '\n'}, {"alarm", 7},   {"backspace", 8}, {"delete", 127},
-                   {"escape", 27},   {"altmode", 27},    {"rubout", 127}};
-      for (auto &n : names)
-        if (name == n.n) return make_char(n.c);
-      if ((name[0] == 'x' || name[0] == 'U' || name[0] == 'u') && name.size() > 1) {
-        char *end;
-        unsigned long v = std::strtoul(name.c_str() + 1, &end, 16);
-        if (*end == 0) {
-          if (v > 255) fail(start, fmt::format("character #\\{} is beyond Latin-1", name));
-          return make_char(uint32_t(v));
-        }
+      return read_abbrev(c == '\'' ? "syntax" : "quasisyntax", start);
+    }
+    if (c == ',') {
+      get();
+      if (peek() != '@') return read_abbrev("unsyntax", start);
+      get();
+      return read_abbrev("unsyntax-splicing", start);
+    }
+    if (c >= '0' && c <= '9') return read_label(start);
+    Token tok = read_token();
+    std::string low = ascii_lower(tok.text);
+    if (!tok.barred) {
+      if (low == "u8" && peek() == '(') {
+        get();
+        return bytevector_of(read_list(')', start, true), start);
       }
-      fail(start, fmt::format("unknown character name #\\{}", name));
+      if (low == "t" || low == "true") return TRUE_V;
+      if (low == "f" || low == "false") return FALSE_V;
+      if (low == "eof") return EOF_V;
+      if (!low.empty() && std::strchr("xbodei", low[0])) {
+        Value v = number_or_novalue("#" + tok.text, start);
+        if (v != NOVALUE) return v;
+      }
     }
-    std::string tok = read_token_text();
-    if (tok == "u8" && peek() == '(') {
-      get();
-      return bytevector_of(read_list(')', start, true), start);
-    }
-    if (tok == "t" || tok == "true") return TRUE_V;
-    if (tok == "f" || tok == "false") return FALSE_V;
-    if (tok == "eof") return EOF_V;
-    if (!tok.empty() && (tok[0] == 'x' || tok[0] == 'X' || tok[0] == 'b' || tok[0] == 'B' || tok[0] == 'o' ||
-                         tok[0] == 'O' || tok[0] == 'd' || tok[0] == 'D' || tok[0] == 'e' || tok[0] == 'i')) {
-      Value v = parse_prefixed_number(tok);
-      if (v != NOVALUE) return v;
-    }
-    if (!tok.empty() && tok[0] == '!') return read_datum_or_eof();  // #!fold-case and friends: ignored
-    fail(start, fmt::format("unknown syntax '#{}'", tok));
+    fail(start, fmt::format("unknown syntax '#{}'", tok.text));
   }
 
   // #u8( ... ): every element an exact integer 0..255.
@@ -353,107 +439,143 @@ class Reader {
     return v;
   }
 
-  Value read_datum_or_eof() {
-    skip_atmosphere();
-    if (peek() < 0) return UNSPEC;
-    return read_datum();
+  Value read_char_literal(SrcLoc start) {
+    get();  // '\\'
+    int first = get();
+    if (first < 0) fail(start, "unexpected end of input in character literal");
+    std::string name(1, char(first));
+    while (!is_delimiter(peek())) name += char(get());
+    if (name.size() == 1) return make_char((unsigned char)name[0]);
+    if (fold_case_)
+      for (char &ch : name) ch = fold_char((unsigned char)ch);
+    static const struct {
+      const char *n;
+      uint32_t c;
+    } names[] = {{"space", ' '},   {"newline", '\n'},  {"tab", '\t'},  {"nul", 0},       {"null", 0},
+                 {"return", '\r'}, {"linefeed", '\n'}, {"alarm", 7},   {"backspace", 8}, {"delete", 127},
+                 {"escape", 27},   {"altmode", 27},    {"rubout", 127}};
+    for (auto &n : names)
+      if (name == n.n) return make_char(n.c);
+    if ((name[0] == 'x' || name[0] == 'U' || name[0] == 'u') && name.size() > 1) {
+      char *end;
+      unsigned long v = std::strtoul(name.c_str() + 1, &end, 16);
+      if (*end == 0 && std::isxdigit((unsigned char)name[1])) {
+        if (v > 255) fail(start, fmt::format("character #\\{} is beyond Latin-1", name));
+        return make_char(uint32_t(v));
+      }
+    }
+    fail(start, fmt::format("unknown character name #\\{}", name));
   }
 
-  Value parse_prefixed_number(const std::string &tok) {
-    int radix = 10;
-    bool exact = false, inexact = false;
-    size_t i = 0;
-    while (i < tok.size()) {
-      char p = char(std::tolower(tok[i]));
-      if (p == 'x') radix = 16;
-      else if (p == 'b') radix = 2;
-      else if (p == 'o') radix = 8;
-      else if (p == 'd') radix = 10;
-      else if (p == 'e') exact = true;
-      else if (p == 'i') inexact = true;
-      else return NOVALUE;
-      i++;
-      if (i < tok.size() && tok[i] == '#') {
-        i++;
-        continue;
+  // ---- datum labels: #N=DATUM defines N for the rest of the top-level datum,
+  // #N# refers to it. A reference made while N's own datum is still being read
+  // gets a placeholder, replaced once that datum is complete (which is how
+  // cycles are built).
+
+  enum { kLabelN, kLabelPlaceholder, kLabelValue, kLabelUsed, kLabelFields };
+
+  Value find_label(int64_t n) {
+    for (Value p = labels_; is_pair(p); p = cdr(p))
+      if (int_of(as<Vector>(car(p))->items[kLabelN]) == n) return car(p);
+    return NOVALUE;
+  }
+
+  Value read_label(SrcLoc start) {
+    int64_t n = 0;
+    std::string digits;
+    while (peek() >= '0' && peek() <= '9') {
+      digits += char(get());
+      if (digits.size() > 9) fail(start, fmt::format("datum label #{} is too large", digits));
+      n = n * 10 + (digits.back() - '0');
+    }
+    int mark = get();
+    if (mark == '#') {
+      Value lab = find_label(n);
+      if (lab == NOVALUE) fail(start, fmt::format("undefined datum label #{}#", n));
+      Vector *l = as<Vector>(lab);
+      if (l->items[kLabelValue] != NOVALUE) return l->items[kLabelValue];
+      l->items[kLabelUsed] = TRUE_V;
+      return l->items[kLabelPlaceholder];
+    }
+    if (mark != '=')
+      fail(start, fmt::format("unknown syntax '#{}{}'", digits, mark < 0 ? "" : std::string(1, char(mark))));
+    if (find_label(n) != NOVALUE) fail(start, fmt::format("datum label #{}= is defined twice", n));
+    Value lab = make_vector(kLabelFields, FALSE_V);
+    Vector *l = as<Vector>(lab);
+    l->items[kLabelN] = make_int(n);
+    l->items[kLabelPlaceholder] = cons(intern("datum-label"), make_int(n));  // unique by identity
+    l->items[kLabelValue] = NOVALUE;
+    labels_ = cons(lab, labels_);
+    skip_atmosphere();
+    if (peek() < 0) fail_eof();
+    Value d = read_datum();
+    l = as<Vector>(lab);
+    if (d == l->items[kLabelPlaceholder])
+      fail(start, fmt::format("datum label #{}= refers only to itself", n));
+    l->items[kLabelValue] = d;
+    if (l->items[kLabelUsed] == TRUE_V) patch_label(d, l->items[kLabelPlaceholder], d);
+    return d;
+  }
+
+  // Replaces `placeholder` by `value` in the pairs and vectors reachable from
+  // `root`, each visited once (the data may already hold cycles).
+  static void patch_label(Value root, Value placeholder, Value value) {
+    std::unordered_set<uint64_t> seen;
+    std::vector<Value> todo{root};  // reachable from `root`, which the caller holds
+    while (!todo.empty()) {
+      Value v = todo.back();
+      todo.pop_back();
+      while (is_pair(v) || is_vector(v)) {
+        if (!seen.insert(v.bits).second) break;
+        if (is_vector(v)) {
+          Vector *vec = as<Vector>(v);
+          for (int64_t i = 0; i < vec->len; i++) {
+            if (vec->items[i] == placeholder) vec->items[i] = value;
+            else todo.push_back(vec->items[i]);
+          }
+          break;
+        }
+        Pair *p = as<Pair>(v);
+        if (p->car == placeholder) p->car = value;
+        else todo.push_back(p->car);
+        if (p->cdr == placeholder) {
+          p->cdr = value;
+          break;
+        }
+        v = p->cdr;
       }
-      break;
     }
-    Value v = parse_number(tok.substr(i), radix);
-    if (v == NOVALUE) return NOVALUE;
-    if (inexact && is_int(v)) return make_double(double(int_of(v)));
-    if (exact && is_double(v)) {
-      double d = double_of(v);
-      if (d == (double)(int64_t)d) return make_int(int64_t(d));
-      return NOVALUE;
-    }
+  }
+
+  // Number syntax is number.cpp's, shared with string->number. An integer
+  // literal too large for 64 bits is a read error rather than a symbol.
+  Value number_or_novalue(const std::string &text, SrcLoc start) {
+    Value v = parse_number(text, 10);
+    if (v == NOVALUE && is_integer_syntax(text, 10))
+      fail(start, fmt::format("integer literal {} is out of range", text));
     return v;
   }
 
-  // A number in `radix`, or NOVALUE if `t` is not a number. Integer literals that
-  // do not fit 64 bits are read errors (raised by the caller with a location).
-  Value parse_number(const std::string &t, int radix) {
-    if (t.empty()) return NOVALUE;
-    if (t == "+inf.0") return make_double(__builtin_inf());
-    if (t == "-inf.0") return make_double(-__builtin_inf());
-    if (t == "+nan.0" || t == "-nan.0") return make_double(__builtin_nan(""));
-    size_t i = 0;
-    if (t[0] == '+' || t[0] == '-') i = 1;
-    if (i == t.size()) return NOVALUE;
-    bool all_digits = true;
-    for (size_t j = i; j < t.size(); j++) {
-      int c = std::tolower((unsigned char)t[j]);
-      int d = std::isdigit(c) ? c - '0' : (c >= 'a' && c <= 'z') ? c - 'a' + 10 : 99;
-      if (d >= radix) {
-        all_digits = false;
-        break;
-      }
-    }
-    if (all_digits) {
-      errno = 0;
-      char *end;
-      long long n = std::strtoll(t.c_str(), &end, radix);
-      if (errno == ERANGE) return FALSE_V;  // marker: out of range
-      return make_int(n);
-    }
-    if (radix != 10) return NOVALUE;
-    // Decimal float: digits with '.' and/or exponent; must contain a digit.
-    bool digit = false;
-    for (size_t j = i; j < t.size(); j++) {
-      char c = t[j];
-      if (std::isdigit((unsigned char)c)) digit = true;
-      else if (c != '.' && c != 'e' && c != 'E' && c != '+' && c != '-') return NOVALUE;
-    }
-    if (!digit) return NOVALUE;
-    char *end;
-    double d = std::strtod(t.c_str(), &end);
-    if (*end != 0) return NOVALUE;
-    return make_double(d);
-  }
-
-  Value token_value(const std::string &tok, SrcLoc start) {
-    if (tok.empty()) fail(start, "unexpected character");
-    if (tok[0] == '|' && tok.size() >= 2 && tok.back() == '|') return intern(tok.substr(1, tok.size() - 2));
-    Value n = parse_number(tok, 10);
-    if (n == FALSE_V) fail(start, fmt::format("integer literal {} is out of range", tok));
+  Value token_value(const Token &tok, SrcLoc start) {
+    if (tok.barred) return intern(tok.text);
+    if (tok.text.empty()) fail(start, "unexpected character");
+    Value n = number_or_novalue(tok.text, start);
     if (n != NOVALUE) return n;
-    if (tok == ".") fail(start, "unexpected '.'");
-    if (tok.find('|') != std::string::npos) {
-      std::string s;
-      for (char c : tok)
-        if (c != '|') s += c;
-      return intern(s);
-    }
-    return intern(tok);
+    if (tok.text == ".") fail(start, "unexpected '.'");
+    return intern(tok.text);
   }
-
-  Value read_token_value(SrcLoc start) { return token_value(read_token_text(), start); }
 };
 
 }  // namespace
 
-SourceReader::SourceReader(std::string_view text, uint32_t file_id) : impl_(new Reader(text, file_id)) {}
-SourceReader::~SourceReader() { delete static_cast<Reader *>(impl_); }
+// In uncollectable (scanned) memory, so the Values a Reader holds are roots.
+SourceReader::SourceReader(std::string_view text, uint32_t file_id)
+    : impl_(new (gc_checked(GC_MALLOC_UNCOLLECTABLE(sizeof(Reader)), sizeof(Reader))) Reader(text, file_id)) {
+}
+SourceReader::~SourceReader() {
+  static_cast<Reader *>(impl_)->~Reader();
+  GC_FREE(impl_);
+}
 Value SourceReader::next() { return static_cast<Reader *>(impl_)->read_top(); }
 
 Value read_all(std::string_view text, uint32_t file_id) {
@@ -469,8 +591,8 @@ Value read_all(std::string_view text, uint32_t file_id) {
   }
 }
 
-Value read_datum(Port *p, uint32_t file_id) {
-  Reader r(p, file_id);
+Value read_datum(Port *p) {
+  Reader r(p);
   Value d = r.read_top();
   return d == NOVALUE ? EOF_V : d;
 }

@@ -27,7 +27,8 @@ class SourceReader {
 
 // Reads every datum of `text`; returns them as a list.
 Value read_all(std::string_view text, uint32_t file_id);
-// Reads one datum from an input port; EOF_V at end of input.
-Value read_datum(Port *p, uint32_t file_id);
+// Reads one datum from an input port; EOF_V at end of input. Read errors name
+// the port (a file port's path, or "<string>") and the line and column in it.
+Value read_datum(Port *p);
 
 }  // namespace kiln

@@ -174,7 +174,7 @@ Value b_call_with_output_string(int, Value *argv) {
 
 // ---- input -----------------------------------------------------------------------
 
-Value b_read(int argc, Value *argv) { return read_datum(in_port("read", argc, argv, 0), 0); }
+Value b_read(int argc, Value *argv) { return read_datum(in_port("read", argc, argv, 0)); }
 
 Value b_read_char(int argc, Value *argv) {
   int c = port_read_char(in_port("read-char", argc, argv, 0));

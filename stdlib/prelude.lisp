@@ -63,11 +63,14 @@
              `(begin
                 ,@(map (lambda (n) `(define ,n #f)) names)
                 (call-with-values (lambda () ,expr)
-                  (lambda ,(let build ((f formals) (t (reverse temps)))
-                             (cond ((pair? f) (cons (car t) (build (cdr f) (cdr t))))
-                                   ((symbol? f) (car t))
-                                   (else '())))
-                    ,@(map (lambda (n t) `(set! ,n ,t)) names temps)))))))))
+                  ;; named, so a count mismatch says "define-values: expected 2 arguments, got 1"
+                  (named-lambda (define-values . ,(let build ((f formals) (t (reverse temps)))
+                                                    (cond ((pair? f) (cons (car t) (build (cdr f) (cdr t))))
+                                                          ((symbol? f) (car t))
+                                                          (else '()))))
+                    ,@(map (lambda (n t) `(set! ,n ,t)) names temps)
+                    ;; so that () formals still give the lambda a body
+                    (void)))))))))
 
 (defmacro assert (expr . rest)
   `(if ,expr

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "runtime/error.h"
+#include "runtime/port.h"
 #include "runtime/printer.h"
 #include "runtime/reader.h"
 #include "runtime/srcloc.h"
@@ -196,6 +197,12 @@ TEST_CASE("reader: error texts and positions", "[reader]") {
       {"(1 . 2 3)", "expected one datum after '.'", 1, 8},
       {"'", "unexpected end of input", 1, 2},
       {"#(1 . 2)", "unexpected '.' in a vector", 1, 5},
+      {"(a #;)", "datum comment '#;' has no datum to skip", 1, 4},
+      {"(#0=a #1#)", "undefined datum label #1#", 1, 7},
+      {"#0=#0#", "datum label #0= refers only to itself", 1, 1},
+      {"(#0=a #0=b)", "datum label #0= is defined twice", 1, 7},
+      {"|a\\qb|", "unknown escape '\\q' in a |symbol|", 1, 3},
+      {"  |open", "unterminated |symbol|", 1, 3},
   };
   for (const Case &c : cases) {
     INFO("input: " << c.text);
@@ -212,4 +219,45 @@ TEST_CASE("reader: a read error is a read-error object", "[reader]") {
   REQUIRE(is_error_obj(g_raised));
   CHECK(as<ErrorObj>(g_raised)->kind == intern("read-error"));
   CHECK(f.message.rfind("unexpected end of input", 0) == 0);
+}
+
+TEST_CASE("reader: datum labels build shared and circular data", "[reader]") {
+  Value x = read_one("#0=(a b . #0#)");
+  CHECK(cdr(cdr(x)) == x);
+  Value v = read_one("#1=#(1 #1# (#1#))");
+  CHECK(as<Vector>(v)->items[1] == v);
+  CHECK(car(as<Vector>(v)->items[2]) == v);
+  Value s = read_one("(#2=(x) #2#)");
+  CHECK(car(s) == car(cdr(s)));
+}
+
+TEST_CASE("reader: |symbol| escapes, case-insensitive syntax, #!fold-case", "[reader]") {
+  CHECK(read_one("|sym\\x41;bol|") == intern("symAbol"));
+  CHECK(read_one("|a\\|b|") == intern("a|b"));
+  CHECK(read_one("|1|") == intern("1"));
+  CHECK(int_of(read_one("#X1F")) == 31);
+  CHECK(read_one("#TRUE") == TRUE_V);
+  CHECK(std::isinf(double_of(read_one("-INF.0"))));
+  CHECK(double_of(read_one("1E3")) == 1000.0);
+  Value all =
+      read_all("Abc #!fold-case Abc #\\SPACE |Abc| #!no-fold-case Abc", register_source_file("fold.lisp"));
+  CHECK(write_string(all) == "(Abc abc #\\space Abc Abc)");
+}
+
+TEST_CASE("reader: read on a port is the same reader, and loses no input", "[reader]") {
+  Port *p = as<Port>(make_string_input_port("#| c |# (a #;b . c) #t(rest) #!fold-case X"));
+  CHECK(write_string(read_datum(p)) == "(a . c)");
+  CHECK(read_datum(p) == TRUE_V);
+  CHECK(port_read_char(p) == '(');
+  CHECK(read_datum(p) == intern("rest"));
+  CHECK(port_read_char(p) == ')');
+  CHECK(read_datum(p) == intern("x"));  // #!fold-case lasted across reads
+  CHECK(read_datum(p) == EOF_V);
+  Port *bad = as<Port>(make_string_input_port("\n  )"));
+  try {
+    read_datum(bad);
+    FAIL("no error");
+  } catch (LispError &) {
+    CHECK(error_message_of(g_raised) == "unexpected ')' (<string>:2:3)");
+  }
 }

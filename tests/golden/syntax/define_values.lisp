@@ -17,3 +17,18 @@
 (let ((a 'outer))
   (let*-values (((a) (values 1)) ((b) (values a)))
     (write (list a b)) (newline)))
+;; () formals bind nothing, at top level and in a body (where defines may follow).
+(define-values () (values))
+(define (empty-then-more)
+  (define-values () (values))
+  (define-values (a . rest) (values 1 2 3))
+  (define-values whole (values))
+  (list a rest whole))
+(write (empty-then-more)) (newline)
+(write (let () (define-values (x) (values 'only)) x)) (newline)
+;; a count mismatch names define-values
+(define (report thunk)
+  (guard (e (#t (display (condition/report-string e)) (newline))) (thunk)))
+(report (lambda () (define-values (a b) (values 1)) a))
+(report (lambda () (define-values () (values 1)) 1))
+(report (lambda () (define-values (a b . c) (values 1)) a))

@@ -1,0 +1,15 @@
+;; Datum labels: #N= names a datum, #N# refers to it, within one top-level datum.
+(define x '#0=(1 2 . #0#))
+(write (list (car x) (cadr x) (caddr x) (eq? x (cddr x)))) (newline)
+(define v '#1=#(a #1# c))
+(write (eq? v (vector-ref v 1))) (newline)
+(write '(#5=(shared) #5# #5#)) (newline)
+(define s '(#5=(shared) #5#))
+(write (eq? (car s) (cadr s))) (newline)
+(define nested '#0=(a #1=(b . #1#) . #0#))
+(write (list (eq? nested (cddr nested)) (eq? (cadr nested) (cdr (cadr nested))))) (newline)
+(write '#0=(#0# . #0#)) (newline)
+(write '(#0='label-quoted #0#)) (newline)
+(write '#123=(big . #123#)) (newline)
+;; labels are scoped to one datum: the same number may be used again
+(write '#0=(again . #0#)) (newline)

@@ -1,0 +1,33 @@
+;; `read` on a port accepts everything the file reader does (docs/language.md).
+(define (read-all text)
+  (let ((p (open-input-string text)))
+    (let loop ((acc '()))
+      (let ((d (read p)))
+        (if (eof-object? d) (reverse acc) (loop (cons d acc)))))))
+(define (show text) (write (read-all text)) (newline))
+(show "a #| block |# b #| outer #| nested |# still |# c")
+(show "(1 #;2 3) #;(skip this) 4 #;#;x y 5")
+(show "(a . b) (a .b) (1 . (2 3)) [x y] (p . [q])")
+(show "#0=(a b . #0#)")
+(show "|sym\\x41;bol| |a b| |a\\|b| |tab\\t|")
+(show "#X1F #T #FALSE #true 1E3 -INF.0 #D10 #B101 #O17 #E#X10 #I5")
+(show "#\\a #\\space #\\x41 \"str\\x41;ing\" #(1 2) 'q `(a ,b ,@c)")
+(show "; a line comment\n x ; another\n")
+(show "#| only a comment |#")
+(show "")
+;; the rest of the port is left for the next read, even after a lookahead
+(define p (open-input-string "#t(rest)"))
+(write (read p)) (write (read-char p)) (newline)
+(define p2 (open-input-string "(a . b)c"))
+(write (read p2)) (write (read-char p2)) (newline)
+(define p3 (open-input-string "#|c|#d e"))
+(write (read p3)) (write (read-char p3)) (write (read-char p3)) (newline)
+;; a file port reads the same way
+(define path "/tmp/kiln-port-read-test.txt")
+(call-with-output-file path
+  (lambda (out) (display "#| header |# (x #;y z) #0=#(1 #0#)\n#!fold-case HELLO" out)))
+(call-with-input-file path
+  (lambda (in)
+    (let loop ((d (read in)))
+      (unless (eof-object? d) (write d) (newline) (loop (read in))))))
+(delete-file path)

@@ -1,0 +1,26 @@
+;; string-pad-left / string-pad-right (SRFI-13): pad on the named side, or drop
+;; characters from that side when the string is longer. string-pad = string-pad-left.
+(write (list (string-pad-left "abc" 5) (string-pad-left "abcdef" 3) (string-pad-left "abc" 3)
+             (string-pad-left "" 2)))
+(newline)
+(write (list (string-pad-right "abc" 5) (string-pad-right "abcdef" 3) (string-pad-right "abc" 0)))
+(newline)
+(write (list (string-pad-left "42" 5 #\0) (string-pad-right "ab" 4 #\*) (string-pad "7" 3 #\0)))
+(newline)
+;; START and END select the part to pad
+(write (list (string-pad-left "abcdef" 3 #\x 1 3) (string-pad-right "abcdef" 4 #\. 2)
+             (string-pad-left "abcdef" 2 #\space 0 5)))
+(newline)
+;; the result is fresh
+(define s "abc")
+(define t (string-pad-right s 3))
+(string-set! t 0 #\z)
+(write (list s t)) (newline)
+(define (report thunk)
+  (guard (e (#t (display (condition/report-string e)) (newline))) (thunk)))
+(report (lambda () (string-pad-left 5 2)))
+(report (lambda () (string-pad-left "a" -1)))
+(report (lambda () (string-pad-right "a" 2 "x")))
+(report (lambda () (string-pad-right "abc" 2 #\x 4)))
+(report (lambda () (string-pad-right "abc" 2 #\x 2 1)))
+(report (lambda () (string-pad "abc")))
