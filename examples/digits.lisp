@@ -65,7 +65,7 @@
     (+ (matmul (relu (+ (matmul x (car l1)) (cadr l1))) (car l2)) (cadr l2))))
 (define (loss params x y) (cross-entropy (forward params x) y))
 
-(define learning-rate 0.001)
+(define learning-rate 0.003)
 (define batch-size 32)
 ;; One step: the loss, its gradient with respect to the parameters only, and Adam's
 ;; update; returns (NEW-PARAMS NEW-STATE LOSS), a tree the kernel can return.
