@@ -69,7 +69,9 @@ static Value b_dynamic_wind(int, Value *argv) {
 
 static Value b_error(int argc, Value *argv) {
   Value msg = argv[0];
-  if (!is_string(msg)) msg = make_string(display_string(msg));
+  // Capped, as every value in an error text: a message may be a huge or endlessly
+  // shared structure (a 2^60-leaf DAG printed for 20 s before the cap).
+  if (!is_string(msg)) msg = make_string(error_value_string(msg));
   raise_value(make_error_obj(msg, list_from(argv + 1, argc - 1), intern("error")));
 }
 
