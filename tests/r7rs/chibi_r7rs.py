@@ -37,15 +37,9 @@ def split_forms(text):
             while i < n and text[i] != "\n":
                 i += 1
         elif text.startswith("#|", i):
-            depth, i = 1, i + 2
-            while i < n and depth:
-                if text.startswith("#|", i):
-                    depth, i = depth + 1, i + 2
-                elif text.startswith("|#", i):
-                    depth, i = depth - 1, i + 2
-                else:
-                    line += text[i] == "\n"
-                    i += 1
+            end = skip_block_comment(text, i)
+            line += text.count("\n", i, end)
+            i = end
         else:
             start, start_line = i, line
             i = skip_datum(text, i)
@@ -53,6 +47,19 @@ def split_forms(text):
             line = start_line + src.count("\n")
             forms.append((start_line, src))
     return forms
+
+
+def skip_block_comment(text, i):
+    """Index just past the (nested) #| ... |# comment starting at i."""
+    depth, i = 1, i + 2
+    while i < len(text) and depth:
+        if text.startswith("#|", i):
+            depth, i = depth + 1, i + 2
+        elif text.startswith("|#", i):
+            depth, i = depth - 1, i + 2
+        else:
+            i += 1
+    return i
 
 
 def skip_datum(text, i):
@@ -78,14 +85,7 @@ def skip_datum(text, i):
             while i < n and text[i] != "\n":
                 i += 1
         elif text.startswith("#|", i):
-            d, i = 1, i + 2
-            while i < n and d:
-                if text.startswith("#|", i):
-                    d, i = d + 1, i + 2
-                elif text.startswith("|#", i):
-                    d, i = d - 1, i + 2
-                else:
-                    i += 1
+            i = skip_block_comment(text, i)
         elif c in "([":
             depth += 1
             i += 1
