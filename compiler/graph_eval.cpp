@@ -104,23 +104,14 @@ bool eval_node(const Graph &g, const GraphNode &n, const double *const *in, doub
       out[k_argmax(x, n.size())] = 1.0;
       return true;
     }
-    // Per line along `axis`: the same rule as k_argmax (first maximal, or first NaN).
+    // Per line along `axis`: k_argmax_axis's index (first maximal, or first NaN).
     int64_t outer, len, inner;
     axis_split(s, n.axis, outer, len, inner);
+    std::vector<double> best(size_t(outer * inner));
+    k_argmax_axis(x, s, n.axis, best.data());
     for (int64_t o = 0; o < outer; o++)
-      for (int64_t j = 0; j < inner; j++) {
-        const double *line = x + o * len * inner + j;
-        int64_t best = 0;
-        for (int64_t k = 0; k < len; k++) {
-          double v = line[k * inner];
-          if (v != v) {
-            best = k;
-            break;
-          }
-          if (v > line[best * inner]) best = k;
-        }
-        out[o * len * inner + best * inner + j] = 1.0;
-      }
+      for (int64_t j = 0; j < inner; j++)
+        out[o * len * inner + int64_t(best[size_t(o * inner + j)]) * inner + j] = 1.0;
     return true;
   }
   case Op::Argmax: k_argmax_axis(in[0], shape_of(0), n.axis, out); return true;

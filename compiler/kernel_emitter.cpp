@@ -326,6 +326,13 @@ void Emitter::max_mask(const Ref &x, const Shape &s, int axis, RV out) {
     st(out, rv(bi), lit(1.0));
     return;
   }
+  each_axis_argmax(x, s, axis, [&](RV, RV, RV base, LV bi, int64_t inner) {
+    st(out, iadd(base, imul(rv(bi), inner)), lit(1.0));
+  });
+}
+
+void Emitter::each_axis_argmax(const Ref &x, const Shape &s, int axis,
+                               const std::function<void(RV, RV, RV, LV, int64_t)> &use) {
   int64_t outer, len, inner;
   axis_split(s, axis, outer, len, inner);
   loop(0, outer, 1, [&](RV o) {
@@ -333,21 +340,14 @@ void Emitter::max_mask(const Ref &x, const Shape &s, int axis, RV out) {
       RV base = once_long(iadd(imul(o, len * inner), t));
       LV bi, bv;
       argmax_line(x, base, len, inner, bi, bv);
-      st(out, iadd(base, imul(rv(bi), inner)), lit(1.0));
+      use(o, t, base, bi, inner);
     });
   });
 }
 
 void Emitter::argmax_axis(const Ref &x, const Shape &s, int axis, RV out) {
-  int64_t outer, len, inner;
-  axis_split(s, axis, outer, len, inner);
-  loop(0, outer, 1, [&](RV o) {
-    loop(0, inner, 1, [&](RV t) {
-      RV base = once_long(iadd(imul(o, len * inner), t));
-      LV bi, bv;
-      argmax_line(x, base, len, inner, bi, bv);
-      st(out, iadd(imul(o, inner), t), gcc_jit_context_new_cast(c, nullptr, rv(bi), t_double));
-    });
+  each_axis_argmax(x, s, axis, [&](RV o, RV t, RV, LV bi, int64_t inner) {
+    st(out, iadd(imul(o, inner), t), gcc_jit_context_new_cast(c, nullptr, rv(bi), t_double));
   });
 }
 

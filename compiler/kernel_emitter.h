@@ -189,6 +189,10 @@ struct Emitter {
 
   // k_argmax_axis: argmax_line per line, the index stored as a double.
   void argmax_axis(const Ref &x, const Shape &s, int axis, RV out);
+  // For every line along `axis` (outer index o, inner index t, the line's first
+  // offset base): its argmax_line index bi, passed to use(o, t, base, bi, inner).
+  void each_axis_argmax(const Ref &x, const Shape &s, int axis,
+                        const std::function<void(RV, RV, RV, LV, int64_t)> &use);
 
   // k_take / k_scatter_add, `big` being the shape indexed along `axis` (Take's
   // operand, ScatterAdd's result) and idx `count` entries: j outermost and
