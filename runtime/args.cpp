@@ -48,6 +48,16 @@ String *arg_string(const char *who, int pos, Value v) {
   type_error(who, pos, "a string", v);
 }
 
+Span optional_span(const char *who, int argc, Value *a, int first, int64_t len, const char *kind) {
+  Span s{0, len};
+  if (argc > first) s.start = arg_int(who, first + 1, a[first]);
+  if (argc > first + 1) s.end = arg_int(who, first + 2, a[first + 1]);
+  if (s.start < 0 || s.start > len) range_error(who, s.start, kind, len);
+  if (s.end < 0 || s.end > len) range_error(who, s.end, kind, len);
+  if (s.start > s.end) throw_errorf("{}: start index {} is greater than end index {}", who, s.start, s.end);
+  return s;
+}
+
 std::string arg_path(const char *who, int pos, Value v) {
   std::string path(string_view_of(from_ptr(arg_string(who, pos, v))));
   if (path.find('\0') != std::string::npos)

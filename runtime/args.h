@@ -24,7 +24,14 @@ void defglobal(const char *name, Value v);
 // "WHO: argument POS must be WHAT, got V".
 int64_t arg_int(const char *who, int pos, Value v);
 int64_t arg_index(const char *who, int pos, Value v);  // non-negative integer
-double arg_num(const char *who, int pos, Value v);     // integer or float, as double
+// Optional [start [end]] arguments at argv positions first and first + 1 over a
+// KIND ("vector", "string", ...) of len items; defaults 0 and len. Out of range:
+// range_error; start > end: "WHO: start index S is greater than end index E".
+struct Span {
+  int64_t start, end;
+};
+Span optional_span(const char *who, int argc, Value *argv, int first, int64_t len, const char *kind);
+double arg_num(const char *who, int pos, Value v);  // integer or float, as double
 String *arg_string(const char *who, int pos, Value v);
 // A string naming a file, as a std::string: one holding a NUL is refused, since
 // the system calls would stop at the NUL and use some other file.

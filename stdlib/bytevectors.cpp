@@ -34,20 +34,6 @@ int64_t byte_index(const char *who, int pos, Value k, int64_t len) {
   return i;
 }
 
-// Optional [start [end]] at argv positions first and first + 1 over len items.
-struct Span {
-  int64_t start, end;
-};
-Span optional_span(const char *who, int argc, Value *a, int first, int64_t len, const char *kind) {
-  Span s{0, len};
-  if (argc > first) s.start = arg_int(who, first + 1, a[first]);
-  if (argc > first + 1) s.end = arg_int(who, first + 2, a[first + 1]);
-  if (s.start < 0 || s.start > len) range_error(who, s.start, kind, len);
-  if (s.end < 0 || s.end > len) range_error(who, s.end, kind, len);
-  if (s.start > s.end) throw_errorf("{}: start index {} is greater than end index {}", who, s.start, s.end);
-  return s;
-}
-
 Value b_bytevector_p(int, Value *a) { return boolv(is_bytevector(a[0])); }
 
 Value b_make_bytevector(int argc, Value *a) {

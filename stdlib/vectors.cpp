@@ -18,20 +18,6 @@ static int64_t vector_index(const char *who, int pos, Value k, int64_t len) {
   return i;
 }
 
-// Optional [start [end]] arguments at argv positions `first` and first+1.
-struct Span {
-  int64_t start, end;
-};
-static Span optional_span(const char *who, int argc, Value *a, int first, int64_t len) {
-  Span s{0, len};
-  if (argc > first) s.start = arg_int(who, first + 1, a[first]);
-  if (argc > first + 1) s.end = arg_int(who, first + 2, a[first + 1]);
-  if (s.start < 0 || s.start > len) range_error(who, s.start, "vector", len);
-  if (s.end < 0 || s.end > len) range_error(who, s.end, "vector", len);
-  if (s.start > s.end) throw_errorf("{}: start index {} is greater than end index {}", who, s.start, s.end);
-  return s;
-}
-
 static Value copy_span(Vector *v, Span s) {
   Value r = make_vector(s.end - s.start, NIL);
   copy_values(as<Vector>(r)->items, v->items + s.start, s.end - s.start);
@@ -66,7 +52,7 @@ static Value b_vector_length(int, Value *a) { return make_int(vec("vector-length
 
 static Value b_vector_to_list(int argc, Value *a) {
   Vector *v = vec("vector->list", 1, a[0]);
-  Span s = optional_span("vector->list", argc, a, 1, v->len);
+  Span s = optional_span("vector->list", argc, a, 1, v->len, "vector");
   return list_from(v->items + s.start, s.end - s.start);
 }
 
@@ -80,7 +66,7 @@ static Value b_list_to_vector(int, Value *a) {
 
 static Value b_vector_fill(int argc, Value *a) {
   Vector *v = vec("vector-fill!", 1, a[0]);
-  Span s = optional_span("vector-fill!", argc, a, 2, v->len);
+  Span s = optional_span("vector-fill!", argc, a, 2, v->len, "vector");
   for (int64_t i = s.start; i < s.end; i++) {
     if ((i & 0xFFFFF) == 0) check_interrupt();
     v->items[i] = a[1];
@@ -90,12 +76,12 @@ static Value b_vector_fill(int argc, Value *a) {
 
 static Value b_vector_copy(int argc, Value *a) {
   Vector *v = vec("vector-copy", 1, a[0]);
-  return copy_span(v, optional_span("vector-copy", argc, a, 1, v->len));
+  return copy_span(v, optional_span("vector-copy", argc, a, 1, v->len, "vector"));
 }
 
 static Value b_subvector(int argc, Value *a) {
   Vector *v = vec("subvector", 1, a[0]);
-  return copy_span(v, optional_span("subvector", argc, a, 1, v->len));
+  return copy_span(v, optional_span("subvector", argc, a, 1, v->len, "vector"));
 }
 
 // (vector-copy! to at from [start [end]]): overlapping ranges copy correctly.
@@ -103,7 +89,7 @@ static Value b_vector_copy_bang(int argc, Value *a) {
   Vector *to = vec("vector-copy!", 1, a[0]);
   int64_t at = arg_int("vector-copy!", 2, a[1]);
   Vector *from = vec("vector-copy!", 3, a[2]);
-  Span s = optional_span("vector-copy!", argc, a, 3, from->len);
+  Span s = optional_span("vector-copy!", argc, a, 3, from->len, "vector");
   if (at < 0 || at > to->len) range_error("vector-copy!", at, "vector", to->len);
   int64_t n = s.end - s.start;
   if (n > to->len - at)
