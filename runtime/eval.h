@@ -37,6 +37,16 @@ inline void check_interrupt() {
     throw_interrupt();
 }
 
+// Calls fill(lo, hi) over [0, n) in chunks of `chunk`, polling for Ctrl-C
+// between them: filling gigabytes takes tens of seconds while its pages fault
+// in, and Ctrl-C must still stop it.
+template <class Fill> void fill_in_polled_chunks(int64_t n, int64_t chunk, Fill &&fill) {
+  for (int64_t lo = 0; lo < n; lo += chunk) {
+    if (lo) check_interrupt();
+    fill(lo, lo + chunk < n ? lo + chunk : n);
+  }
+}
+
 Value macroexpand(Value form);  // expands macro uses at the head until none is left
 bool is_special_form_name(Value s);
 extern Value g_command_line;  // GC root: the list (command-line) returns

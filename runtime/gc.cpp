@@ -1,5 +1,7 @@
 #include "gc.h"
 
+#include <gc/gc_mark.h>
+
 #include <link.h>
 
 #include <cstdio>
@@ -64,6 +66,10 @@ void gc_warning(char *msg, GC_word arg) {
   std::fprintf(stderr, msg, static_cast<unsigned long>(arg));
 }
 
+// The collector's object kind for gc_alloc_unzeroed: scanned like GC_MALLOC's
+// (a length descriptor covering the whole object), new objects left as found.
+static int g_unzeroed_kind = -1;
+
 void gc_init() {
   static bool done = false;
   if (done) return;
@@ -83,10 +89,16 @@ void gc_init() {
   if (!std::getenv("GC_INITIAL_HEAP_SIZE") && GC_get_heap_size() < kStartingHeap)
     GC_expand_hp(kStartingHeap - GC_get_heap_size());
   GC_set_warn_proc(gc_warning);
+  g_unzeroed_kind = int(GC_new_kind(GC_new_free_list(), GC_DS_LENGTH, 1, 0));
   if (const char *s = std::getenv("KILN_GC_STRESS")) {
     long n = std::strtol(s, nullptr, 10);
     if (n > 0) g_gc_stress_every = uint64_t(n);
   }
+}
+
+void *gc_alloc_unzeroed(size_t n) {
+  if (g_gc_stress_every) gc_stress_tick();
+  return gc_checked(GC_generic_malloc(n, g_unzeroed_kind), n);
 }
 
 void gc_stress_tick() {

@@ -60,6 +60,13 @@ inline void *gc_alloc_atomic(size_t n) {
   if (g_gc_stress_every) gc_stress_tick();
   return gc_checked(GC_MALLOC_ATOMIC(n), n);
 }
+// Scanned memory the collector does not clear, for large blocks of Lisp values
+// that the caller fills at once in chunks polled for Ctrl-C (make_vector): the
+// collector clears ordinary blocks inside one call, and faulting in a 16 GiB
+// vector's pages that way held Ctrl-C off for 45 s. Until it is filled such a
+// block holds stale words the collector may take for pointers; that can only
+// keep garbage alive, never free live data.
+void *gc_alloc_unzeroed(size_t n);
 // Never collected and always scanned: roots such as symbols.
 inline void *gc_alloc_root(size_t n) { return gc_checked(GC_MALLOC_UNCOLLECTABLE(n), n); }
 

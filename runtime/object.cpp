@@ -111,14 +111,17 @@ void for_each_symbol(const std::function<void(Value)> &f) {
 }
 
 Value make_vector(int64_t n, Value fill) {
-  Vector *v = alloc_obj<Vector>(T_VECTOR, alloc_bytes(uint64_t(n), sizeof(Value)));
+  size_t bytes = alloc_bytes(uint64_t(n), sizeof(Value), sizeof(Vector));
+  // A large vector is filled here, in chunks that poll for Ctrl-C, rather than
+  // cleared by the collector in one call: (make-vector (expt 2 31)) is 16 GiB.
+  constexpr size_t kUnzeroedFrom = size_t(1) << 20;
+  auto *v = static_cast<Vector *>(bytes < kUnzeroedFrom ? gc_alloc(bytes) : gc_alloc_unzeroed(bytes));
+  v->h = ObjHeader{T_VECTOR, 0, 0, 0};
+  v->len = 0;  // until filled, so that nothing walks the stale words
+  fill_in_polled_chunks(n, int64_t(1) << 20, [&](int64_t lo, int64_t hi) {
+    for (int64_t j = lo; j < hi; j++) v->items[j] = fill;
+  });
   v->len = n;
-  // In chunks that poll for Ctrl-C: (make-vector (expt 2 30)) fills 8 GiB.
-  constexpr int64_t kChunk = int64_t(1) << 20;
-  for (int64_t i = 0; i < n; i += kChunk) {
-    check_interrupt();
-    for (int64_t j = i, e = std::min(n, i + kChunk); j < e; j++) v->items[j] = fill;
-  }
   return from_ptr(v);
 }
 
@@ -128,11 +131,9 @@ Value make_bytevector(int64_t n, uint8_t fill) {
   auto *b = static_cast<Bytevector *>(gc_alloc_atomic(sizeof(Bytevector) + size_t(n)));
   b->h = ObjHeader{T_BYTEVECTOR, 0, 0, 0};
   b->len = n;
-  constexpr int64_t kChunk = int64_t(1) << 24;  // a huge fill polls for Ctrl-C
-  for (int64_t i = 0; i < n; i += kChunk) {
-    if (i) check_interrupt();
-    std::memset(b->bytes + i, fill, size_t(std::min(kChunk, n - i)));
-  }
+  fill_in_polled_chunks(n, int64_t(1) << 24, [&](int64_t lo, int64_t hi) {
+    std::memset(b->bytes + lo, fill, size_t(hi - lo));
+  });
   return from_ptr(b);
 }
 

@@ -73,11 +73,7 @@ Value make_tensor_filled(const Shape &s, double x) {
 }
 
 void fill_in_chunks(int64_t n, const std::function<void(int64_t, int64_t)> &fill) {
-  constexpr int64_t kChunk = int64_t(1) << 20;
-  for (int64_t lo = 0; lo < n; lo += kChunk) {
-    if (lo) check_interrupt();
-    fill(lo, std::min(n, lo + kChunk));
-  }
+  fill_in_polled_chunks(n, int64_t(1) << 20, fill);
 }
 
 Value make_scalar_tensor(double x) { return make_tensor_filled(Shape{}, x); }

@@ -64,6 +64,24 @@ TEST_CASE("gc: vectors of strings and boxed integers survive", "[gc]") {
   }
 }
 
+TEST_CASE("gc: a large vector, allocated unzeroed and filled by make_vector, survives", "[gc]") {
+  const int n = 300000;  // 2.4 MB: above make_vector's threshold for unzeroed blocks
+  Value vec = make_vector(n, NIL);
+  REQUIRE(as<Vector>(vec)->len == n);
+  for (int i = 0; i < n; i++) REQUIRE(as<Vector>(vec)->items[i] == NIL);
+  for (int i = 0; i < n; i += 3) as<Vector>(vec)->items[i] = make_string("big-" + std::to_string(i));
+  collect_with_churn();
+  for (int i = 0; i < n; i++) {
+    Value item = as<Vector>(vec)->items[i];
+    if (i % 3) {
+      REQUIRE(item == NIL);
+    } else {
+      REQUIRE(is_string(item));
+      REQUIRE(string_view_of(item) == "big-" + std::to_string(i));
+    }
+  }
+}
+
 TEST_CASE("gc: hash tables keep keys and values alive", "[gc]") {
   const int n = 20000;
   Value ht = make_hashtable(HASH_EQUAL);
