@@ -1,7 +1,6 @@
 #include "gc.h"
 
 #include <gc/gc_mark.h>
-
 #include <link.h>
 
 #include <cstdio>

@@ -131,9 +131,8 @@ Value make_bytevector(int64_t n, uint8_t fill) {
   auto *b = static_cast<Bytevector *>(gc_alloc_atomic(sizeof(Bytevector) + size_t(n)));
   b->h = ObjHeader{T_BYTEVECTOR, 0, 0, 0};
   b->len = n;
-  fill_in_polled_chunks(n, int64_t(1) << 24, [&](int64_t lo, int64_t hi) {
-    std::memset(b->bytes + lo, fill, size_t(hi - lo));
-  });
+  fill_in_polled_chunks(n, int64_t(1) << 24,
+                        [&](int64_t lo, int64_t hi) { std::memset(b->bytes + lo, fill, size_t(hi - lo)); });
   return from_ptr(b);
 }
 
