@@ -6,6 +6,7 @@
 #include "../runtime/eval.h"
 #include "../runtime/eval_internal.h"
 #include "../runtime/handlers.h"
+#include "../runtime/library.h"
 #include "../runtime/printer.h"
 #include "builtins.h"
 
@@ -289,41 +290,11 @@ static Value b_report_time(int, Value *argv) {
   return UNSPEC;
 }
 
-// Depth-limited: the requirement is data a program can build (cyclic, or deep).
-static bool feature_match(Value req, int depth = 0) {
-  if (depth > 1000) throw_error("cond-expand: feature requirement nested too deeply");
-  static const char *features[] = {
-      "kiln", "r7rs", "else", "exact-closed", "ieee-float", "full-unicode-not", "x86-64", "linux", "posix"};
-  if (is_symbol(req)) {
-    for (const char *f : features)
-      if (symbol_name(req) == f) return true;
-    return false;
-  }
-  if (is_pair(req) && is_symbol(car(req))) {
-    std::string_view op = symbol_name(car(req));
-    if (list_length(cdr(req)) < 0) throw_error("cond-expand: a feature requirement must be a proper list");
-    if (op == "and") {
-      for (Value p = cdr(req); is_pair(p); p = cdr(p))
-        if (!feature_match(car(p), depth + 1)) return false;
-      return true;
-    }
-    if (op == "or") {
-      for (Value p = cdr(req); is_pair(p); p = cdr(p))
-        if (feature_match(car(p), depth + 1)) return true;
-      return false;
-    }
-    if (op == "not") return is_pair(cdr(req)) && !feature_match(car(cdr(req)), depth + 1);
-    if (op == "library") return true;
-  }
-  return false;
-}
+// cond-expand (prelude.lisp) asks at expansion time; runtime/library.cpp knows
+// the features and which libraries exist.
+static Value b_feature_match(int, Value *argv) { return boolv(feature_requirement_holds(argv[0])); }
 
-static Value b_feature_match(int, Value *argv) { return boolv(feature_match(argv[0])); }
-
-static Value b_features(int, Value *) {
-  return list_from(
-      std::array<Value, 4>{intern("kiln"), intern("r7rs"), intern("ieee-float"), intern("posix")}.data(), 4);
-}
+static Value b_features(int, Value *) { return feature_list(); }
 
 static BuiltinRegistrar reg2([] {
   defbuiltin("%write-to-string", 1, 1, b_write_to_string);
