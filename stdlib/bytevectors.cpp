@@ -3,10 +3,10 @@
 //
 // Invariants: a bytevector's length is fixed, so an index checked once stays
 // valid; every index and byte is checked with the docs/builtins.md range
-// message. A binary port is a string port or a file port with its `binary` flag
-// set: the u8 procedures accept only binary ports, and a string's chars are its
-// bytes (strings are Latin-1 until Unicode strings land), so string->utf8 and
-// utf8->string copy bytes.
+// message. A binary port is a bytevector port or a file port with its `binary`
+// flag set: the u8 procedures accept only binary ports, and they read bytes, not
+// characters. string->utf8 encodes a string's characters as UTF-8; utf8->string
+// accepts only valid UTF-8.
 #include <cstring>
 
 #include "../runtime/eval.h"
