@@ -81,8 +81,10 @@ void append_fixed(std::string &out, Value v, int digits) {
   fmt::format_to(std::back_inserter(out), "{:.{}f}", x, digits);
 }
 
+// Widths count characters: the UTF-8 bytes that start one.
 void pad_left(std::string &out, size_t field_start, int width) {
-  size_t len = out.size() - field_start;
+  size_t len = 0;
+  for (size_t i = field_start; i < out.size(); i++) len += ((unsigned char)out[i] & 0xC0) != 0x80;
   if (width > 0 && len < size_t(width)) out.insert(field_start, size_t(width) - len, ' ');
 }
 

@@ -26,6 +26,7 @@
 
 #include "../runtime/printer.h"
 #include "../runtime/tensor.h"
+#include "../runtime/utf8.h"
 #include "builtins.h"
 #include "file_write.h"
 
@@ -244,6 +245,12 @@ std::string parse_float(const std::string &s, double &out) {
   return "";
 }
 
+std::string latin1_to_utf8(std::string_view bytes) {
+  std::string out;
+  for (unsigned char b : bytes) utf8_append(out, b);
+  return out;
+}
+
 bool parse_quoted(const std::string &s, std::string &out) {
   if (s.size() < 2 || s.front() != '"' || s.back() != '"') return false;
   for (size_t i = 1; i + 1 < s.size(); i++) {
@@ -302,13 +309,16 @@ Value read_value(Reader &r, int depth) {
   if (word == "nil" && rest.empty()) return NIL;
   if (word == "char") {
     int64_t c;
-    if (!parse_int(rest, c) || c < 0 || c > 255)
-      r.bad(at, "expected a character code 0..255, got '" + rest + "'");
+    if (!parse_int(rest, c) || !is_scalar_value(c))
+      r.bad(at, "expected a character code (0 to 1114111, not 55296 to 57343), got '" + rest + "'");
     return make_char(uint32_t(c));
   }
   if (word == "string" || word == "symbol") {
     std::string s;
     if (!parse_quoted(rest, s)) r.bad(at, "expected a quoted string, got '" + rest + "'");
+    // The quoted bytes are UTF-8. Kiln wrote Latin-1 before its strings were
+    // Unicode: bytes that are not UTF-8 are read as the Latin-1 text they were.
+    if (utf8_invalid_offset(s) < s.size()) s = latin1_to_utf8(s);
     return word == "string" ? make_string(s) : intern(s);
   }
   if (word == "list" || word == "dotted") {
