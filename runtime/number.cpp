@@ -268,15 +268,24 @@ static Value parse_real(std::string_view s, int radix, Exactness exactness, std:
   return make_double(std::strtod(text.c_str(), nullptr));
 }
 
-// R7RS complex syntax (a+bi, a-i, +bi, r@theta): what the reader refuses with
-// "complex numbers are not supported" rather than reading a symbol.
-static bool is_complex_syntax(std::string_view s, int radix) {
-  auto is_real = [&](std::string_view t) {
-    return !t.empty() && parse_real(t, radix, Exactness::Default, nullptr) != NOVALUE;
+// R7RS complex syntax (a+bi, a-i, +bi, r@theta). One whose imaginary part (or
+// angle) is an exact zero is the real number R7RS says it is: 3+0i is 3. Any
+// other is what the reader refuses with "complex numbers are not supported"
+// rather than reading a symbol: *is_complex is set and NOVALUE returned.
+static Value complex_syntax(std::string_view s, int radix, Exactness exactness, bool *is_complex) {
+  auto real_of = [&](std::string_view t) {
+    return t.empty() ? NOVALUE : parse_real(t, radix, exactness, nullptr);
   };
+  auto is_exact_zero = [](Value v) { return v != NOVALUE && is_exact(v) && exact_sign(v) == 0; };
   size_t at = s.find('@');
-  if (at != std::string_view::npos) return is_real(s.substr(0, at)) && is_real(s.substr(at + 1));
-  if (s.empty() || (s.back() | 0x20) != 'i') return false;
+  if (at != std::string_view::npos) {
+    Value magnitude = real_of(s.substr(0, at)), angle = real_of(s.substr(at + 1));
+    if (magnitude == NOVALUE || angle == NOVALUE) return NOVALUE;
+    if (is_exact_zero(angle)) return magnitude;
+    *is_complex = true;
+    return NOVALUE;
+  }
+  if (s.empty() || (s.back() | 0x20) != 'i') return NOVALUE;
   std::string_view body = s.substr(0, s.size() - 1);
   size_t split = std::string_view::npos;  // the imaginary part's sign: the last one not an exponent's
   for (size_t j = body.size(); j-- > 0;) {
@@ -287,9 +296,14 @@ static bool is_complex_syntax(std::string_view s, int radix) {
     split = j;
     break;
   }
-  if (split == std::string_view::npos) return false;
-  std::string_view real = body.substr(0, split), imag = body.substr(split);
-  return (imag.size() == 1 || is_real(imag)) && (real.empty() || is_real(real));
+  if (split == std::string_view::npos) return NOVALUE;
+  std::string_view real_text = body.substr(0, split), imag_text = body.substr(split);
+  Value real = real_text.empty() ? make_fixnum(0) : real_of(real_text);
+  Value imag = imag_text.size() == 1 ? make_fixnum(1) : real_of(imag_text);
+  if (real == NOVALUE || imag == NOVALUE) return NOVALUE;
+  if (is_exact_zero(imag)) return real;
+  *is_complex = true;
+  return NOVALUE;
 }
 
 Value parse_number(std::string_view text, int radix, std::string *refused) {
@@ -311,8 +325,10 @@ Value parse_number(std::string_view text, int radix, std::string *refused) {
   }
   if (text.empty()) return NOVALUE;
   Value v = parse_real(text, radix, exactness, refused);
-  if (v == NOVALUE && refused && refused->empty() && is_complex_syntax(text, radix))
-    *refused = "complex numbers are not supported";
+  if (v != NOVALUE || (refused && !refused->empty())) return v;
+  bool is_complex = false;
+  v = complex_syntax(text, radix, exactness, &is_complex);
+  if (is_complex && refused) *refused = "complex numbers are not supported";
   return v;
 }
 

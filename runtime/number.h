@@ -90,9 +90,10 @@ Value exact_of_double(const char *who, int pos, double d);
 std::string int_to_string(int64_t n, int radix);
 // Parses a whole number literal (the forms docs/language.md lists: integers of
 // any size, n/d, decimals, #x #o #b #d #e #i prefixes, +inf.0 -inf.0 +nan.0, all
-// case-insensitive) in RADIX; NOVALUE when the text is not a number. When the
-// text is number syntax Kiln refuses (complex numbers, an exact n/0), also sets
-// *refused (if given) to the reason, which the reader reports.
+// case-insensitive, and complex syntax with an exact zero imaginary part: 3+0i
+// is 3) in RADIX; NOVALUE when the text is not a number. When the text is number
+// syntax Kiln refuses (other complex numbers, an exact n/0), also sets *refused
+// (if given) to the reason, which the reader reports.
 Value parse_number(std::string_view text, int radix, std::string *refused = nullptr);
 
 // ---- random numbers ---------------------------------------------------------
