@@ -271,8 +271,12 @@ Value exact_power(Value base, Value power) {
   if (!is_fixnum(power)) check_exact_bits(kMaxExactBits + 1);  // |base| >= 2 to a power >= 2^49
   uint64_t e = uint64_t(fixnum_of(power));
   auto raise = [&](Value integer) {
-    uint64_t bits = exact_integer_bits(integer);
-    if (bits > 1) check_exact_bits((bits - 1) * e);
+    // The result's size, e * log2|integer|, is refused before GMP spends the
+    // time and memory on it (3^(2^31) would take minutes and gigabytes).
+    long exponent2;
+    double mantissa = mpz_get_d_2exp(&exponent2, IntView(integer));  // integer != 0
+    double bits = (std::log2(std::fabs(mantissa)) + double(exponent2)) * double(e);
+    if (bits > double(kMaxExactBits)) check_exact_bits(kMaxExactBits + 1);
     Mpz r;
     mpz_pow_ui(r, IntView(integer), e);
     return value_of_mpz(r);

@@ -43,3 +43,7 @@
 (err (lambda () (list-tail '(1 2) 1/2)))
 ; a float cannot be written in another radix
 (err (lambda () (number->string 0.5 2)))
+; the size check is exact enough to refuse 3^(2^31 - 1) at once and allow 2^(2^31 - 1)
+(err (lambda () (expt 3 2147483647)))
+(err (lambda () (expt -3/2 2147483647)))
+(err (lambda () (exact-integer? (expt 2 2147483647))))
