@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "equal.h"
 #include "eval.h"
 #include "utf8.h"
 
@@ -182,11 +183,8 @@ Value Let::eval(Frame *env) {
   return body->eval(nf);
 }
 
-static bool case_eqv(Value a, Value b) {
-  if (a == b) return true;
-  if (is_int(a) && is_int(b)) return int_of(a) == int_of(b);
-  return false;
-}
+// eqv? (bignums and ratnums by value), with the immediate case inline.
+static bool case_eqv(Value a, Value b) { return a == b || (is_ptr(a) && is_ptr(b) && eqv(a, b)); }
 
 Value Case::eval(Frame *env) {
   Value k = key->eval(env);

@@ -27,9 +27,11 @@ Value cons(Value a, Value d) {
 }
 
 Value make_int_slow(int64_t n) {
-  Int64Box *b = static_cast<Int64Box *>(gc_alloc_atomic(sizeof(Int64Box)));
-  b->h = ObjHeader{T_INT64, 0, 0, 0};
-  b->n = n;
+  Bignum *b = static_cast<Bignum *>(gc_alloc_atomic(sizeof(Bignum) + sizeof(uint64_t)));
+  b->h = ObjHeader{T_BIGNUM, 0, 0, 0};
+  b->size = n < 0 ? -1 : 1;
+  b->spare = 0;
+  b->limbs[0] = n < 0 ? 0 - uint64_t(n) : uint64_t(n);
   return from_ptr(b);
 }
 
@@ -137,7 +139,8 @@ const char *type_name(Value v) {
   case T_STRING: return "string";
   case T_VECTOR: return "vector";
   case T_BYTEVECTOR: return "bytevector";
-  case T_INT64: return "integer";
+  case T_BIGNUM: return "integer";
+  case T_RATNUM: return "rational";
   case T_CLOSURE:
   case T_BUILTIN:
   case T_CONTINUATION:

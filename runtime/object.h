@@ -24,7 +24,7 @@ enum ObjType : uint8_t {
   T_SYMBOL,
   T_STRING,
   T_VECTOR,
-  T_INT64,
+  T_BIGNUM,
   T_CLOSURE,
   T_BUILTIN,
   T_MACRO,
@@ -40,6 +40,7 @@ enum ObjType : uint8_t {
   T_PORT,
   T_ENVIRONMENT,
   T_BYTEVECTOR,
+  T_RATNUM,
   T_OPAQUE,  // runtime-internal objects that are never shown to Lisp code
   // Types registered by the layers above (register_object_type) follow.
 };
@@ -84,17 +85,50 @@ inline bool is_circular(Value v) {
 void loop_shape(Value v, int64_t *mu, int64_t *lambda);
 Value cons(Value a, Value d);
 
-// ---- integers beyond the fixnum range ------------------------------------
-struct Int64Box {
+// ---- exact integers beyond the fixnum range, exact rationals -----------------
+// A bignum is an integer outside the fixnum range (never one inside it), its
+// magnitude in GMP's limb layout (least significant first, no leading zero
+// limb) and `size` the signed limb count, as in an mpz_t; one GC_MALLOC_ATOMIC
+// block, never mutated after it is made. A ratnum is num/den in lowest terms with
+// den > 1, each a fixnum or a bignum. runtime/exact.h does the arithmetic.
+struct Bignum {
   ObjHeader h;
-  int64_t n;
+  int32_t size;
+  uint32_t spare;
+  uint64_t limbs[];
 };
-inline bool is_int(Value v) { return is_fixnum(v) || has_type(v, T_INT64); }
-inline int64_t int_of(Value v) { return is_fixnum(v) ? fixnum_of(v) : as<Int64Box>(v)->n; }
+struct Ratnum {
+  ObjHeader h;
+  Value num, den;
+};
+inline bool is_bignum(Value v) { return has_type(v, T_BIGNUM); }
+inline bool is_ratnum(Value v) { return has_type(v, T_RATNUM); }
+inline bool is_exact_integer(Value v) { return is_fixnum(v) || is_bignum(v); }
+inline bool is_exact(Value v) {
+  return is_fixnum(v) || (is_ptr(v) && (hdr(v)->type == T_BIGNUM || hdr(v)->type == T_RATNUM));
+}
+inline bool bignum_fits_int64(const Bignum *b) {
+  return (b->size == 1 && b->limbs[0] <= uint64_t(INT64_MAX)) ||
+         (b->size == -1 && b->limbs[0] <= (1ull << 63));
+}
+// is_int / int_of: an exact integer in int64 range (what indices, counts and
+// codes take); a larger bignum is not is_int, so such callers report it.
+inline bool is_int(Value v) { return is_fixnum(v) || (is_bignum(v) && bignum_fits_int64(as<Bignum>(v))); }
+inline int64_t int_of(Value v) {
+  if (is_fixnum(v)) return fixnum_of(v);
+  const Bignum *b = as<Bignum>(v);
+  return b->size > 0 ? int64_t(b->limbs[0]) : int64_t(0 - b->limbs[0]);
+}
 Value make_int_slow(int64_t n);
 inline Value make_int(int64_t n) { return fits_fixnum(n) ? make_fixnum(n) : make_int_slow(n); }
-inline bool is_number(Value v) { return is_double(v) || is_int(v); }
-inline double number_as_double(Value v) { return is_double(v) ? double_of(v) : double(int_of(v)); }
+inline bool is_number(Value v) { return is_double(v) || is_exact(v); }
+// Correctly rounded (exact.cpp); +-inf.0 beyond the double range.
+double exact_to_double(Value v);
+inline double number_as_double(Value v) {
+  if (is_double(v)) return double_of(v);
+  if (is_fixnum(v)) return double(fixnum_of(v));  // |n| < 2^49: exact
+  return exact_to_double(v);
+}
 
 // ---- strings (Unicode text, mutable, constant-time indexing) ----------------
 // Width-adaptive storage (string_storage.cpp): a string whose characters are

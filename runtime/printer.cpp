@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "eval_internal.h"
+#include "exact.h"
 #include "hashtable.h"
 #include "number.h"
 #include "object.h"
@@ -90,7 +91,8 @@ static void write_string_literal(std::string &out, std::string_view s) {
 // symbol either), so `inf` and `nan` stay bare while `+inf.0`, `1e3`, `+i` and
 // `+nan.0abc` (too close to a number for other Schemes' readers) get bars.
 static bool reads_as_number(std::string_view s) {
-  if (parse_number(s, 10) != NOVALUE || is_integer_syntax(s, 10)) return true;
+  std::string refused;
+  if (parse_number(s, 10, &refused) != NOVALUE || !refused.empty()) return true;
   char last = char(std::tolower((unsigned char)s.back()));
   bool starts_numeric =
       std::isdigit((unsigned char)s[0]) || ((s[0] == '+' || s[0] == '-' || s[0] == '.') && s.size() > 1 &&
@@ -497,7 +499,8 @@ static std::optional<OpenContainer> print_start(std::string &out, Value v, bool 
   c.write = write;
   *has_first = true;
   switch (hdr(v)->type) {
-  case T_INT64: fmt::format_to(std::back_inserter(out), "{}", as<Int64Box>(v)->n); return std::nullopt;
+  case T_BIGNUM:
+  case T_RATNUM: out += exact_to_string(v, 10); return std::nullopt;
   case T_STRING:
     if (write) write_string_literal(out, string_view_of(v));
     else out += string_view_of(v);

@@ -599,12 +599,12 @@ class Reader {
     }
   }
 
-  // Number syntax is number.cpp's, shared with string->number. An integer
-  // literal too large for 64 bits is a read error rather than a symbol.
+  // Number syntax is number.cpp's, shared with string->number. Number syntax
+  // Kiln refuses (complex numbers, an exact n/0) is a read error rather than a symbol.
   Value number_or_novalue(const std::string &text, SrcLoc start) {
-    Value v = parse_number(text, 10);
-    if (v == NOVALUE && is_integer_syntax(text, 10))
-      fail(start, fmt::format("integer literal {} is out of range", text));
+    std::string refused;
+    Value v = parse_number(text, 10, &refused);
+    if (v == NOVALUE && !refused.empty()) fail(start, refused);
     return v;
   }
 

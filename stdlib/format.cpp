@@ -9,6 +9,7 @@
 
 #include <string>
 
+#include "../runtime/exact.h"
 #include "../runtime/port.h"
 #include "../runtime/printer.h"
 #include "builtins.h"
@@ -63,17 +64,18 @@ Directive parse_directive(const char *who, std::string_view fmt, size_t &i) {
   return d;
 }
 
-// Exact integers print exactly, with N zeros after the point.
+// Exact integers print exactly, with N zeros after the point; rationals and
+// floats are rounded to N digits.
 void append_fixed(std::string &out, Value v, int digits) {
-  if (is_int(v)) {
-    out += std::to_string(int_of(v));
+  if (is_exact_integer(v)) {
+    out += exact_to_string(v, 10);
     if (digits > 0) {
       out += '.';
       out.append(size_t(digits), '0');
     }
     return;
   }
-  double x = double_of(v);
+  double x = number_as_double(v);
   if (x != x || x - x != 0) {  // NaN or infinite: Kiln's own spelling
     format_double(out, x);
     return;

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "../runtime/eval.h"
+#include "../runtime/exact.h"
 #include "../runtime/number.h"
 #include "../runtime/port.h"
 #include "../runtime/printer.h"
@@ -448,7 +449,7 @@ int arg_radix(const char *who, int argc, Value *a) {
 
 Value b_number_to_string(int argc, Value *a) {
   int radix = arg_radix("number->string", argc, a);
-  if (is_int(a[0])) return str_of(int_to_string(int_of(a[0]), radix));
+  if (is_exact(a[0])) return str_of(exact_to_string(a[0], radix));
   if (is_double(a[0])) {
     if (radix != 10)
       throw_errorf("number->string: a float can only be written in radix 10, got radix {}", radix);
