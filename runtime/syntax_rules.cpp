@@ -18,6 +18,7 @@
 //   printing and top-level definitions see the names as written.
 // - a literal (`else`, `=>`, ...) matches an identifier of the form only when
 //   both have the same binding (R7RS free-identifier=?).
+#include "equal.h"
 #include "eval_internal.h"
 #include "printer.h"
 #include "srcloc.h"
@@ -153,7 +154,7 @@ class Expander {
     // Literal data: numbers, strings, booleans, chars.
     if (pat == form) return true;
     if (is_string(pat) && is_string(form)) return string_view_of(pat) == string_view_of(form);
-    if (is_int(pat) && is_int(form)) return int_of(pat) == int_of(form);
+    if (is_number(pat) && is_number(form)) return eqv(pat, form);
     return false;
   }
 
