@@ -105,6 +105,9 @@ static Node *analyze_set(Value name, Node *val, Scope *sc, Value form) {
   Lookup l = lookup(name, sc);
   if (l.kind == Lookup::LOCAL) return at(new LocalSet(l.depth, l.idx, val), form);
   if (l.kind == Lookup::MACRO) bad_syntax(form, "set!");
+  if (is_imported_library_variable(name))
+    syntax_error(
+        form, fmt::format("set!: {} is imported from a library and cannot be assigned", symbol_name(name)));
   return at(new GlobalSet(global_cell(name), val), form);
 }
 

@@ -130,6 +130,9 @@ inline Lookup lookup(Value s, Scope *sc) {
 // names in the current top-level environment (library.h); for an alias, in
 // the environment of its macro's definition.
 Value global_cell(Value s);
+// Whether a top-level name means a variable a user library defines, reached
+// through an import: R7RS makes assigning it an error, and Kiln reports it.
+bool is_imported_library_variable(Value s);
 // Whether identifier a in scope sa (current environment) and identifier b as
 // seen by a macro defined in scope sb and environment envb have one binding
 // (R7RS free-identifier=?, used for syntax-rules literals and hygiene).

@@ -8,6 +8,7 @@
 // it is not on the chain (an expansion kept and analysed elsewhere, e.g. by
 // eval), the alias falls back to its name's global meaning.
 #include "analyze_internal.h"
+#include "hashtable.h"
 #include "library.h"
 
 namespace kiln {
@@ -49,6 +50,17 @@ static Value global_cell_in(Value s, TopEnv *env) {
 }
 
 Value global_cell(Value s) { return global_cell_in(s, g_env); }
+
+bool is_imported_library_variable(Value s) {
+  TopEnv *env = g_env;
+  while (is_symbol(s) && sym(s)->alias_of != NOVALUE) {
+    env = static_cast<TopEnv *>(sym(s)->alias_env);
+    s = sym(s)->alias_of;
+  }
+  Value cell;
+  if (!env || hashtable_lookup(env->own, s, &cell) || !hashtable_lookup(env->imports, s, &cell)) return false;
+  return !(sym(cell)->h.flags & SYM_INTERNED);
+}
 
 bool same_binding(Value a, Scope *sa, Value b, Scope *sb, void *envb) {
   Lookup la = lookup(a, sa), lb = lookup(b, sb);

@@ -450,6 +450,19 @@ void import_sets(Value specs, Value form) {
   }
 }
 
+TopEnv *make_import_environment(Value specs) {
+  TopEnv *env = new_env(NIL, true);
+  EnvGuard guard(env);
+  for (Value p = specs; is_pair(p); p = cdr(p)) {
+    std::string lib;
+    for (Value b = import_set(car(p), NIL, &lib, 0); is_pair(b); b = cdr(b))
+      hashtable_set(env->imports, car(car(b)), cdr(car(b)));
+  }
+  return env;
+}
+
+TopEnv *program_env() { return g_program_env; }
+
 void define_library(Value form) {
   if (!is_pair(cdr(form)) || !is_library_name(car(cdr(form))))
     throw_error_at(loc_of(form),

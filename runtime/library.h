@@ -41,6 +41,12 @@ Value env_define_cell(Value name);
 // Runs the import set specs of (import SPEC...) into the current environment;
 // `form` is for error locations and the importing file's directory.
 void import_sets(Value specs, Value form);
+// The environment of (environment SET...): the import sets' bindings, its
+// own definitions private to it; errors are reported without a location.
+TopEnv *make_import_environment(Value specs);
+// The program's environment (for interaction-environment); null until the
+// program's first import, which is what g_env is then too.
+TopEnv *program_env();
 // (define-library NAME DECL...): registers and instantiates the library.
 void define_library(Value form);
 // Whether (library NAME) in cond-expand holds: the library is defined or a

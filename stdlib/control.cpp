@@ -121,15 +121,54 @@ static Value b_emergency_exit(int argc, Value *argv) {
   std::_Exit(exit_status(argc, argv));
 }
 
-static Value b_eval(int, Value *argv) { return eval_toplevel(argv[0]); }
-static Value b_environment(int, Value *) {
-  static Value env = NOVALUE;
-  if (env == NOVALUE) {
-    ObjHeader *h = static_cast<ObjHeader *>(gc_alloc_root(sizeof(ObjHeader)));
-    *h = ObjHeader{T_ENVIRONMENT, 0, 0, 0};
-    env = from_ptr(h);
+// An environment object names a top-level environment (runtime/library.h):
+// that of (environment SET...), or the program's for the others.
+struct EnvironmentObj {
+  ObjHeader h;
+  TopEnv *env;      // null: the program's, whatever it is when eval runs
+  bool is_program;  // interaction-environment and the R5RS ones
+};
+
+static Value make_environment_obj(TopEnv *env, bool is_program, bool root) {
+  size_t n = sizeof(EnvironmentObj);
+  auto *e = static_cast<EnvironmentObj *>(root ? gc_alloc_root(n) : gc_alloc(n));
+  e->h = ObjHeader{T_ENVIRONMENT, 0, 0, 0};
+  e->env = env;
+  e->is_program = is_program;
+  return from_ptr(&e->h);
+}
+
+// Analysed and run in ENV's environment; without ENV, in the one being
+// analysed now (a library's body, or the program).
+static Value b_eval(int argc, Value *argv) {
+  if (argc < 2) return eval_toplevel(argv[0]);
+  if (!has_type(argv[1], T_ENVIRONMENT)) type_error("eval", 2, "an environment", argv[1]);
+  auto *e = reinterpret_cast<EnvironmentObj *>(hdr(argv[1]));
+  TopEnv *saved = g_env;
+  g_env = e->is_program ? program_env() : e->env;
+  try {
+    Value r = eval_toplevel(argv[0]);
+    // An import the form made may have created the program's environment.
+    if (e->is_program && !saved) saved = program_env();
+    g_env = saved;
+    return r;
+  } catch (...) {
+    if (e->is_program && !saved) saved = program_env();
+    g_env = saved;
+    throw;
   }
+}
+
+static Value b_interaction_environment(int, Value *) {
+  static Value env = NOVALUE;
+  if (env == NOVALUE) env = make_environment_obj(nullptr, true, true);
   return env;
+}
+
+static Value b_environment(int argc, Value *argv) {
+  Value specs = NIL;
+  for (int i = argc - 1; i >= 0; i--) specs = cons(argv[i], specs);
+  return make_environment_obj(make_import_environment(specs), false, false);
 }
 
 static Value b_load(int, Value *argv) { return load_file(arg_path("load", 1, argv[0])); }
@@ -254,10 +293,10 @@ static BuiltinRegistrar reg([] {
   defbuiltin("exit", 0, 1, b_exit);
   defbuiltin("emergency-exit", 0, 1, b_emergency_exit);
   defbuiltin("eval", 1, 2, b_eval);
-  defbuiltin("interaction-environment", 0, 0, b_environment);
-  defbuiltin("system-global-environment", 0, 0, b_environment);
-  defbuiltin("scheme-report-environment", 0, 1, b_environment);
-  defbuiltin("null-environment", 0, 1, b_environment);
+  defbuiltin("interaction-environment", 0, 0, b_interaction_environment);
+  defbuiltin("system-global-environment", 0, 0, b_interaction_environment);
+  defbuiltin("scheme-report-environment", 0, 1, b_interaction_environment);
+  defbuiltin("null-environment", 0, 1, b_interaction_environment);
   defbuiltin("environment", 0, -1, b_environment);
   defbuiltin("load", 1, 2, b_load);
   defbuiltin("void", 0, -1, b_void);
