@@ -3,6 +3,8 @@
 // environment, and that definitions get private cells where library.h says.
 #include <catch2/catch.hpp>
 
+#include "runtime/analyze_internal.h"
+#include "runtime/args.h"
 #include "runtime/eval.h"
 #include "runtime/hashtable.h"
 #include "runtime/library.h"
@@ -66,4 +68,33 @@ TEST_CASE("library env: an importing program keeps interned cells except over bu
   Value car_cell = env_define_cell(intern("car"));
   CHECK(car_cell != intern("car"));
   CHECK(env_cell(prog, intern("car")) == car_cell);
+}
+
+TEST_CASE("library env: only a user library's imported variable is read-only", "[library]") {
+  TopEnv *prog = make_env(false);
+  WithEnv w(prog);
+  Value from_lib = intern("libenv-counter");
+  hashtable_set(prog->imports, from_lib, gensym("libenv-counter"));  // a library's private cell
+  Value standard = intern("libenv-standard");
+  hashtable_set(prog->imports, standard, standard);  // a standard library's name: the interned cell
+  CHECK(is_imported_library_variable(from_lib));
+  CHECK_FALSE(is_imported_library_variable(standard));
+  CHECK_FALSE(is_imported_library_variable(intern("libenv-unknown")));
+  // The program's own definition replaces the import.
+  env_define_cell(from_lib);
+  CHECK_FALSE(is_imported_library_variable(from_lib));
+}
+
+TEST_CASE("library env: environment of import sets", "[library]") {
+  eval_string(
+      "(define-library (libenv demo) (export shown) (import (scheme base))"
+      " (begin (define shown 1) (define hidden 2)))",
+      "libenv-test");
+  Value name[2] = {intern("libenv"), intern("demo")};
+  Value set = list_from(name, 2);
+  TopEnv *env = make_import_environment(list_from(&set, 1));
+  Value shown = env_cell(env, intern("shown"));
+  CHECK(shown != intern("shown"));
+  CHECK(sym(shown)->global == make_int(1));
+  CHECK(env_cell(env, intern("hidden")) == intern("hidden"));  // not exported: the plain global
 }
