@@ -221,7 +221,7 @@ class Expander {
       }
       for (Value p = inner_ids_; is_pair(p); p = cdr(p))
         if (car(p) == t) return alias(t);
-      if (!quoted)
+      if (!quoted && quasi_ == 0)
         for (Value p = binders; is_pair(p); p = cdr(p))
           if (car(p) == t) return rename(t);
       if (!quoted && quasi_ == 0 && site_ && site_->keeps_meaning && !site_->keeps_meaning(t))
@@ -240,6 +240,13 @@ class Expander {
         quasi_++;
         Value r = cons(car(t), expand(cdr(t), b, binders, quoted));
         quasi_--;
+        return r;
+      }
+      if ((car(t) == intern("unquote") || car(t) == intern("unquote-splicing")) && quasi_ > 0 && !quoted) {
+        // Back to code one level out: its identifiers get hygiene again.
+        quasi_--;
+        Value r = cons(car(t), expand(cdr(t), b, binders, quoted));
+        quasi_++;
         return r;
       }
       if (is_pair(cdr(t)) && is_ellipsis(car(cdr(t)))) {

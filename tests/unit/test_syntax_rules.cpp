@@ -181,3 +181,16 @@ TEST_CASE("syntax-rules: aliases of a macro-defining macro's inner identifiers",
   CHECK(run("(list (sr-is-else else) (sr-is-else other) (let ((else 1)) (sr-is-else else)))") ==
         "(yes no no)");
 }
+
+TEST_CASE("syntax-rules: hygiene inside a quasiquote's unquotes, not its data", "[syntax_rules]") {
+  eval_all("(define-syntax sr-qq (syntax-rules () ((_ x) `(list ,x ,(list x) ,@(list 1)))))");
+  // The unquoted (list x) is the template's list; the quoted `list` is the plain symbol.
+  CHECK(run("(let ((list vector)) (sr-qq 3))") == "(list 3 (3) 1)");
+  CHECK(run("(eq? (car (sr-qq 0)) 'list)") == "#t");
+  // A binder is renamed where it is code, and left alone in the data.
+  eval_all("(define-syntax sr-qq-let (syntax-rules () ((_ e) (let ((tmp e)) `(tmp ,tmp)))))");
+  CHECK(run("(let ((tmp 5)) (sr-qq-let (+ tmp 1)))") == "(tmp 6)");
+  // Nested quasiquotes: only the innermost-level unquote is code.
+  CHECK(run("(let-syntax ((m (syntax-rules () ((_ x) `(a `(b ,(c ,(car x)))))))) (let ((car cdr)) (m '(1 "
+            "2))))") == "(a (quasiquote (b (unquote (c 1)))))");
+}
