@@ -113,6 +113,9 @@ struct MacroUseSite {
   std::function<bool(Value id, Value literal)> matches_literal;
   void *def_scope = nullptr;  // the macro's, recorded in the aliases it makes
   void *def_env = nullptr;
+  // The use is inside a body (a local scope), where a `define` the template
+  // introduces is a local binding and so renamed like a lambda parameter.
+  bool in_body = false;
 };
 Value expand_syntax_rules(Value rules, Value form, const MacroUseSite &site);
 

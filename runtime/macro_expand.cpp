@@ -34,6 +34,7 @@ static Value expand_macro(Value macro, Value form, Scope *sc) {
     MacroUseSite site;
     site.def_scope = def_scope;
     site.def_env = def_env;
+    site.in_body = sc != nullptr;
     site.keeps_meaning = [&](Value id) { return same_binding(id, sc, id, def_scope, def_env); };
     site.matches_literal = [&](Value id, Value lit) { return same_binding(id, sc, lit, def_scope, def_env); };
     try {

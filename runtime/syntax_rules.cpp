@@ -2,9 +2,10 @@
 //
 // Hygiene, both directions:
 // - identifiers that a template introduces in binding positions (lambda
-//   parameters, let/let*/letrec/do variables, named-let names) are renamed to
-//   fresh uninterned symbols at every expansion, so they cannot capture the
-//   user's variables;
+//   parameters, let/let*/letrec/do variables, named-let names, `define`d
+//   names unless the use is at top level) are renamed to fresh uninterned
+//   symbols at every expansion, so they cannot capture the user's variables;
+//   quasiquoted data is left alone, its unquoted code is not;
 // - every other template identifier that would mean something else at the use
 //   site than where the macro was defined (a local variable or macro of the
 //   user's shadows it, or the use is in another library's environment)
@@ -32,7 +33,7 @@ struct SyntaxRules {
   Value name;
   Value ellipsis;
   Value literals;  // list of symbols
-  Value rules;     // list of (pattern template binders inner-ids)
+  Value rules;     // list of (pattern template binders inner-ids binders-in-a-body)
   Value doc;       // string, or NOVALUE
   SrcLoc loc;      // of the form that defined it
 };
@@ -346,12 +347,24 @@ void add_binder(Value s, Value patvars, Value *out) {
   *out = cons(s, *out);
 }
 
-// Identifiers the template binds itself (see the file comment).
-void collect_binders(Value t, Value patvars, Value *out) {
+// Identifiers the template binds itself (see the file comment). A `define`
+// at the template's own level (or in a `begin` there) goes to top_defs
+// instead: it is a binder only where the macro is used inside a body, since a
+// top-level definition keeps the name as written.
+void collect_binders(Value t, Value patvars, Value *out, Value *top_defs, bool top) {
   check_stack();
   if (!is_pair(t)) return;
   Value head = car(t);
   if (head == intern("quote")) return;
+  if (head == intern("define") && is_pair(cdr(t))) {
+    Value target = car(cdr(t));
+    while (is_pair(target)) target = car(target);  // (define (f . args) ...)
+    add_binder(target, patvars, top ? top_defs : out);
+  }
+  if (head == intern("begin") && top) {
+    for (Value p = cdr(t); is_pair(p); p = cdr(p)) collect_binders(car(p), patvars, out, top_defs, true);
+    return;
+  }
   bool binder = false;
   for (const char *f : kBinderForms)
     if (head == intern(f)) binder = true;
@@ -376,7 +389,7 @@ void collect_binders(Value t, Value patvars, Value *out) {
       }
     }
   }
-  for (Value p = t; is_pair(p); p = cdr(p)) collect_binders(car(p), patvars, out);
+  for (Value p = t; is_pair(p); p = cdr(p)) collect_binders(car(p), patvars, out, top_defs, false);
 }
 
 // A syntax-rules form inside a template (a macro-defining macro): the
@@ -455,11 +468,13 @@ Value make_syntax_rules(Value spec, Value form) {
     Value pat = car(rule), tmpl = car(cdr(rule));
     Value patvars = NIL;
     ex.pattern_vars(cdr(pat), &patvars);
-    Value binders = NIL;
-    collect_binders(tmpl, patvars, &binders);
+    Value binders = NIL, top_defs = NIL;
+    collect_binders(tmpl, patvars, &binders, &top_defs, true);
+    Value body_binders = binders;
+    for (Value d = top_defs; is_pair(d); d = cdr(d)) body_binders = cons(car(d), body_binders);
     Value inner = NIL;
     collect_inner_ids(tmpl, patvars, &inner);
-    rules = cons(cons(pat, cons(tmpl, cons(binders, cons(inner, NIL)))), rules);
+    rules = cons(cons(pat, cons(tmpl, cons(binders, cons(inner, cons(body_binders, NIL))))), rules);
   }
   r->rules = reverse_list(rules);
   return from_ptr(r);
@@ -477,6 +492,7 @@ Value expand_syntax_rules(Value rules_v, Value form, const MacroUseSite &site) {
   for (Value p = r->rules; is_pair(p); p = cdr(p)) {
     Value rule = car(p);
     Value pat = car(rule), tmpl = car(cdr(rule)), binders = car(cdr(cdr(rule)));
+    if (site.in_body) binders = car(cdr(cdr(cdr(cdr(rule)))));
     Expander ex(r, &site);
     ex.inner_ids_ = car(cdr(cdr(cdr(rule))));
     Value b = NIL;

@@ -54,3 +54,29 @@
 (newline)
 (write (let ((=> #f)) (cond (#t => 'ok))))
 (newline)
+
+;; A definition a template introduces inside a body is the macro's own: the
+;; user's references to that name do not see it ...
+(define tmp 'global-tmp)
+(define-syntax define-tmp (syntax-rules () ((_ e) (define tmp e))))
+(define (body-use) (define-tmp 'macro-tmp) tmp)
+(write (body-use))
+(newline)
+;; ... while the template's own references do, and a name the user passes in
+;; is the user's.
+(define-syntax define-with-helper
+  (syntax-rules ()
+    ((_ name e) (begin (define helper e) (define (name) (list helper helper))))))
+(define helper 'global-helper)
+(write (let () (define-with-helper get 7) (list (get) helper)))
+(newline)
+;; A define nested in a template's procedure does not capture the user's name.
+(define-syntax define-thunk
+  (syntax-rules () ((_ name x) (define (name) (define tmp 'inner) x))))
+(define-thunk get-tmp tmp)
+(write (get-tmp))
+(newline)
+;; At top level the introduced name is defined as written (docs/language.md).
+(define-with-helper top-get 8)
+(write (list (top-get) helper))
+(newline)
