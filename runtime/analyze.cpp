@@ -47,13 +47,17 @@ void form_too_short(Value part) {
 static Value include_forms(Value form, bool fold_case);
 static Node *analyze_body(Value forms, Scope *sc, bool tail, Value whole);
 
+// The keyword is the cell the head names (library.h), so a special form
+// imported under another name, `(import (prefix (scheme base) s:))`, is one.
 uint32_t special_of(Value x, Scope *sc) {
   if (!is_pair(x) || !is_symbol(car(x))) return SF_NONE;
-  Symbol *s = sym(unaliased(car(x)));
-  if (!s->special) return SF_NONE;
-  if (lookup(car(x), sc).kind != Lookup::GLOBAL) return SF_NONE;
-  if (has_type(sym(global_cell(car(x)))->global, T_MACRO)) return SF_NONE;
-  return s->special;
+  Value head = car(x);
+  // Without environments or aliases a name is its own cell: most heads stop here.
+  if (!sym(head)->special && !g_env && sym(head)->alias_of == NOVALUE) return SF_NONE;
+  if (lookup(head, sc).kind != Lookup::GLOBAL) return SF_NONE;
+  Symbol *cell = sym(global_cell(head));
+  if (!cell->special || has_type(cell->global, T_MACRO)) return SF_NONE;
+  return cell->special;
 }
 
 // ---- lambda ----------------------------------------------------------------
@@ -160,8 +164,11 @@ static Node *analyze_seq(Value forms, Scope *sc, bool tail, Value form) {
 
 // `else` and `=>` are cond's and case's auxiliary syntax only where they have
 // their global meaning: a local variable named `=>` or `else` is a variable.
+// By binding: `else` imported under another name is else, a local `else` is not.
 static bool is_aux_keyword(Value x, const char *name, Scope *sc) {
-  return is_symbol(x) && unaliased(x) == intern(name) && lookup(x, sc).kind == Lookup::GLOBAL;
+  if (!is_symbol(x)) return false;
+  if (!g_env && sym(x)->alias_of == NOVALUE && x != intern(name)) return false;
+  return lookup(x, sc).kind == Lookup::GLOBAL && global_cell(x) == intern(name);
 }
 
 static Node *analyze_cond_clauses(Value clauses, Scope *sc, bool tail, Value form, Node *fallthrough) {

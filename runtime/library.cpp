@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <functional>
 
+#include "analyze_internal.h"
 #include "args.h"
 #include "eval.h"
 #include "eval_internal.h"
@@ -319,7 +320,9 @@ Value import_set(Value spec, Value form, std::string *lib, int depth) {
 // runs, so a procedure may refer to one defined further down.
 void predeclare(Value x, int depth = 0) {
   if (depth > 100 || !is_pair(x) || !is_symbol(car(x)) || !is_pair(cdr(x))) return;
-  std::string_view head = symbol_name(unaliased(car(x)));
+  Value keyword = global_cell(car(x));  // `define` imported as `s:define` is define
+  if (!(sym(keyword)->h.flags & SYM_INTERNED)) return;
+  std::string_view head = symbol_name(keyword);
   Value target = car(cdr(x));
   auto declare = [](Value s) {
     if (is_symbol(s)) env_define_cell(unaliased(s));
