@@ -42,7 +42,7 @@ for p in $PROGRAMS; do
   line=$(grep -a '^+!CSVLINE!+' "$TMP/$p.out" | tail -1)
   if [ $rc -eq 124 ]; then
     fail=$((fail + 1)); echo "$p: TIMEOUT after $TIMEOUT s"
-  elif [ $rc -eq 0 ] && [ -n "$line" ]; then
+  elif [ $rc -eq 0 ] && [ -n "$line" ] && [ "${line##*,}" != INCORRECT ]; then
     pass=$((pass + 1)); echo "$p: ok ${line##*,} s"
   else
     fail=$((fail + 1)); echo "$p: FAILED (exit $rc): $(grep -a -v '^Running' "$TMP/$p.out" | head -2 | tr '\n' ' ')"
