@@ -356,8 +356,8 @@ struct LibraryParts {
 
 void library_declarations(Value decls, TopEnv *env, const std::string &dir, Value form, LibraryParts *parts,
                           int depth) {
-  if (depth > 100) throw_error_at(loc_of(form), "define-library: declarations nested too deeply");
   std::string who = "define-library " + written_name(env->name);
+  if (depth > 100) throw_error_at(loc_of(form), who + ": declarations nested too deeply");
   for (Value p = decls; is_pair(p); p = cdr(p)) {
     Value d = car(p);
     Value at = is_pair(d) && loc_of(d).known() ? d : form;
