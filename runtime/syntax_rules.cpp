@@ -2,8 +2,8 @@
 //
 // Hygiene, both directions:
 // - identifiers that a template introduces in binding positions (lambda
-//   parameters, let/let*/letrec/do variables, named-let names, `define`d
-//   names unless the use is at top level) are renamed to fresh uninterned
+//   parameters, let/let*/letrec/do variables, named-let names, names given
+//   to define, define-values and define-syntax unless the use is at top level) are renamed to fresh uninterned
 //   symbols at every expansion, so they cannot capture the user's variables;
 //   quasiquoted data is left alone, its unquoted code is not;
 // - every other template identifier that would mean something else at the use
@@ -356,10 +356,15 @@ void collect_binders(Value t, Value patvars, Value *out, Value *top_defs, bool t
   if (!is_pair(t)) return;
   Value head = car(t);
   if (head == intern("quote")) return;
-  if (head == intern("define") && is_pair(cdr(t))) {
+  if ((head == intern("define") || head == intern("define-syntax")) && is_pair(cdr(t))) {
     Value target = car(cdr(t));
     while (is_pair(target)) target = car(target);  // (define (f . args) ...)
     add_binder(target, patvars, top ? top_defs : out);
+  }
+  if (head == intern("define-values") && is_pair(cdr(t))) {
+    Value p = car(cdr(t));
+    for (; is_pair(p); p = cdr(p)) add_binder(car(p), patvars, top ? top_defs : out);
+    add_binder(p, patvars, top ? top_defs : out);  // a rest name
   }
   if (head == intern("begin") && top) {
     for (Value p = cdr(t); is_pair(p); p = cdr(p)) collect_binders(car(p), patvars, out, top_defs, true);

@@ -80,3 +80,18 @@
 (define-with-helper top-get 8)
 (write (list (top-get) helper))
 (newline)
+;; define-values and define-syntax a template introduces in a body are its own too.
+(define-syntax define-div
+  (syntax-rules ()
+    ((_ get e) (begin (define-values (q r) (floor/ e 5)) (define (get) (list q r))))))
+(define q 'global-q)
+(write (let () (define-div get-qr 17) (list (get-qr) q)))
+(newline)
+(define-syntax define-helped
+  (syntax-rules ()
+    ((_ name)
+     (begin (define-syntax helper (syntax-rules () ((_ x) (list 'helped x))))
+            (define (name y) (helper y))))))
+(define (helper x) (list 'user-helper x))
+(write (let () (define-helped go) (list (go 1) (helper 2))))
+(newline)
