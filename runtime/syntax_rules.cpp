@@ -3,8 +3,9 @@
 // Hygiene, both directions:
 // - identifiers that a template introduces in binding positions (lambda
 //   parameters, let/let*/letrec/do variables, named-let names, names given
-//   to define, define-values and define-syntax unless the use is at top level) are renamed to fresh uninterned
-//   symbols at every expansion, so they cannot capture the user's variables;
+//   to define, define-values and define-syntax unless the use is at top
+//   level) are renamed to fresh uninterned symbols at every expansion, so
+//   they cannot capture the user's variables;
 //   quasiquoted data is left alone, its unquoted code is not;
 // - every other template identifier that would mean something else at the use
 //   site than where the macro was defined (a local variable or macro of the
