@@ -13,6 +13,7 @@
 #include "runtime/eval.h"
 #include "runtime/eval_internal.h"
 #include "runtime/gc.h"
+#include "runtime/library.h"
 #include "runtime/printer.h"
 #include "runtime/reader.h"
 #include "runtime/srcloc.h"
@@ -176,7 +177,9 @@ static void describe_command(ReplSession &s, std::string_view arg) {
     print_repl_error(s, "error: usage: ,describe NAME");
     return;
   }
-  Value name = intern(arg);
+  // The variable the name means in the program, imports included
+  // (runtime/library.h): `s:car` after (import (prefix (scheme base) s:)) is car.
+  Value name = env_cell(program_env(), intern(arg));
   Value v = sym(name)->global;
   if (!is_special_form_name(name) && v == NOVALUE) {
     print_repl_error(s, fmt::format("error: ,describe: {} is not bound", arg));
@@ -188,7 +191,7 @@ static void describe_command(ReplSession &s, std::string_view arg) {
   Value patterns = NOVALUE;  // of a syntax-rules macro
   // Syntax has no procedure to carry a doc: the table supplies it, for a
   // macro only while it is still the prelude's.
-  const SyntaxDoc *syntax = find_syntax_doc(arg);
+  const SyntaxDoc *syntax = find_syntax_doc(symbol_name(name));
   if (is_special_form_here(name)) {
   } else if (is_builtin(v)) {
     Builtin *b = as<Builtin>(v);
@@ -223,7 +226,7 @@ static void describe_command(ReplSession &s, std::string_view arg) {
     text += fmt::format("  syntax: {}\n", syntax->usage);
     if (doc.empty()) doc = syntax->doc;
   } else if (patterns != NOVALUE) {
-    text += rule_shapes(name, patterns);
+    text += rule_shapes(intern(arg), patterns);
   }
   if (!doc.empty()) text += "  doc: " + doc + "\n";
   if (defined_at.known()) text += "  defined at " + format_loc(defined_at) + "\n";

@@ -88,6 +88,22 @@ def test_describe_syntax(kiln):
     check(out == "assert: macro\n  doc: Mine.\n  defined at <repl-1>:1:1\n", f"user macro: {out!r}")
 
 
+def test_describe_imported(kiln):
+    """,describe follows the program's imports: prefixed and renamed names."""
+    code, out, err = run_plain(kiln, ["-q", "-i"],
+                               "(import (prefix (scheme base) s:))\n"
+                               "(define-library (r) (export v (rename w mac)) (import (scheme base))"
+                               " (begin (define v 1) (define-syntax w (syntax-rules () ((_ x) x)))))\n"
+                               "(import (r))\n"
+                               ",describe s:define\n,describe v\n,describe mac\n,describe s:nothing\n")
+    check(out == ("s:define: special form\n"
+                  "  syntax: (define NAME EXPR) or (define (NAME . FORMALS) BODY...)\n"
+                  "  doc: Binds NAME globally at top level, or locally at the start of a body.\n"
+                  "v: variable\n  value: integer 1\n"
+                  "mac: macro\n  syntax: (mac x)\n  defined at <repl-2>:1:90\n"), f",describe imported: {out!r}")
+    check("s:nothing is not bound" in err, f"unbound: {err!r}")
+
+
 def test_apropos(kiln):
     code, out, err = run_plain(kiln, ["-q", "-i"],
                                "(define a-procedure-whose-name-is-longer-than-the-old-columns (lambda () 1))\n"
@@ -111,6 +127,7 @@ def test(kiln):
     test_bt(kiln)
     test_expand(kiln)
     test_describe_syntax(kiln)
+    test_describe_imported(kiln)
     test_apropos(kiln)
     test_record_echo(kiln)
 
