@@ -393,7 +393,8 @@ void library_declarations(Value decls, TopEnv *env, const std::string &dir, Valu
       }
     } else if (head == "cond-expand") {
       for (Value q = cdr(d); is_pair(q); q = cdr(q)) {
-        if (!is_pair(car(q))) throw_error_at(loc_of(at), fmt::format("{}: bad cond-expand clause", who));
+        if (!is_pair(car(q)) || list_length(car(q)) < 0)
+          throw_error_at(loc_of(at), fmt::format("{}: bad cond-expand clause", who));
         if (feature_requirement_holds(car(car(q)))) {
           library_declarations(cdr(car(q)), env, dir, at, parts, depth + 1);
           break;

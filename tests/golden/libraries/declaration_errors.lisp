@@ -11,6 +11,7 @@
 (report '(define-library (bad) (include 42)))
 (report '(define-library (bad) (include-ci "parts/missing.scm")))
 (report '(define-library (bad) (cond-expand 7)))
+(report '(define-library (bad) (cond-expand (else . 5))))
 (report '(define-library (bad) (cond-expand ((bogus x) (begin)))))
 (report '(define-library (bad) (include-library-declarations "parts/self_include.scm")))
 (report '(define-library (bad) (import (no such library))))
