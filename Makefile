@@ -36,9 +36,11 @@ GC_STRESS_SKIP ?= lists/basics lists/errors lists/higher_order lists/sort \
                   errors/out_of_memory errors/huge_value errors/huge_value_message
 
 # libgccjit's headers come with the matching gcc; tmux drives the REPL tests;
-# python3 drives some test tools; zlib gives model files their CRC-32.
-DEB_PACKAGES := libgc-dev libgccjit-12-dev libfmt-dev catch2 libreadline-dev zlib1g-dev \
-                cmake g++ pkg-config make tmux python3 clang-format
+# python3 drives some test tools; zlib gives model files their CRC-32; GMP gives
+# exact integers of any size and exact rationals; libunistring gives Unicode
+# character classes and case mappings.
+DEB_PACKAGES := libgc-dev libgccjit-12-dev libfmt-dev catch2 libreadline-dev zlib1g-dev libgmp-dev \
+                libunistring-dev cmake g++ pkg-config make tmux python3 clang-format
 
 ASAN_ENV := ASAN_OPTIONS=detect_stack_use_after_return=0:detect_leaks=0 \
             UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1

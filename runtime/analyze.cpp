@@ -36,6 +36,11 @@ void bad_syntax(Value form, std::string_view name) {
   syntax_error(form, fmt::format("{}: bad syntax in {}", name, s));
 }
 
+void form_too_short(Value part) {
+  std::string s = error_value_string(part, 57);
+  syntax_error(part, fmt::format("bad syntax: a form ends too early at {}", s));
+}
+
 // ---- helpers -------------------------------------------------------------
 
 static Value include_forms(Value form);
@@ -178,7 +183,7 @@ static Node *analyze_cond_clauses(Value clauses, Scope *sc, bool tail, Value for
     return new Or(items, 2);
   }
   if (is_pair(body) && is_aux_keyword(car(body), "=>", sc)) {
-    if (!is_pair(cdr(body))) bad_syntax(form, "cond");
+    if (!is_pair(cdr(body)) || cddr_(body) != NIL) bad_syntax(form, "cond");
     // (let ((t test)) (if t (f t) rest)) — built as nodes with a fresh one-slot scope.
     OpenScope ls(sc);
     Value tmp = gensym("cond-value");
@@ -214,6 +219,8 @@ static Node *analyze_case(Value form, Scope *sc, bool tail) {
     else if (list_length(data) < 0) bad_syntax(form, "case");
     Value body = cdr(clause);
     bool arrow = is_pair(body) && is_aux_keyword(car(body), "=>", sc);
+    // (data => receiver): exactly one expression after the arrow.
+    if (arrow && (!is_pair(cdr(body)) || cddr_(body) != NIL)) bad_syntax(form, "case");
     clauses[i].data = data;
     clauses[i].arrow = arrow;
     clauses[i].body = arrow ? analyze(cadr_(body), sc, false) : analyze_seq(body, sc, tail, form);

@@ -153,8 +153,17 @@ template <class N> N *at(N *node, Value form) {
   return node;
 }
 
-inline Value cadr_(Value v) { return car(cdr(v)); }
-inline Value cddr_(Value v) { return cdr(cdr(v)); }
+// Checked: a form whose shape a caller forgot to validate gives a syntax error
+// naming the part that is too short, never a read through a non-pair.
+[[noreturn]] void form_too_short(Value part);
+inline Value cadr_(Value v) {
+  if (!is_pair(v) || !is_pair(cdr(v))) form_too_short(v);
+  return car(cdr(v));
+}
+inline Value cddr_(Value v) {
+  if (!is_pair(v) || !is_pair(cdr(v))) form_too_short(v);
+  return cdr(cdr(v));
+}
 
 // ---- analyze.cpp ---------------------------------------------------------
 

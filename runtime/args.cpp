@@ -29,17 +29,19 @@ void defglobal(const char *name, Value v) { sym(intern(name))->global = v; }
 
 int64_t arg_int(const char *who, int pos, Value v) {
   if (is_int(v)) return int_of(v);
-  type_error(who, pos, "an integer", v);
+  type_error(who, pos, is_bignum(v) ? "an integer in the 64-bit range" : "an integer", v);
 }
 
 int64_t arg_index(const char *who, int pos, Value v) {
   if (is_int(v) && int_of(v) >= 0) return int_of(v);
-  type_error(who, pos, "a non-negative integer", v);
+  type_error(who, pos,
+             is_bignum(v) && as<Bignum>(v)->size > 0 ? "a non-negative integer in the 64-bit range"
+                                                     : "a non-negative integer",
+             v);
 }
 
 double arg_num(const char *who, int pos, Value v) {
-  if (is_double(v)) return double_of(v);
-  if (is_int(v)) return double(int_of(v));
+  if (is_number(v)) return number_as_double(v);
   type_error(who, pos, "a number", v);
 }
 

@@ -10,15 +10,31 @@
 
 namespace kiln {
 
+static bool bignum_equal(const Bignum *a, const Bignum *b) {
+  if (a->size != b->size) return false;
+  size_t n = size_t(a->size < 0 ? -a->size : a->size);
+  return std::memcmp(a->limbs, b->limbs, n * sizeof(uint64_t)) == 0;
+}
+static bool integer_eqv(Value a, Value b) {
+  if (a == b) return true;
+  return is_bignum(a) && is_bignum(b) && bignum_equal(as<Bignum>(a), as<Bignum>(b));
+}
+static bool ratnum_equal(const Ratnum *a, const Ratnum *b) {
+  return integer_eqv(a->num, b->num) && integer_eqv(a->den, b->den);
+}
+
 // Inlined into the equal? loops: a call per element is measurable there
 // (docs/performance.md, "Structural equality").
 static inline __attribute__((always_inline)) bool eqv_inline(Value a, Value b) {
   if (a == b) return true;
-  // Doubles are immediate and NaNs are canonical, so equal bits were caught
-  // above; what remains equal by value is a pair of integers (a boxed T_INT64
-  // is never equal to a fixnum, but comparing int_of keeps that an invariant
-  // of value.h rather than of this file).
-  if (is_int(a) && is_int(b)) return int_of(a) == int_of(b);
+  // Doubles and fixnums are immediate and NaNs are canonical, so equal bits were
+  // caught above; what remains equal by value is two bignums or two ratnums
+  // (normalised, exact.h: a bignum never equals a fixnum).
+  if (!is_ptr(a) || !is_ptr(b)) return false;
+  uint8_t t = hdr(a)->type;
+  if (t != hdr(b)->type) return false;
+  if (t == T_BIGNUM) return bignum_equal(as<Bignum>(a), as<Bignum>(b));
+  if (t == T_RATNUM) return ratnum_equal(as<Ratnum>(a), as<Ratnum>(b));
   return false;
 }
 
@@ -196,7 +212,15 @@ static uint64_t combine(uint64_t h, uint64_t x) {
 uint64_t eq_hash(Value v) { return mix(v.bits); }
 
 uint64_t eqv_hash(Value v) {
-  if (is_int(v)) return mix(uint64_t(int_of(v)) ^ 0x1234567ull);
+  if (is_ptr(v)) {
+    if (hdr(v)->type == T_BIGNUM) {
+      const Bignum *b = as<Bignum>(v);
+      uint64_t h = uint64_t(int64_t(b->size));
+      for (int32_t i = 0, n = b->size < 0 ? -b->size : b->size; i < n; i++) h = combine(h, b->limbs[i]);
+      return mix(h);
+    }
+    if (hdr(v)->type == T_RATNUM) return combine(eqv_hash(as<Ratnum>(v)->num), eqv_hash(as<Ratnum>(v)->den));
+  }
   return mix(v.bits);
 }
 
@@ -213,7 +237,8 @@ static uint64_t hash_bounded(Value v, int &budget) {
   if (!is_ptr(v)) return eqv_hash(v);
   uint8_t t = type_of_ptr(v);
   switch (t) {
-  case T_INT64: return eqv_hash(v);
+  case T_BIGNUM:
+  case T_RATNUM: return eqv_hash(v);
   case T_STRING: return bytes_hash(string_view_of(v));
   case T_BYTEVECTOR: {
     Bytevector *b = as<Bytevector>(v);

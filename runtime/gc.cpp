@@ -65,6 +65,14 @@ void gc_warning(char *msg, GC_word arg) {
   std::fprintf(stderr, msg, static_cast<unsigned long>(arg));
 }
 
+static const volatile std::sig_atomic_t *g_stop_flag = nullptr;
+static int stop_collecting_when_flagged() { return g_stop_flag && *g_stop_flag; }
+
+void gc_stop_collections_when(const volatile std::sig_atomic_t *flag) {
+  g_stop_flag = flag;
+  GC_set_stop_func(stop_collecting_when_flagged);
+}
+
 // The collector's object kind for gc_alloc_unzeroed: scanned like GC_MALLOC's
 // (a length descriptor covering the whole object), new objects left as found.
 static int g_unzeroed_kind = -1;

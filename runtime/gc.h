@@ -7,12 +7,18 @@
 #pragma once
 #include <gc.h>
 
+#include <csignal>
 #include <cstddef>
 #include <cstdint>
 
 namespace kiln {
 
 void gc_init();
+// A collection of a heap of gigabytes takes seconds. While *flag is set (the
+// evaluator's pending Ctrl-C) the collector abandons a collection it is
+// running, and the allocation grows the heap instead, so the next interrupt
+// poll answers without waiting for the mark phase.
+void gc_stop_collections_when(const volatile std::sig_atomic_t *flag);
 // The collector's warning procedure (gc_init installs it): drops the notes it
 // makes while memory runs out, passes every other warning to stderr.
 void gc_warning(char *msg, GC_word arg);

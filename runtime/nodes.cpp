@@ -5,14 +5,30 @@
 #include <exception>
 
 #include "continuation.h"
+#include "equal.h"
 #include "eval.h"
+#include "utf8.h"
 
 namespace kiln {
 
 Node *g_site = nullptr;
 SrcLoc current_site_loc() { return g_site ? g_site->loc : SrcLoc{}; }
 
-static int edit_distance(std::string_view a, std::string_view b) {
+// Names are UTF-8: distances count characters, not bytes (ö for o is one edit).
+static std::u32string chars_of_name(std::string_view name) {
+  std::u32string out;
+  for (size_t i = 0; i < name.size();) {
+    int32_t c = utf8_next(name, &i);
+    if (c < 0) {
+      c = int32_t(kReplacementChar);
+      i++;
+    }
+    out += char32_t(c);
+  }
+  return out;
+}
+
+static int edit_distance(std::u32string_view a, std::u32string_view b) {
   std::vector<int> prev(b.size() + 1), cur(b.size() + 1);
   for (size_t j = 0; j <= b.size(); j++) prev[j] = int(j);
   for (size_t i = 1; i <= a.size(); i++) {
@@ -48,11 +64,15 @@ void undefined_variable(Value symbol) {
   if (std::string m = unsupported_form_message(name); !m.empty()) throw_error(m);
   std::string best;
   int best_d = 3;
+  std::u32string wanted = chars_of_name(name);
   for_each_symbol([&](Value s) {
     if (sym(s)->global == NOVALUE || s == symbol) return;
     std::string_view n = symbol_name(s);
-    if (n.size() + 2 < name.size() || name.size() + 2 < n.size()) return;
-    int d = edit_distance(name, n);
+    // A UTF-8 name has at least as many bytes as characters, at most four per character.
+    if (n.size() + 2 < wanted.size() || wanted.size() * 4 + 2 < n.size()) return;
+    std::u32string chars = chars_of_name(n);
+    if (chars.size() + 2 < wanted.size() || wanted.size() + 2 < chars.size()) return;
+    int d = edit_distance(wanted, chars);
     if (d < best_d || (d == best_d && !best.empty() && n < best)) {
       best_d = d;
       best = std::string(n);
@@ -165,11 +185,8 @@ Value Let::eval(Frame *env) {
   return body->eval(nf);
 }
 
-static bool case_eqv(Value a, Value b) {
-  if (a == b) return true;
-  if (is_int(a) && is_int(b)) return int_of(a) == int_of(b);
-  return false;
-}
+// eqv? (bignums and ratnums by value), with the immediate case inline.
+static bool case_eqv(Value a, Value b) { return a == b || (is_ptr(a) && is_ptr(b) && eqv(a, b)); }
 
 Value Case::eval(Frame *env) {
   Value k = key->eval(env);

@@ -1,36 +1,21 @@
-// number.cpp — the slow paths of number.h: boxed integers, mixed operands,
-// overflow checks, non-number operands, and number <-> text conversion.
+// number.cpp — the slow paths of number.h: exact numbers beyond fixnums, mixed
+// operands, non-number operands, and number <-> text conversion.
 #include "number.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <string>
 
 #include "args.h"
 #include "error.h"
+#include "exact.h"
 
 namespace kiln {
 
 SplitMix64 g_lisp_random;
 
-void integer_overflow(const char *op) { throw_errorf("integer overflow in {}", op); }
 void division_by_zero() { throw_error("division by zero"); }
-
-int64_t checked_add(const char *op, int64_t a, int64_t b) {
-  int64_t r;
-  if (__builtin_add_overflow(a, b, &r)) integer_overflow(op);
-  return r;
-}
-int64_t checked_sub(const char *op, int64_t a, int64_t b) {
-  int64_t r;
-  if (__builtin_sub_overflow(a, b, &r)) integer_overflow(op);
-  return r;
-}
-int64_t checked_mul(const char *op, int64_t a, int64_t b) {
-  int64_t r;
-  if (__builtin_mul_overflow(a, b, &r)) integer_overflow(op);
-  return r;
-}
 
 Value not_a_number(const char *who, int argc, Value *argv, int pos0) {
   const TypeHooks *best = nullptr;
@@ -50,33 +35,31 @@ Value not_a_number(const char *who, int argc, Value *argv, int pos0) {
 static int first_non_number(Value a) { return is_number(a) ? 1 : 0; }
 
 Value num_add_slow(Value a, Value b) {
-  if (is_int(a) && is_int(b)) return make_int(checked_add("+", int_of(a), int_of(b)));
+  if (is_exact(a) && is_exact(b)) return exact_add(a, b);
   if (is_number(a) && is_number(b)) return make_double(number_as_double(a) + number_as_double(b));
   Value argv[2] = {a, b};
   return not_a_number("+", 2, argv, first_non_number(a));
 }
 
 Value num_sub_slow(Value a, Value b) {
-  if (is_int(a) && is_int(b)) return make_int(checked_sub("-", int_of(a), int_of(b)));
+  if (is_exact(a) && is_exact(b)) return exact_sub(a, b);
   if (is_number(a) && is_number(b)) return make_double(number_as_double(a) - number_as_double(b));
   Value argv[2] = {a, b};
   return not_a_number("-", 2, argv, first_non_number(a));
 }
 
 Value num_mul_slow(Value a, Value b) {
-  if (is_int(a) && is_int(b)) return make_int(checked_mul("*", int_of(a), int_of(b)));
+  if (is_exact(a) && is_exact(b)) return exact_mul(a, b);
   if (is_number(a) && is_number(b)) return make_double(number_as_double(a) * number_as_double(b));
   Value argv[2] = {a, b};
   return not_a_number("*", 2, argv, first_non_number(a));
 }
 
 Value num_div(Value a, Value b) {
-  if (is_int(a) && is_int(b)) {
-    int64_t x = int_of(a), y = int_of(b);
-    if (y == 0) division_by_zero();
-    if (y == -1) return make_int(checked_sub("/", 0, x));  // INT64_MIN / -1 overflows
-    if (x % y == 0) return make_int(x / y);
-    return make_double(double(x) / double(y));
+  if (is_exact(a) && is_exact(b)) {
+    if (exact_sign(b) == 0) division_by_zero();
+    if (both_fixnums(a, b) && fixnum_of(a) % fixnum_of(b) == 0) return make_int(fixnum_of(a) / fixnum_of(b));
+    return exact_div(a, b);
   }
   if (is_number(a) && is_number(b)) return make_double(number_as_double(a) / number_as_double(b));
   Value argv[2] = {a, b};
@@ -85,7 +68,7 @@ Value num_div(Value a, Value b) {
 
 Value num_negate(Value a) {
   if (is_fixnum(a)) return make_int(-fixnum_of(a));
-  if (is_int(a)) return make_int(checked_sub("-", 0, int_of(a)));
+  if (is_exact(a)) return exact_negate(a);
   if (is_double(a)) return make_double(-double_of(a));
   return not_a_number("-", 1, &a, 0);
 }
@@ -106,9 +89,8 @@ bool num_compare_slow(Cmp op, const char *who, Value a, Value b) {
   if (!is_number(a)) type_error(who, 1, "a number", a);
   if (!is_number(b)) type_error(who, 2, "a number", b);
   int c;
-  if (is_int(a) && is_int(b)) {
-    int64_t x = int_of(a), y = int_of(b);
-    c = x < y ? -1 : (x > y ? 1 : 0);
+  if (is_exact(a) && is_exact(b)) {
+    c = compare_exact(a, b);
   } else if (is_double(a) && is_double(b)) {
     double x = double_of(a), y = double_of(b);
     if (x != x || y != y) return false;
@@ -116,11 +98,11 @@ bool num_compare_slow(Cmp op, const char *who, Value a, Value b) {
   } else if (is_double(a)) {
     double x = double_of(a);
     if (x != x) return false;
-    c = -compare_int_double(int_of(b), x);
+    c = -compare_exact_double(b, x);
   } else {
     double y = double_of(b);
     if (y != y) return false;
-    c = compare_int_double(int_of(a), y);
+    c = compare_exact_double(a, y);
   }
   switch (op) {
   case Cmp::LT: return c < 0;
@@ -133,7 +115,7 @@ bool num_compare_slow(Cmp op, const char *who, Value a, Value b) {
 }
 
 int64_t floor_quotient(int64_t a, int64_t b) {
-  if (b == -1) return checked_sub("floor-quotient", 0, a);
+  if (b == -1) return a == INT64_MIN ? a : -a;  // the one overflow wraps; callers pass fixnums
   int64_t q = a / b;
   if (a % b != 0 && ((a < 0) != (b < 0))) q--;
   return q;
@@ -146,10 +128,9 @@ int64_t floor_remainder(int64_t a, int64_t b) {
   return r;
 }
 
-int64_t exact_of_double(const char *who, int pos, double d) {
-  if (!std::isfinite(d) || d != std::trunc(d)) type_error(who, pos, "an integral float", make_double(d));
-  if (d >= 0x1p63 || d < -0x1p63) integer_overflow(who);
-  return int64_t(d);
+Value exact_of_double(const char *who, int pos, double d) {
+  if (!std::isfinite(d)) type_error(who, pos, "a finite number", make_double(d));
+  return exact_of_finite_double(d);
 }
 
 std::string int_to_string(int64_t n, int radix) {
@@ -209,88 +190,145 @@ static bool ascii_iequal(std::string_view a, std::string_view b) {
   return true;
 }
 
-static Value parse_real(std::string_view s, int radix) {
-  if (ascii_iequal(s, "+inf.0")) return make_double(HUGE_VAL);
-  if (ascii_iequal(s, "-inf.0")) return make_double(-HUGE_VAL);
-  if (ascii_iequal(s, "+nan.0") || ascii_iequal(s, "-nan.0")) return make_double(NAN);
+// The exactness a #e or #i prefix asks for.
+enum class Exactness { Default, Exact, Inexact };
+
+static bool all_digits(std::string_view s, int radix) {
+  if (s.empty()) return false;
+  for (char c : s)
+    if (digit_in_radix(c, radix) < 0) return false;
+  return true;
+}
+
+// The exact rational a decimal literal (is_decimal_float_syntax) denotes: #e1.5 -> 3/2.
+static Value exact_decimal(std::string_view s) {
+  size_t i = 0;
+  bool negative = false;
+  if (s[i] == '+' || s[i] == '-') negative = s[i++] == '-';
+  std::string digits;
+  int64_t exp10 = 0;
+  while (i < s.size() && s[i] >= '0' && s[i] <= '9') digits += s[i++];
+  if (i < s.size() && s[i] == '.') {
+    for (i++; i < s.size() && s[i] >= '0' && s[i] <= '9'; i++, exp10--) digits += s[i];
+  }
+  if (i < s.size()) {  // exponent marker, sign, digits (capped: any cap past the bit limit is refused alike)
+    bool exp_negative = false;
+    if (s[++i] == '+' || s[i] == '-') exp_negative = s[i++] == '-';
+    int64_t e = 0;
+    for (; i < s.size(); i++) e = std::min<int64_t>(e * 10 + (s[i] - '0'), int64_t(1) << 40);
+    exp10 += exp_negative ? -e : e;
+  }
+  Value mantissa = exact_integer_from_digits(digits, 10, negative);
+  if (exact_sign(mantissa) == 0) return make_fixnum(0);
+  uint64_t magnitude = uint64_t(exp10 < 0 ? -exp10 : exp10);
+  check_exact_bits(uint64_t(double(magnitude) * 3.3219280948873622));  // bits of 10^magnitude
+  Mpz power;
+  mpz_ui_pow_ui(power, 10, magnitude);
+  Value p = value_of_mpz(power);
+  return exp10 >= 0 ? exact_mul(mantissa, p) : make_ratio(mantissa, p);
+}
+
+static Value parse_real(std::string_view s, int radix, Exactness exactness, std::string *refused) {
+  bool special = true;
+  double value = 0;
+  if (ascii_iequal(s, "+inf.0")) value = HUGE_VAL;
+  else if (ascii_iequal(s, "-inf.0")) value = -HUGE_VAL;
+  else if (ascii_iequal(s, "+nan.0") || ascii_iequal(s, "-nan.0")) value = NAN;
+  else special = false;
+  if (special) return exactness == Exactness::Exact ? NOVALUE : make_double(value);
   size_t i = 0;
   bool negative = false;
   if (i < s.size() && (s[i] == '+' || s[i] == '-')) negative = s[i++] == '-';
-  if (i == s.size()) return NOVALUE;
-  // Integer: accumulate the magnitude as unsigned so INT64_MIN is reachable.
-  uint64_t magnitude = 0;
-  bool all_digits = true, overflow = false;
-  for (size_t j = i; j < s.size(); j++) {
-    int d = digit_in_radix(s[j], radix);
-    if (d < 0) {
-      all_digits = false;
-      break;
+  std::string_view body = s.substr(i);
+  size_t slash = body.find('/');
+  if (slash != std::string_view::npos) {
+    std::string_view num_text = body.substr(0, slash), den_text = body.substr(slash + 1);
+    if (!all_digits(num_text, radix) || !all_digits(den_text, radix)) return NOVALUE;
+    Value num = exact_integer_from_digits(num_text, radix, negative);
+    Value den = exact_integer_from_digits(den_text, radix, false);
+    if (exact_sign(den) == 0) {
+      if (exactness == Exactness::Inexact)
+        return make_double(exact_sign(num) == 0 ? NAN : (negative ? -HUGE_VAL : HUGE_VAL));
+      if (refused) *refused = "division by zero in " + std::string(s);
+      return NOVALUE;
     }
-    if (__builtin_mul_overflow(magnitude, uint64_t(radix), &magnitude) ||
-        __builtin_add_overflow(magnitude, uint64_t(d), &magnitude))
-      overflow = true;
+    Value q = make_ratio(num, den);
+    return exactness == Exactness::Inexact ? make_double(exact_to_double(q)) : q;
   }
-  if (all_digits) {
-    uint64_t limit = negative ? (1ull << 63) : (1ull << 63) - 1;
-    if (overflow || magnitude > limit) return NOVALUE;
-    return make_int(negative ? int64_t(0 - magnitude) : int64_t(magnitude));
+  if (all_digits(body, radix)) {
+    Value n = exact_integer_from_digits(body, radix, negative);
+    if (exactness != Exactness::Inexact) return n;
+    return make_double(negative && exact_sign(n) == 0 ? -0.0 : exact_to_double(n));
   }
   if (radix != 10 || !is_decimal_float_syntax(s)) return NOVALUE;
+  if (exactness == Exactness::Exact) return exact_decimal(s);
   std::string text(s);
   for (char &c : text)
     if (is_exponent_marker(c)) c = 'e';  // strtod knows only e
   return make_double(std::strtod(text.c_str(), nullptr));
 }
 
-bool is_integer_syntax(std::string_view text, int radix) {
-  while (text.size() >= 2 && text[0] == '#') {
-    switch (std::tolower((unsigned char)text[1])) {
-    case 'x': radix = 16; break;
-    case 'o': radix = 8; break;
-    case 'b': radix = 2; break;
-    case 'd': radix = 10; break;
-    case 'e':
-    case 'i': break;
-    default: return false;
-    }
-    text.remove_prefix(2);
+// R7RS complex syntax (a+bi, a-i, +bi, r@theta). One whose imaginary part (or
+// angle) is an exact zero is the real number R7RS says it is: 3+0i is 3. Any
+// other is what the reader refuses with "complex numbers are not supported"
+// rather than reading a symbol: *is_complex is set and NOVALUE returned.
+static Value complex_syntax(std::string_view s, int radix, Exactness exactness, bool *is_complex) {
+  auto real_of = [&](std::string_view t) {
+    return t.empty() ? NOVALUE : parse_real(t, radix, exactness, nullptr);
+  };
+  auto is_exact_zero = [](Value v) { return v != NOVALUE && is_exact(v) && exact_sign(v) == 0; };
+  size_t at = s.find('@');
+  if (at != std::string_view::npos) {
+    Value magnitude = real_of(s.substr(0, at)), angle = real_of(s.substr(at + 1));
+    if (magnitude == NOVALUE || angle == NOVALUE) return NOVALUE;
+    if (is_exact_zero(angle)) return magnitude;
+    *is_complex = true;
+    return NOVALUE;
   }
-  if (!text.empty() && (text[0] == '+' || text[0] == '-')) text.remove_prefix(1);
-  if (text.empty()) return false;
-  for (char c : text)
-    if (digit_in_radix(c, radix) < 0) return false;
-  return true;
+  if (s.empty() || (s.back() | 0x20) != 'i') return NOVALUE;
+  std::string_view body = s.substr(0, s.size() - 1);
+  size_t split = std::string_view::npos;  // the imaginary part's sign: the last one not an exponent's
+  for (size_t j = body.size(); j-- > 0;) {
+    if (body[j] != '+' && body[j] != '-') continue;
+    if (j >= 2 && radix == 10 && is_exponent_marker(body[j - 1]) &&
+        ((body[j - 2] >= '0' && body[j - 2] <= '9') || body[j - 2] == '.'))
+      continue;
+    split = j;
+    break;
+  }
+  if (split == std::string_view::npos) return NOVALUE;
+  std::string_view real_text = body.substr(0, split), imag_text = body.substr(split);
+  Value real = real_text.empty() ? make_fixnum(0) : real_of(real_text);
+  Value imag = imag_text.size() == 1 ? make_fixnum(1) : real_of(imag_text);
+  if (real == NOVALUE || imag == NOVALUE) return NOVALUE;
+  if (is_exact_zero(imag)) return real;
+  *is_complex = true;
+  return NOVALUE;
 }
 
-Value parse_number(std::string_view text, int radix) {
-  bool want_exact = false, want_inexact = false;
+Value parse_number(std::string_view text, int radix, std::string *refused) {
+  Exactness exactness = Exactness::Default;
+  bool radix_given = false;
   while (text.size() >= 2 && text[0] == '#') {
-    switch (text[1]) {
-    case 'x':
-    case 'X': radix = 16; break;
-    case 'o':
-    case 'O': radix = 8; break;
-    case 'b':
-    case 'B': radix = 2; break;
-    case 'd':
-    case 'D': radix = 10; break;
-    case 'e':
-    case 'E': want_exact = true; break;
-    case 'i':
-    case 'I': want_inexact = true; break;
-    default: return NOVALUE;
+    char c = char(std::tolower((unsigned char)text[1]));
+    if (c == 'x' || c == 'o' || c == 'b' || c == 'd') {
+      if (radix_given) return NOVALUE;
+      radix_given = true;
+      radix = c == 'x' ? 16 : c == 'o' ? 8 : c == 'b' ? 2 : 10;
+    } else if (c == 'e' || c == 'i') {
+      if (exactness != Exactness::Default) return NOVALUE;
+      exactness = c == 'e' ? Exactness::Exact : Exactness::Inexact;
+    } else {
+      return NOVALUE;
     }
     text.remove_prefix(2);
   }
   if (text.empty()) return NOVALUE;
-  Value v = parse_real(text, radix);
-  if (v == NOVALUE) return v;
-  if (want_exact && is_double(v)) {
-    double d = double_of(v);
-    if (!std::isfinite(d) || d != std::trunc(d) || d >= 0x1p63 || d < -0x1p63) return NOVALUE;
-    return make_int(int64_t(d));
-  }
-  if (want_inexact && is_int(v)) return make_double(double(int_of(v)));
+  Value v = parse_real(text, radix, exactness, refused);
+  if (v != NOVALUE || (refused && !refused->empty())) return v;
+  bool is_complex = false;
+  v = complex_syntax(text, radix, exactness, &is_complex);
+  if (is_complex && refused) *refused = "complex numbers are not supported";
   return v;
 }
 

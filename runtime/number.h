@@ -1,14 +1,14 @@
 // number.h — arithmetic on Kiln numbers (docs/language.md) and the portable random generator.
 //
-// Invariant: a number is an integer (fixnum or boxed T_INT64, always int64
-// range) or an IEEE double; no operation silently wraps: an integer result that
-// does not fit in int64 raises "integer overflow in OP", and integer division
-// by zero raises "division by zero". Any float operand makes the result a
-// float. The inline functions handle fixnum/fixnum and double/double operands
-// without a call; every other combination (boxed integers, mixed operands,
-// non-numbers) goes to the *_slow functions, which also route values whose type
-// has an arithmetic hook (TypeHooks::arith: tensors, symbolic values) to it before
-// raising a type error.
+// Invariant: a number is exact (a fixnum, a Bignum or a Ratnum, normalised as
+// runtime/exact.h says) or an IEEE double. Exact arithmetic never wraps or
+// rounds: results grow into bignums and rationals (up to exact.h's bit limit),
+// and exact division by zero raises "division by zero". Any float operand makes
+// the result a float. The inline functions handle fixnum/fixnum and
+// double/double operands without a call; every other combination (bignums,
+// rationals, mixed operands, non-numbers) goes to the *_slow functions, which
+// also route values whose type has an arithmetic hook (TypeHooks::arith:
+// tensors, symbolic values) to it before raising a type error.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -74,32 +74,27 @@ int compare_int_double(int64_t i, double d);
 // result when some argument's type has one (the highest arith_rank) and it
 // handles the call, otherwise raises "WHO: argument POS must be a number, got V".
 Value not_a_number(const char *who, int argc, Value *argv, int pos0);
-[[noreturn]] void integer_overflow(const char *op);  // "integer overflow in OP"
-[[noreturn]] void division_by_zero();                // "division by zero"
+[[noreturn]] void division_by_zero();  // "division by zero"
 
-// Integer results of exact operations that may overflow.
-int64_t checked_add(const char *op, int64_t a, int64_t b);
-int64_t checked_sub(const char *op, int64_t a, int64_t b);
-int64_t checked_mul(const char *op, int64_t a, int64_t b);
 Value num_negate(Value a);  // (- a), keeping -0.0 for 0.0
 
 // R7RS integer division families on int64 (b != 0; callers check).
 int64_t floor_quotient(int64_t a, int64_t b);
 int64_t floor_remainder(int64_t a, int64_t b);  // sign of b (modulo)
 
-// A float with an integral value in int64 range, converted; raises
-// "WHO: argument POS must be an integral float, got V" otherwise.
-int64_t exact_of_double(const char *who, int pos, double d);
+// The exact rational equal to a finite float; raises
+// "WHO: argument POS must be a finite number, got V" for infinities and NaN.
+Value exact_of_double(const char *who, int pos, double d);
 
 // Text of an integer in RADIX 2..36 (lower-case digits, leading '-').
 std::string int_to_string(int64_t n, int radix);
-// Parses a whole number literal (the forms docs/language.md lists, #x #o #b #d #e #i prefixes,
-// +inf.0 -inf.0 +nan.0) in RADIX; NOVALUE when the text is not a number or
-// is an integer outside int64.
-Value parse_number(std::string_view text, int radix);
-// TEXT is an integer literal in RADIX (prefixes allowed) of any size: what
-// parse_number refuses for being outside int64 (the reader's "out of range").
-bool is_integer_syntax(std::string_view text, int radix);
+// Parses a whole number literal (the forms docs/language.md lists: integers of
+// any size, n/d, decimals, #x #o #b #d #e #i prefixes, +inf.0 -inf.0 +nan.0, all
+// case-insensitive, and complex syntax with an exact zero imaginary part: 3+0i
+// is 3) in RADIX; NOVALUE when the text is not a number. When the text is number
+// syntax Kiln refuses (other complex numbers, an exact n/0), also sets *refused
+// (if given) to the reason, which the reader reports.
+Value parse_number(std::string_view text, int radix, std::string *refused = nullptr);
 
 // ---- random numbers ---------------------------------------------------------
 // SplitMix64 (Steele, Lea, Flood 2014; the seeding generator of xoshiro):

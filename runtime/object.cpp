@@ -27,48 +27,12 @@ Value cons(Value a, Value d) {
 }
 
 Value make_int_slow(int64_t n) {
-  Int64Box *b = static_cast<Int64Box *>(gc_alloc_atomic(sizeof(Int64Box)));
-  b->h = ObjHeader{T_INT64, 0, 0, 0};
-  b->n = n;
+  Bignum *b = static_cast<Bignum *>(gc_alloc_atomic(sizeof(Bignum) + sizeof(uint64_t)));
+  b->h = ObjHeader{T_BIGNUM, 0, 0, 0};
+  b->size = n < 0 ? -1 : 1;
+  b->spare = 0;
+  b->limbs[0] = n < 0 ? 0 - uint64_t(n) : uint64_t(n);
   return from_ptr(b);
-}
-
-static String *new_string(int64_t len) {
-  String *s = alloc_obj<String>(T_STRING);
-  s->len = len;
-  s->cap = len;
-  s->data = static_cast<char *>(gc_alloc_atomic(alloc_bytes(uint64_t(len), 1, 1)));
-  s->data[len] = 0;
-  return s;
-}
-
-Value make_string(std::string_view sv) {
-  String *s = new_string(int64_t(sv.size()));
-  if (!sv.empty()) std::memcpy(s->data, sv.data(), sv.size());
-  return from_ptr(s);
-}
-
-Value make_string_filled(int64_t n, char c) {
-  String *s = new_string(n);
-  std::memset(s->data, c, size_t(n));
-  return from_ptr(s);
-}
-
-void string_append_bytes(String *s, const char *p, size_t n) {
-  if (n > uint64_t(s->cap - s->len)) {
-    uint64_t need = alloc_bytes(uint64_t(s->len), 1, n);
-    if (need > uint64_t(INT64_MAX) - 1) gc_out_of_memory_for(need, 1, 1);
-    // Doubling, but never past what int64 lengths can count.
-    int64_t cap = s->cap < (int64_t(1) << 61) ? s->cap * 2 + 16 : 0;
-    if (uint64_t(cap) < need) cap = int64_t(need);
-    char *d = static_cast<char *>(gc_alloc_atomic(size_t(cap) + 1));
-    std::memcpy(d, s->data, size_t(s->len));
-    s->data = d;
-    s->cap = cap;
-  }
-  std::memcpy(s->data + s->len, p, n);
-  s->len += int64_t(n);
-  s->data[s->len] = 0;
 }
 
 // The symbol table maps names to uncollectable Symbol objects. The map itself is
@@ -175,7 +139,8 @@ const char *type_name(Value v) {
   case T_STRING: return "string";
   case T_VECTOR: return "vector";
   case T_BYTEVECTOR: return "bytevector";
-  case T_INT64: return "integer";
+  case T_BIGNUM: return "integer";
+  case T_RATNUM: return "rational";
   case T_CLOSURE:
   case T_BUILTIN:
   case T_CONTINUATION:

@@ -24,7 +24,7 @@ enum ObjType : uint8_t {
   T_SYMBOL,
   T_STRING,
   T_VECTOR,
-  T_INT64,
+  T_BIGNUM,
   T_CLOSURE,
   T_BUILTIN,
   T_MACRO,
@@ -40,6 +40,7 @@ enum ObjType : uint8_t {
   T_PORT,
   T_ENVIRONMENT,
   T_BYTEVECTOR,
+  T_RATNUM,
   T_OPAQUE,  // runtime-internal objects that are never shown to Lisp code
   // Types registered by the layers above (register_object_type) follow.
 };
@@ -84,30 +85,97 @@ inline bool is_circular(Value v) {
 void loop_shape(Value v, int64_t *mu, int64_t *lambda);
 Value cons(Value a, Value d);
 
-// ---- integers beyond the fixnum range ------------------------------------
-struct Int64Box {
+// ---- exact integers beyond the fixnum range, exact rationals -----------------
+// A bignum is an integer outside the fixnum range (never one inside it), its
+// magnitude in GMP's limb layout (least significant first, no leading zero
+// limb) and `size` the signed limb count, as in an mpz_t; one GC_MALLOC_ATOMIC
+// block, never mutated after it is made. A ratnum is num/den in lowest terms with
+// den > 1, each a fixnum or a bignum. runtime/exact.h does the arithmetic.
+struct Bignum {
   ObjHeader h;
-  int64_t n;
+  int32_t size;
+  uint32_t spare;
+  uint64_t limbs[];
 };
-inline bool is_int(Value v) { return is_fixnum(v) || has_type(v, T_INT64); }
-inline int64_t int_of(Value v) { return is_fixnum(v) ? fixnum_of(v) : as<Int64Box>(v)->n; }
+struct Ratnum {
+  ObjHeader h;
+  Value num, den;
+};
+inline bool is_bignum(Value v) { return has_type(v, T_BIGNUM); }
+inline bool is_ratnum(Value v) { return has_type(v, T_RATNUM); }
+inline bool is_exact_integer(Value v) { return is_fixnum(v) || is_bignum(v); }
+inline bool is_exact(Value v) {
+  return is_fixnum(v) || (is_ptr(v) && (hdr(v)->type == T_BIGNUM || hdr(v)->type == T_RATNUM));
+}
+inline bool bignum_fits_int64(const Bignum *b) {
+  return (b->size == 1 && b->limbs[0] <= uint64_t(INT64_MAX)) ||
+         (b->size == -1 && b->limbs[0] <= (1ull << 63));
+}
+// is_int / int_of: an exact integer in int64 range (what indices, counts and
+// codes take); a larger bignum is not is_int, so such callers report it.
+inline bool is_int(Value v) { return is_fixnum(v) || (is_bignum(v) && bignum_fits_int64(as<Bignum>(v))); }
+inline int64_t int_of(Value v) {
+  if (is_fixnum(v)) return fixnum_of(v);
+  const Bignum *b = as<Bignum>(v);
+  return b->size > 0 ? int64_t(b->limbs[0]) : int64_t(0 - b->limbs[0]);
+}
 Value make_int_slow(int64_t n);
 inline Value make_int(int64_t n) { return fits_fixnum(n) ? make_fixnum(n) : make_int_slow(n); }
-inline bool is_number(Value v) { return is_double(v) || is_int(v); }
-inline double number_as_double(Value v) { return is_double(v) ? double_of(v) : double(int_of(v)); }
+inline bool is_number(Value v) { return is_double(v) || is_exact(v); }
+// Correctly rounded (exact.cpp); +-inf.0 beyond the double range.
+double exact_to_double(Value v);
+inline double number_as_double(Value v) {
+  if (is_double(v)) return double_of(v);
+  if (is_fixnum(v)) return double(fixnum_of(v));  // |n| < 2^49: exact
+  return exact_to_double(v);
+}
 
-// ---- strings (Latin-1, one byte per char, mutable) --------------------------
+// ---- strings (Unicode text, mutable, constant-time indexing) ----------------
+// Width-adaptive storage (string_storage.cpp): a string whose characters are
+// all ASCII keeps one byte per character, which is then also its UTF-8 text,
+// so string_view_of costs nothing; storing any wider character converts it to
+// four bytes per character (it stays wide). Either buffer is GC atomic.
+enum StringFlags : uint8_t { STRING_WIDE = 1 };
 struct String {
-  ObjHeader h;
-  int64_t len;
-  int64_t cap;
-  char *data;  // GC atomic, NUL-terminated for convenience
+  ObjHeader h;  // h.flags & STRING_WIDE: data holds uint32_t code points
+  int64_t len;  // characters
+  char *data;   // narrow: ASCII bytes + NUL; wide: uint32_t[len + 1], 0-terminated
+  char *utf8;   // wide: its UTF-8 text + NUL, made on demand, nullptr once stale
+  int64_t utf8_len;
 };
 inline bool is_string(Value v) { return has_type(v, T_STRING); }
-Value make_string(std::string_view s);
-Value make_string_filled(int64_t n, char c);
-inline std::string_view string_view_of(Value v) { return {as<String>(v)->data, size_t(as<String>(v)->len)}; }
-void string_append_bytes(String *s, const char *p, size_t n);
+inline bool string_is_wide(const String *s) { return (s->h.flags & STRING_WIDE) != 0; }
+inline const uint32_t *wide_chars(const String *s) { return reinterpret_cast<const uint32_t *>(s->data); }
+inline uint32_t *wide_chars(String *s) { return reinterpret_cast<uint32_t *>(s->data); }
+// The character at index i (0 <= i < len).
+inline uint32_t string_char(const String *s, int64_t i) {
+  return string_is_wide(s) ? wide_chars(s)[i] : (unsigned char)s->data[i];
+}
+// Stores the scalar value c at index i, widening the string when c is not ASCII.
+void string_set_char(String *s, int64_t i, uint32_t c);
+// Marks the UTF-8 text of a wide string stale after its characters changed.
+inline void string_changed(String *s) { s->utf8 = nullptr; }
+
+// From UTF-8 text; invalid bytes become U+FFFD (text from the system: file
+// names, environment variables). Sources and ports check their input first.
+Value make_string(std::string_view utf8);
+Value make_string_filled(int64_t n, uint32_t c);
+Value make_string_from_chars(const uint32_t *chars, int64_t n);
+// A string of len characters for the caller to fill; narrow ones must get ASCII only.
+String *alloc_string(int64_t len, bool wide);
+// Characters [start, end) of s as a new string (narrow when they are all ASCII).
+Value string_slice(const String *s, int64_t start, int64_t end);
+// Copies from's characters [start, end) to `to` at index `at` (the ranges may
+// overlap, as memmove), widening `to` when a copied character needs it.
+void string_copy_chars(String *to, int64_t at, const String *from, int64_t start, int64_t end);
+// The UTF-8 text of a string, NUL-terminated; valid until the string changes.
+std::string_view wide_string_utf8(String *s);
+inline std::string_view string_view_of(Value v) {
+  String *s = as<String>(v);
+  if (!string_is_wide(s)) [[likely]]
+    return {s->data, size_t(s->len)};
+  return wide_string_utf8(s);
+}
 
 // ---- symbols -----------------------------------------------------------
 enum SymbolFlags : uint8_t { SYM_INTERNED = 1 };

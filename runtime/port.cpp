@@ -8,8 +8,11 @@
 // and with-output-to-string sets their value directly.
 #include "port.h"
 
+#include <cstring>
+
 #include "args.h"
 #include "error.h"
+#include "utf8.h"
 
 namespace kiln {
 
@@ -55,16 +58,62 @@ Value make_file_port(FILE *fp, PortKind kind, std::string_view name) {
   return from_ptr(p);
 }
 
-Value make_string_input_port(std::string_view text) {
+Value make_string_input_port(std::string_view utf8) {
   Port *p = new_port(PORT_INPUT, "string");
-  p->str = make_string(text);
+  p->str = make_string(utf8);
   return from_ptr(p);
 }
 
+Value make_string_input_port_of(Value string) {
+  Port *p = new_port(PORT_INPUT, "string");
+  const String *s = as<String>(string);
+  p->str = string_slice(s, 0, s->len);
+  return from_ptr(p);
+}
+
+Value make_bytevector_input_port(const uint8_t *bytes, int64_t n) {
+  Port *p = new_port(PORT_INPUT, "bytevector");
+  p->binary = 1;
+  p->str = make_bytevector_from(bytes, n);
+  return from_ptr(p);
+}
+
+// The bytes an output string or bytevector port collects, doubling as it grows.
+struct ByteBuffer {
+  ObjHeader h;
+  int64_t len, cap;
+  char *data;  // GC atomic
+};
+
 Value make_string_output_port() {
   Port *p = new_port(PORT_OUTPUT, "string");
-  p->str = make_string("");
+  ByteBuffer *b = alloc_obj<ByteBuffer>(T_OPAQUE);
+  b->len = 0;
+  b->cap = 0;
+  b->data = nullptr;
+  p->str = from_ptr(b);
   return from_ptr(p);
+}
+
+std::string_view port_output_bytes(Port *p) {
+  const ByteBuffer *b = as<ByteBuffer>(p->str);
+  return {b->data, size_t(b->len)};
+}
+
+static void buffer_append(ByteBuffer *b, std::string_view s) {
+  if (s.size() > uint64_t(b->cap - b->len)) {
+    uint64_t need = alloc_bytes(uint64_t(b->len), 1, s.size());
+    if (need > uint64_t(INT64_MAX) - 1) gc_out_of_memory_for(need, 1, 1);
+    // Doubling, but never past what int64 lengths can count.
+    int64_t cap = b->cap < (int64_t(1) << 61) ? b->cap * 2 + 64 : 0;
+    if (uint64_t(cap) < need) cap = int64_t(need);
+    char *d = static_cast<char *>(gc_alloc_atomic(size_t(cap)));
+    if (b->len > 0) std::memcpy(d, b->data, size_t(b->len));
+    b->data = d;
+    b->cap = cap;
+  }
+  std::memcpy(b->data + b->len, s.data(), s.size());
+  b->len += int64_t(s.size());
 }
 
 // Null: stdin is read through stdio like any file.
@@ -81,21 +130,50 @@ static int file_getc(Port *p) {
   return c == EOF ? -1 : c;
 }
 
+[[noreturn]] static void invalid_utf8(Port *p, int byte) {
+  throw_errorf("invalid UTF-8 in port \"{}\" at line {}, column {} (byte 0x{:02X})", string_view_of(p->name),
+               p->line, p->col, byte);
+}
+
+// The next character of a textual file port, decoded from its UTF-8 bytes.
+static int file_get_char(Port *p) {
+  int lead = file_getc(p);
+  if (lead < 0x80) return lead;  // ASCII, or -1 at end
+  int len = utf8_sequence_length((unsigned char)lead);
+  if (len == 0) invalid_utf8(p, lead);
+  unsigned char bytes[4] = {(unsigned char)lead};
+  for (int i = 1; i < len; i++) {
+    int c = file_getc(p);
+    if (c < 0 || (c & 0xC0) != 0x80) {
+      // The byte that broke the sequence may start the next character.
+      if (c >= 0 && p->fp != stdin) std::ungetc(c, p->fp);
+      invalid_utf8(p, lead);
+    }
+    bytes[i] = (unsigned char)c;
+  }
+  int32_t c = utf8_decode_sequence(bytes, len);
+  if (c < 0) invalid_utf8(p, lead);
+  return c;
+}
+
 static int next_char(Port *p) {
   if (!p->is_file) {
-    String *s = as<String>(p->str);
-    return p->pos < s->len ? (unsigned char)s->data[p->pos++] : -1;
+    const String *s = as<String>(p->str);
+    return p->pos < s->len ? int(string_char(s, p->pos++)) : -1;
   }
   if (p->peeked != -2) {
     int c = p->peeked;
     p->peeked = -2;
     return c;
   }
-  return file_getc(p);
+  return file_get_char(p);
 }
+
+[[noreturn]] static void not_textual() { throw_error("cannot read characters from a binary port"); }
 
 int port_read_char(Port *p) {
   if (p->closed) throw_error("read from a closed port");
+  if (p->binary) not_textual();
   int c = next_char(p);
   if (c == '\n') {
     p->line++;
@@ -108,9 +186,34 @@ int port_read_char(Port *p) {
 
 int port_peek_char(Port *p) {
   if (p->closed) throw_error("read from a closed port");
+  if (p->binary) not_textual();
   if (!p->is_file) {
-    String *s = as<String>(p->str);
-    return p->pos < s->len ? (unsigned char)s->data[p->pos] : -1;
+    const String *s = as<String>(p->str);
+    return p->pos < s->len ? int(string_char(s, p->pos)) : -1;
+  }
+  if (p->peeked == -2) p->peeked = file_get_char(p);
+  return p->peeked;
+}
+
+int port_read_byte(Port *p) {
+  if (p->closed) throw_error("read from a closed port");
+  if (!p->is_file) {
+    const Bytevector *b = as<Bytevector>(p->str);
+    return p->pos < b->len ? b->bytes[p->pos++] : -1;
+  }
+  if (p->peeked != -2) {
+    int c = p->peeked;
+    p->peeked = -2;
+    return c;
+  }
+  return file_getc(p);
+}
+
+int port_peek_byte(Port *p) {
+  if (p->closed) throw_error("read from a closed port");
+  if (!p->is_file) {
+    const Bytevector *b = as<Bytevector>(p->str);
+    return p->pos < b->len ? b->bytes[p->pos] : -1;
   }
   if (p->peeked == -2) p->peeked = file_getc(p);
   return p->peeked;
@@ -119,7 +222,7 @@ int port_peek_char(Port *p) {
 void port_write(Port *p, std::string_view s) {
   if (p->closed) throw_error("write to a closed port");
   if (!p->is_file) {
-    string_append_bytes(as<String>(p->str), s.data(), s.size());
+    buffer_append(as<ByteBuffer>(p->str), s);
     return;
   }
   if (p->is_stderr) std::fflush(stdout);

@@ -22,9 +22,9 @@ struct Port {
   uint8_t is_stderr;
   uint8_t binary;  // 1: a binary port (bytevector or binary file), for binary-port? and the u8 procedures
   FILE *fp;
-  Value str;    // String: output buffer, or input text
-  int64_t pos;  // read position in an input string port
-  int peeked;   // file input: one char of lookahead, -2 = none
+  Value str;    // input: the String or Bytevector read; output: the byte buffer
+  int64_t pos;  // read position in an input string or bytevector port
+  int peeked;   // file input: one char (byte, for a binary port) of lookahead, -2 = none
   Value name;   // string, for messages
   // Input: where the next char comes from (1-based), for read errors.
   uint32_t line, col;
@@ -34,11 +34,21 @@ struct Port {
 inline bool is_port(Value v) { return has_type(v, T_PORT); }
 
 Value make_file_port(FILE *fp, PortKind kind, std::string_view name);
-Value make_string_input_port(std::string_view text);
-Value make_string_output_port();
+Value make_string_input_port(std::string_view utf8);
+Value make_string_input_port_of(Value string);  // reads a copy of the String
+Value make_bytevector_input_port(const uint8_t *bytes, int64_t n);
+Value make_string_output_port();  // textual; binary = 1 makes it a bytevector port
+// What an output string or bytevector port has collected (UTF-8 for text).
+std::string_view port_output_bytes(Port *p);
 
-int port_read_char(Port *p);  // -1 at end; advances line/col
+// Textual input: the next character (a Unicode scalar value), -1 at end;
+// reading advances line/col. Invalid UTF-8 in a file raises an error naming the
+// port, line and column.
+int port_read_char(Port *p);
 int port_peek_char(Port *p);
+// Binary input: the next byte, -1 at end.
+int port_read_byte(Port *p);
+int port_peek_byte(Port *p);
 void port_write(Port *p, std::string_view s);
 // Replaces fgetc for stdin's bytes (-1 at end; nullptr restores stdio). The
 // REPL on a terminal reads them itself, so Ctrl-C can end a (read-line) that

@@ -10,10 +10,12 @@
 #include <vector>
 
 #include "eval_internal.h"
+#include "exact.h"
 #include "hashtable.h"
 #include "number.h"
 #include "object.h"
 #include "port.h"
+#include "utf8.h"
 
 namespace kiln {
 
@@ -56,18 +58,29 @@ static const char *char_name(uint32_t c) {
   }
 }
 
+// Control characters (C0, DEL and C1) print as \xHH; escapes; every other
+// character as its UTF-8 bytes.
+static bool is_control_char(uint32_t c) { return c < 0x20 || (c >= 0x7f && c <= 0x9f); }
+
 static void write_string_literal(std::string &out, std::string_view s) {
   out += '"';
-  for (unsigned char c : s) {
-    switch (c) {
+  for (size_t i = 0; i < s.size();) {
+    unsigned char b = (unsigned char)s[i];
+    if (b == 0xC2 && i + 1 < s.size() && (unsigned char)s[i + 1] <= 0x9F) {
+      fmt::format_to(std::back_inserter(out), "\\x{:x};", (unsigned char)s[i + 1]);  // a C1 control
+      i += 2;
+      continue;
+    }
+    i++;
+    switch (b) {
     case '"': out += "\\\""; break;
     case '\\': out += "\\\\"; break;
     case '\n': out += "\\n"; break;
     case '\t': out += "\\t"; break;
     case '\r': out += "\\r"; break;
     default:
-      if (c < 0x20 || c == 0x7f) fmt::format_to(std::back_inserter(out), "\\x{:x};", c);
-      else out += char(c);
+      if (b < 0x20 || b == 0x7f) fmt::format_to(std::back_inserter(out), "\\x{:x};", b);
+      else out += char(b);
     }
   }
   out += '"';
@@ -78,7 +91,8 @@ static void write_string_literal(std::string &out, std::string_view s) {
 // symbol either), so `inf` and `nan` stay bare while `+inf.0`, `1e3`, `+i` and
 // `+nan.0abc` (too close to a number for other Schemes' readers) get bars.
 static bool reads_as_number(std::string_view s) {
-  if (parse_number(s, 10) != NOVALUE || is_integer_syntax(s, 10)) return true;
+  std::string refused;
+  if (parse_number(s, 10, &refused) != NOVALUE || !refused.empty()) return true;
   char last = char(std::tolower((unsigned char)s.back()));
   bool starts_numeric =
       std::isdigit((unsigned char)s[0]) || ((s[0] == '+' || s[0] == '-' || s[0] == '.') && s.size() > 1 &&
@@ -94,6 +108,9 @@ static bool reads_as_number(std::string_view s) {
 
 static bool symbol_needs_bars(std::string_view s) {
   if (s.empty()) return true;
+  if (s.find("\xC2") != std::string_view::npos)  // a C1 control (U+0080..U+009F) or a Latin-1 sign
+    for (size_t i = 0; i + 1 < s.size(); i++)
+      if ((unsigned char)s[i] == 0xC2 && (unsigned char)s[i + 1] <= 0x9F) return true;
   for (unsigned char c : s)
     if (c <= ' ' || c == '(' || c == ')' || c == '[' || c == ']' || c == '"' || c == ';' || c == '\'' ||
         c == '`' || c == ',' || c == '|' || c == '\\' || c == 0x7f)
@@ -459,13 +476,13 @@ static std::optional<OpenContainer> print_start(std::string &out, Value v, bool 
   if (is_char(v)) {
     uint32_t c = char_of(v);
     if (!write) {
-      out += char(c);
+      utf8_append(out, c);
       return std::nullopt;
     }
     out += "#\\";
     if (const char *n = char_name(c)) out += n;
-    else if (c < 0x20) fmt::format_to(std::back_inserter(out), "x{:x}", c);
-    else out += char(c);
+    else if (is_control_char(c)) fmt::format_to(std::back_inserter(out), "x{:x}", c);
+    else utf8_append(out, c);
     return std::nullopt;
   }
   if (!is_ptr(v)) {
@@ -482,7 +499,8 @@ static std::optional<OpenContainer> print_start(std::string &out, Value v, bool 
   c.write = write;
   *has_first = true;
   switch (hdr(v)->type) {
-  case T_INT64: fmt::format_to(std::back_inserter(out), "{}", as<Int64Box>(v)->n); return std::nullopt;
+  case T_BIGNUM:
+  case T_RATNUM: out += exact_to_string(v, 10); return std::nullopt;
   case T_STRING:
     if (write) write_string_literal(out, string_view_of(v));
     else out += string_view_of(v);
@@ -491,8 +509,11 @@ static std::optional<OpenContainer> print_start(std::string &out, Value v, bool 
     std::string_view n = symbol_name(v);
     if (write && symbol_needs_bars(n)) {
       out += '|';
-      for (unsigned char ch : n) {
-        if (ch == '|' || ch == '\\') {
+      for (size_t i = 0; i < n.size(); i++) {
+        unsigned char ch = (unsigned char)n[i];
+        if (ch == 0xC2 && i + 1 < n.size() && (unsigned char)n[i + 1] <= 0x9F) {
+          fmt::format_to(std::back_inserter(out), "\\x{:x};", (unsigned char)n[++i]);  // a C1 control
+        } else if (ch == '|' || ch == '\\') {
           out += '\\';
           out += char(ch);
         } else if (ch < 0x20 || ch == 0x7f) {

@@ -11,6 +11,8 @@
 #include "eval_internal.h"
 #include "number.h"
 #include "srcloc.h"
+#include "unicode.h"
+#include "utf8.h"
 
 namespace kiln {
 
@@ -30,12 +32,24 @@ std::string ascii_lower(std::string_view s) {
   return r;
 }
 
-// #!fold-case folds symbols and character names as string-foldcase would.
-// Characters are Latin-1 bytes (docs/language.md), and their folding is the
-// downcase mapping of that range.
-char fold_char(int c) {
-  if ((c >= 'A' && c <= 'Z') || (c >= 0xC0 && c <= 0xDE && c != 0xD7)) return char(c + 32);
-  return char(c);
+// #!fold-case folds symbols and character names as string-foldcase would:
+// full case folding has no context rules, so folding each character alone
+// gives the folding of the whole name.
+void append_folded(std::string &out, uint32_t c) {
+  if (c < 0x80) {
+    out += char(c >= 'A' && c <= 'Z' ? c + 32 : c);
+    return;
+  }
+  for (uint32_t f : map_case(&c, 1, CaseMapping::Foldcase)) utf8_append(out, f);
+}
+
+bool is_hex_digit(int c) { return (c >= '0' && c <= '9') || ((c | 0x20) >= 'a' && (c | 0x20) <= 'f'); }
+
+// A character for an error message.
+std::string char_text(int c) {
+  std::string s;
+  if (c >= 0) utf8_append(s, uint32_t(c));
+  return s;
 }
 
 class Reader {
@@ -80,9 +94,29 @@ class Reader {
     return p->source_id;
   }
 
+  // The character of a source text at byte offset *at (advancing *at past
+  // it), or -1 at the end. Source is UTF-8: anything else is a read error at
+  // that character's line and column.
+  int decode_at(size_t *at) {
+    if (*at >= text_.size()) return -1;
+    unsigned char b = (unsigned char)text_[*at];
+    if (b < 0x80) {
+      ++*at;
+      return b;
+    }
+    int32_t c = utf8_next(text_, at);
+    if (c < 0) {
+      SrcLoc loc = here();
+      if (*at != pos_) loc.col++;  // peek2: the character after the current one
+      fail(loc, fmt::format("invalid UTF-8 (byte 0x{:02X})", b));
+    }
+    return c;
+  }
+
   int peek() {
     if (port_) return ahead_ != kNone ? ahead_ : port_peek_char(port_);
-    return pos_ < text_.size() ? (unsigned char)text_[pos_] : -1;
+    size_t at = pos_;
+    return decode_at(&at);
   }
   int peek2() {
     if (port_) {
@@ -92,7 +126,9 @@ class Reader {
       }
       return port_peek_char(port_);
     }
-    return pos_ + 1 < text_.size() ? (unsigned char)text_[pos_ + 1] : -1;
+    size_t at = pos_;
+    if (decode_at(&at) < 0) return -1;
+    return decode_at(&at);
   }
   int get() {
     if (port_) {
@@ -101,7 +137,7 @@ class Reader {
       ahead_ = kNone;
       return c;
     }
-    int c = pos_ < text_.size() ? (unsigned char)text_[pos_++] : -1;
+    int c = decode_at(&pos_);
     if (c == '\n') {
       line_++;
       col_ = 1;
@@ -302,13 +338,16 @@ class Reader {
     case 'x':
     case 'X': {
       std::string hex;
-      while (peek() >= 0 && std::isxdigit(peek()) && hex.size() < 8) hex += char(get());
+      while (is_hex_digit(peek()) && hex.size() < 8) hex += char(get());
       if (hex.empty() || peek() != ';')
         fail(esc, fmt::format("bad {} escape: \\x must be followed by hex digits and ';'", in));
       get();
       unsigned long v = std::strtoul(hex.c_str(), nullptr, 16);
-      if (v > 255) fail(esc, fmt::format("character \\x{}; is beyond Latin-1", hex));
-      out += char(v);
+      if (!is_scalar_value(int64_t(v)))
+        fail(esc,
+             fmt::format("{} escape \\x{}; is not a Unicode scalar value (0 to 10FFFF, not D800 to DFFF)", in,
+                         hex));
+      utf8_append(out, uint32_t(v));
       return true;
     }
     default: return false;
@@ -323,7 +362,7 @@ class Reader {
       if (c < 0) fail(start, "unterminated string");
       if (c == '"') return make_string(s);
       if (c != '\\') {
-        s += char(c);
+        utf8_append(s, uint32_t(c));
         continue;
       }
       int e = get();
@@ -340,7 +379,7 @@ class Reader {
         break;
       }
       case -1: fail(start, "unterminated string");
-      default: fail(esc, fmt::format("unknown string escape '\\{}'", char(e)));
+      default: fail(esc, fmt::format("unknown string escape '\\{}'", char_text(e)));
       }
     }
   }
@@ -356,7 +395,8 @@ class Reader {
       SrcLoc open = here();
       int c = get();
       if (c != '|') {
-        t.text += fold_case_ ? fold_char(c) : char(c);
+        if (fold_case_) append_folded(t.text, uint32_t(c));
+        else utf8_append(t.text, uint32_t(c));
         continue;
       }
       t.barred = true;
@@ -366,13 +406,13 @@ class Reader {
         if (d < 0) fail(open, "unterminated |symbol|");
         if (d == '|') break;
         if (d != '\\') {
-          t.text += char(d);
+          utf8_append(t.text, uint32_t(d));
           continue;
         }
         int e = get();
         if (e < 0) fail(open, "unterminated |symbol|");
         if (!read_escape(e, esc, t.text, "|symbol|"))
-          fail(esc, fmt::format("unknown escape '\\{}' in a |symbol|", char(e)));
+          fail(esc, fmt::format("unknown escape '\\{}' in a |symbol|", char_text(e)));
       }
     }
     return t;
@@ -443,11 +483,15 @@ class Reader {
     get();  // '\\'
     int first = get();
     if (first < 0) fail(start, "unexpected end of input in character literal");
-    std::string name(1, char(first));
-    while (!is_delimiter(peek())) name += char(get());
-    if (name.size() == 1) return make_char((unsigned char)name[0]);
-    if (fold_case_)
-      for (char &ch : name) ch = fold_char((unsigned char)ch);
+    if (is_delimiter(peek())) return make_char(uint32_t(first));  // #\a, #\λ, #\(
+    std::string name;
+    utf8_append(name, uint32_t(first));
+    while (!is_delimiter(peek())) utf8_append(name, uint32_t(get()));
+    if (fold_case_) {
+      std::string folded;
+      for (size_t i = 0; i < name.size();) append_folded(folded, uint32_t(utf8_next(name, &i)));
+      name = folded;
+    }
     static const struct {
       const char *n;
       uint32_t c;
@@ -457,12 +501,20 @@ class Reader {
     for (auto &n : names)
       if (name == n.n) return make_char(n.c);
     if ((name[0] == 'x' || name[0] == 'U' || name[0] == 'u') && name.size() > 1) {
-      char *end;
-      unsigned long v = std::strtoul(name.c_str() + 1, &end, 16);
-      if (*end == 0 && std::isxdigit((unsigned char)name[1])) {
-        if (v > 255) fail(start, fmt::format("character #\\{} is beyond Latin-1", name));
+      bool hex = name.size() <= 9;
+      for (size_t i = 1; i < name.size() && hex; i++) hex = is_hex_digit((unsigned char)name[i]);
+      if (hex) {
+        unsigned long v = std::strtoul(name.c_str() + 1, nullptr, 16);
+        if (!is_scalar_value(int64_t(v)))
+          fail(start,
+               fmt::format("character #\\{} is not a Unicode scalar value (0 to 10FFFF, not D800 to DFFF)",
+                           name));
         return make_char(uint32_t(v));
       }
+      if (name.size() > 9 && name.find_first_not_of("0123456789abcdefABCDEF", 1) == std::string::npos)
+        fail(start,
+             fmt::format("character #\\{} is not a Unicode scalar value (0 to 10FFFF, not D800 to DFFF)",
+                         name));
     }
     fail(start, fmt::format("unknown character name #\\{}", name));
   }
@@ -547,12 +599,12 @@ class Reader {
     }
   }
 
-  // Number syntax is number.cpp's, shared with string->number. An integer
-  // literal too large for 64 bits is a read error rather than a symbol.
+  // Number syntax is number.cpp's, shared with string->number. Number syntax
+  // Kiln refuses (complex numbers, an exact n/0) is a read error rather than a symbol.
   Value number_or_novalue(const std::string &text, SrcLoc start) {
-    Value v = parse_number(text, 10);
-    if (v == NOVALUE && is_integer_syntax(text, 10))
-      fail(start, fmt::format("integer literal {} is out of range", text));
+    std::string refused;
+    Value v = parse_number(text, 10, &refused);
+    if (v == NOVALUE && !refused.empty()) fail(start, refused);
     return v;
   }
 

@@ -21,6 +21,7 @@ void init_runtime() {
   if (done) return;
   done = true;
   gc_init();
+  gc_stop_collections_when(&g_interrupt);
   init_out_of_memory_error();
   init_special_forms();
   init_ports();

@@ -13,6 +13,7 @@
 //   the top-level name. Where the name is not shadowed at the use site the
 //   template keeps the plain symbol, so nothing changes there.
 // Macros defined in a local scope keep use-site meaning for free identifiers.
+#include "equal.h"
 #include "eval_internal.h"
 #include "printer.h"
 #include "srcloc.h"
@@ -144,7 +145,7 @@ class Expander {
     // Literal data: numbers, strings, booleans, chars.
     if (pat == form) return true;
     if (is_string(pat) && is_string(form)) return string_view_of(pat) == string_view_of(form);
-    if (is_int(pat) && is_int(form)) return int_of(pat) == int_of(form);
+    if (is_number(pat) && is_number(form)) return eqv(pat, form);
     return false;
   }
 

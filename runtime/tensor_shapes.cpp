@@ -208,7 +208,7 @@ int index_use_position(IndexUse use) { return use == IndexUse::OneHot ? 1 : 2; }
 
 IndexUse labels_use(Value who) {
   if (is_string(who)) {
-    std::string_view s(as<String>(who)->data, size_t(as<String>(who)->len));
+    std::string_view s = string_view_of(who);
     if (s == "one-hot") return IndexUse::OneHot;
     if (s == "cross-entropy") return IndexUse::CrossEntropy;
   }

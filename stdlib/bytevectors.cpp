@@ -3,13 +3,15 @@
 //
 // Invariants: a bytevector's length is fixed, so an index checked once stays
 // valid; every index and byte is checked with the docs/builtins.md range
-// message. A binary port is a string port or a file port with its `binary` flag
-// set: the u8 procedures accept only binary ports, and a string's chars are its
-// bytes (strings are Latin-1 until Unicode strings land), so string->utf8 and
-// utf8->string copy bytes.
+// message. A binary port is a bytevector port or a file port with its `binary`
+// flag set: the u8 procedures accept only binary ports, and they read bytes, not
+// characters. string->utf8 encodes a string's characters as UTF-8; utf8->string
+// accepts only valid UTF-8.
 #include <cstring>
 
 #include "../runtime/eval.h"
+#include "../runtime/port.h"
+#include "../runtime/utf8.h"
 #include "builtins.h"
 #include "port_args.h"
 
@@ -100,14 +102,21 @@ Value b_bytevector_append(int argc, Value *a) {
 Value b_utf8_to_string(int argc, Value *a) {
   Bytevector *b = arg_bytevector("utf8->string", 1, a[0]);
   Span s = optional_span("utf8->string", argc, a, 1, b->len, "bytevector");
-  return make_string(
-      std::string_view(reinterpret_cast<const char *>(b->bytes + s.start), size_t(s.end - s.start)));
+  std::string_view bytes(reinterpret_cast<const char *>(b->bytes + s.start), size_t(s.end - s.start));
+  size_t bad = utf8_invalid_offset(bytes);
+  if (bad < bytes.size())
+    throw_errorf("utf8->string: invalid UTF-8 at byte {} (0x{:02X})", s.start + int64_t(bad),
+                 (unsigned char)bytes[bad]);
+  return make_string(bytes);
 }
 
+// START and END count characters; the bytes are those of the UTF-8 text between.
 Value b_string_to_utf8(int argc, Value *a) {
-  std::string_view text = string_view_of(from_ptr(arg_string("string->utf8", 1, a[0])));
-  Span s = optional_span("string->utf8", argc, a, 1, int64_t(text.size()), "string");
-  return make_bytevector_from(reinterpret_cast<const uint8_t *>(text.data()) + s.start, s.end - s.start);
+  String *str = arg_string("string->utf8", 1, a[0]);
+  Span s = optional_span("string->utf8", argc, a, 1, str->len, "string");
+  Value part = s.start == 0 && s.end == str->len ? a[0] : string_slice(str, s.start, s.end);
+  std::string_view text = string_view_of(part);
+  return make_bytevector_from(reinterpret_cast<const uint8_t *>(text.data()), int64_t(text.size()));
 }
 
 // ---- binary ports ------------------------------------------------------------------
@@ -132,10 +141,7 @@ Port *binary_out(const char *who, int argc, Value *argv, int idx) {
 
 Value b_open_input_bytevector(int, Value *a) {
   Bytevector *b = arg_bytevector("open-input-bytevector", 1, a[0]);
-  Value p =
-      make_string_input_port(std::string_view(reinterpret_cast<const char *>(b->bytes), size_t(b->len)));
-  as<Port>(p)->binary = 1;
-  return p;
+  return make_bytevector_input_port(b->bytes, b->len);
 }
 
 Value b_open_output_bytevector(int, Value *) {
@@ -148,7 +154,7 @@ Value b_get_output_bytevector(int, Value *a) {
   Value v = a[0];
   if (!is_port(v) || as<Port>(v)->is_file || !as<Port>(v)->binary || !(as<Port>(v)->kind & PORT_OUTPUT))
     type_error("get-output-bytevector", 1, "a bytevector output port", v);
-  std::string_view bytes = string_view_of(as<Port>(v)->str);
+  std::string_view bytes = port_output_bytes(as<Port>(v));
   return make_bytevector_from(reinterpret_cast<const uint8_t *>(bytes.data()), int64_t(bytes.size()));
 }
 
@@ -165,12 +171,12 @@ Value b_open_binary_output_file(int, Value *a) {
 }
 
 Value b_read_u8(int argc, Value *a) {
-  int c = port_read_char(binary_in("read-u8", argc, a, 0));
+  int c = port_read_byte(binary_in("read-u8", argc, a, 0));
   return c < 0 ? EOF_V : make_fixnum(c);
 }
 
 Value b_peek_u8(int argc, Value *a) {
-  int c = port_peek_char(binary_in("peek-u8", argc, a, 0));
+  int c = port_peek_byte(binary_in("peek-u8", argc, a, 0));
   return c < 0 ? EOF_V : make_fixnum(c);
 }
 
@@ -186,7 +192,7 @@ Value b_read_bytevector(int argc, Value *a) {
   std::string got;
   for (int64_t i = 0; i < k; i++) {
     if ((i & 0xFFFF) == 0xFFFF) check_interrupt();
-    int c = port_read_char(p);
+    int c = port_read_byte(p);
     if (c < 0) break;
     got += char(c);
   }
@@ -202,7 +208,7 @@ Value b_read_bytevector_bang(int argc, Value *a) {
   int64_t n = 0;
   for (int64_t i = s.start; i < s.end; i++, n++) {
     if ((n & 0xFFFF) == 0xFFFF) check_interrupt();
-    int c = port_read_char(p);
+    int c = port_read_byte(p);
     if (c < 0) break;
     b->bytes[i] = uint8_t(c);
   }

@@ -9,6 +9,7 @@
 
 #include <string>
 
+#include "../runtime/exact.h"
 #include "../runtime/port.h"
 #include "../runtime/printer.h"
 #include "builtins.h"
@@ -63,17 +64,18 @@ Directive parse_directive(const char *who, std::string_view fmt, size_t &i) {
   return d;
 }
 
-// Exact integers print exactly, with N zeros after the point.
+// Exact integers print exactly, with N zeros after the point; rationals and
+// floats are rounded to N digits.
 void append_fixed(std::string &out, Value v, int digits) {
-  if (is_int(v)) {
-    out += std::to_string(int_of(v));
+  if (is_exact_integer(v)) {
+    out += exact_to_string(v, 10);
     if (digits > 0) {
       out += '.';
       out.append(size_t(digits), '0');
     }
     return;
   }
-  double x = double_of(v);
+  double x = number_as_double(v);
   if (x != x || x - x != 0) {  // NaN or infinite: Kiln's own spelling
     format_double(out, x);
     return;
@@ -81,8 +83,10 @@ void append_fixed(std::string &out, Value v, int digits) {
   fmt::format_to(std::back_inserter(out), "{:.{}f}", x, digits);
 }
 
+// Widths count characters: the UTF-8 bytes that start one.
 void pad_left(std::string &out, size_t field_start, int width) {
-  size_t len = out.size() - field_start;
+  size_t len = 0;
+  for (size_t i = field_start; i < out.size(); i++) len += ((unsigned char)out[i] & 0xC0) != 0x80;
   if (width > 0 && len < size_t(width)) out.insert(field_start, size_t(width) - len, ' ');
 }
 

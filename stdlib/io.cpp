@@ -18,6 +18,7 @@
 #include "../runtime/port.h"
 #include "../runtime/printer.h"
 #include "../runtime/reader.h"
+#include "../runtime/utf8.h"
 #include "builtins.h"
 #include "port_args.h"
 
@@ -86,8 +87,9 @@ Value b_newline(int argc, Value *argv) {
 }
 
 Value b_write_char(int argc, Value *argv) {
-  char c = char(arg_char("write-char", 1, argv[0]));
-  port_write(out_port("write-char", argc, argv, 1), std::string_view(&c, 1));
+  char bytes[4];
+  int n = utf8_encode(arg_char("write-char", 1, argv[0]), bytes);
+  port_write(out_port("write-char", argc, argv, 1), std::string_view(bytes, size_t(n)));
   return UNSPEC;
 }
 
@@ -104,7 +106,8 @@ Value b_write_string(int argc, Value *argv) {
     if (end > s->len) range_error("write-string", end, "string", s->len);
   }
   if (start > end) throw_errorf("write-string: start {} is greater than end {}", start, end);
-  port_write(p, std::string_view(s->data + start, size_t(end - start)));
+  Value part = start == 0 && end == s->len ? argv[0] : string_slice(s, start, end);
+  port_write(p, string_view_of(part));
   return UNSPEC;
 }
 
@@ -132,13 +135,14 @@ Value b_flush_output_port(int argc, Value *argv) {
 
 Value b_open_output_string(int, Value *) { return make_string_output_port(); }
 Value b_open_input_string(int, Value *argv) {
-  return make_string_input_port(string_view_of(from_ptr(arg_string("open-input-string", 1, argv[0]))));
+  arg_string("open-input-string", 1, argv[0]);
+  return make_string_input_port_of(argv[0]);
 }
 Value b_get_output_string(int, Value *argv) {
   Value v = argv[0];
   if (!is_port(v) || as<Port>(v)->is_file || !(as<Port>(v)->kind & PORT_OUTPUT))
     type_error("get-output-string", 1, "a string output port", v);
-  return make_string(string_view_of(as<Port>(v)->str));
+  return make_string(port_output_bytes(as<Port>(v)));
 }
 
 // Calls THUNK with the current output (or input) port set to PORT, restoring
@@ -162,14 +166,14 @@ Value b_with_output_to_string(int, Value *argv) {
   Value thunk = arg_proc("with-output-to-string", 1, argv[0]);
   Value port = make_string_output_port();
   call_with_current_port(true, port, thunk);
-  return make_string(string_view_of(as<Port>(port)->str));
+  return make_string(port_output_bytes(as<Port>(port)));
 }
 
 Value b_call_with_output_string(int, Value *argv) {
   Value proc = arg_proc("call-with-output-string", 1, argv[0]);
   Value port = make_string_output_port();
   apply_proc(proc, 1, &port);
-  return make_string(string_view_of(as<Port>(port)->str));
+  return make_string(port_output_bytes(as<Port>(port)));
 }
 
 // ---- input -----------------------------------------------------------------------
@@ -193,7 +197,7 @@ Value b_read_line(int argc, Value *argv) {
   int c = port_read_char(p);
   if (c < 0) return EOF_V;
   while (c >= 0 && c != '\n') {
-    line += char(c);
+    utf8_append(line, uint32_t(c));
     c = port_read_char(p);
   }
   if (c == '\n' && !line.empty() && line.back() == '\r') line.pop_back();
@@ -204,14 +208,14 @@ Value b_read_line(int argc, Value *argv) {
 Value b_read_string(int argc, Value *argv) {
   int64_t k = arg_index("read-string", 1, argv[0]);
   Port *p = in_port("read-string", argc, argv, 1);
-  std::string out;
+  std::vector<uint32_t> out;
   while (int64_t(out.size()) < k) {
     int c = port_read_char(p);
     if (c < 0) break;
-    out += char(c);
+    out.push_back(uint32_t(c));
   }
   if (out.empty() && k > 0) return EOF_V;
-  return make_string(out);
+  return make_string_from_chars(out.data(), int64_t(out.size()));
 }
 
 // Reading a char never blocks for string ports; for files Kiln cannot tell

@@ -12,6 +12,7 @@
 #include "../runtime/equal.h"
 #include "../runtime/eval_internal.h"
 #include "../runtime/hashtable.h"
+#include "../runtime/number.h"
 #include "list_walk.h"
 
 namespace kiln {
@@ -109,13 +110,9 @@ static Value b_list_tabulate(int, Value *a) {
   return b.head;
 }
 
-// Exact arithmetic for iota/range, with the documented overflow error (docs/builtins.md).
-static Value add_numbers(const char *who, Value x, Value y) {
-  if (is_int(x) && is_int(y)) {
-    int64_t r;
-    if (__builtin_add_overflow(int_of(x), int_of(y), &r)) throw_errorf("integer overflow in {}", who);
-    return make_int(r);
-  }
+// Exact arithmetic for iota/range when both are exact, else float.
+static Value add_numbers(Value x, Value y) {
+  if (is_exact(x) && is_exact(y)) return num_add(x, y);
   return make_double(number_as_double(x) + number_as_double(y));
 }
 
@@ -127,13 +124,8 @@ static Value b_iota(int argc, Value *a) {
   arg_num("iota", 2, start);
   arg_num("iota", 3, step);
   ListBuilder b;
-  if (is_int(start) && is_int(step)) {
-    for (int64_t i = 0; i < count; i++) {
-      int64_t prod, r;
-      if (__builtin_mul_overflow(i, int_of(step), &prod) || __builtin_add_overflow(int_of(start), prod, &r))
-        throw_error("integer overflow in iota");
-      b.push(make_int(r));
-    }
+  if (is_exact(start) && is_exact(step)) {
+    for (int64_t i = 0; i < count; i++) b.push(num_add(start, num_mul(make_int(i), step)));
   } else {
     double s = number_as_double(start), d = number_as_double(step);
     for (int64_t i = 0; i < count; i++) b.push(make_double(s + double(i) * d));
@@ -153,11 +145,9 @@ static Value b_range(int argc, Value *a) {
   double d = arg_num("range", 3, step);
   if (d == 0) type_error("range", 3, "a non-zero number", step);
   if (d != d) type_error("range", 3, "a non-zero number", step);
-  double e = number_as_double(end);
   ListBuilder b;
-  for (Value x = start;; x = add_numbers("range", x, step)) {
-    double xd = number_as_double(x);
-    if (d > 0 ? !(xd < e) : !(xd > e)) break;
+  for (Value x = start;; x = add_numbers(x, step)) {
+    if (d > 0 ? !num_lt(x, end) : !num_lt(end, x)) break;  // exact comparison; NaN ends it
     b.push(x);
   }
   return b.head;
@@ -298,14 +288,14 @@ template <int N> static Value nth_named(int, Value *a) {
 
 // ---- searching ------------------------------------------------------------------
 
-enum class Cmp { Eq, Eqv, Equal, Proc };
+enum class ElementMatch { Eq, Eqv, Equal, Proc };
 
-static bool same(Cmp how, Value proc, Value x, Value y) {
+static bool same(ElementMatch how, Value proc, Value x, Value y) {
   switch (how) {
-  case Cmp::Eq: return eq(x, y);
-  case Cmp::Eqv: return eqv(x, y);
-  case Cmp::Equal: return equal(x, y);
-  case Cmp::Proc: {
+  case ElementMatch::Eq: return eq(x, y);
+  case ElementMatch::Eqv: return eqv(x, y);
+  case ElementMatch::Equal: return equal(x, y);
+  case ElementMatch::Proc: {
     Value args[2] = {x, y};
     return truthy(apply_proc(proc, 2, args));
   }
@@ -314,11 +304,11 @@ static bool same(Cmp how, Value proc, Value x, Value y) {
 }
 
 // memq / memv / member: the first tail whose car matches x, else #f.
-static Value member_generic(const char *who, Cmp how, int argc, Value *a) {
+static Value member_generic(const char *who, ElementMatch how, int argc, Value *a) {
   Value x = a[0], list = a[1], proc = NOVALUE;
   if (argc > 2) {
     proc = arg_proc(who, 3, a[2]);
-    how = Cmp::Proc;
+    how = ElementMatch::Proc;
   }
   arg_list_length(who, 2, list);
   for (Value l = list; is_pair(l); l = cdr(l)) {
@@ -327,16 +317,16 @@ static Value member_generic(const char *who, Cmp how, int argc, Value *a) {
   }
   return FALSE_V;
 }
-static Value b_memq(int argc, Value *a) { return member_generic("memq", Cmp::Eq, argc, a); }
-static Value b_memv(int argc, Value *a) { return member_generic("memv", Cmp::Eqv, argc, a); }
-static Value b_member(int argc, Value *a) { return member_generic("member", Cmp::Equal, argc, a); }
+static Value b_memq(int argc, Value *a) { return member_generic("memq", ElementMatch::Eq, argc, a); }
+static Value b_memv(int argc, Value *a) { return member_generic("memv", ElementMatch::Eqv, argc, a); }
+static Value b_member(int argc, Value *a) { return member_generic("member", ElementMatch::Equal, argc, a); }
 
 // assq / assv / assoc: the first pair whose car matches x, else #f.
-static Value assoc_generic(const char *who, Cmp how, int argc, Value *a) {
+static Value assoc_generic(const char *who, ElementMatch how, int argc, Value *a) {
   Value x = a[0], alist = a[1], proc = NOVALUE;
   if (argc > 2) {
     proc = arg_proc(who, 3, a[2]);
-    how = Cmp::Proc;
+    how = ElementMatch::Proc;
   }
   if (list_length(alist) < 0) list_arg_error(who, 2, "a list of pairs", alist);
   Value l = alist;
@@ -348,9 +338,9 @@ static Value assoc_generic(const char *who, Cmp how, int argc, Value *a) {
   }
   return FALSE_V;
 }
-static Value b_assq(int argc, Value *a) { return assoc_generic("assq", Cmp::Eq, argc, a); }
-static Value b_assv(int argc, Value *a) { return assoc_generic("assv", Cmp::Eqv, argc, a); }
-static Value b_assoc(int argc, Value *a) { return assoc_generic("assoc", Cmp::Equal, argc, a); }
+static Value b_assq(int argc, Value *a) { return assoc_generic("assq", ElementMatch::Eq, argc, a); }
+static Value b_assv(int argc, Value *a) { return assoc_generic("assv", ElementMatch::Eqv, argc, a); }
+static Value b_assoc(int argc, Value *a) { return assoc_generic("assoc", ElementMatch::Equal, argc, a); }
 
 // (alist-copy alist): fresh spine and fresh top-level pairs.
 static Value b_alist_copy(int, Value *a) {
@@ -559,7 +549,7 @@ static Value b_partition(int, Value *a) {
 static Value b_delete(int argc, Value *a) {
   Value x = a[0], list = a[1];
   Value proc = argc > 2 ? arg_proc("delete", 3, a[2]) : NOVALUE;
-  Cmp how = argc > 2 ? Cmp::Proc : Cmp::Equal;
+  ElementMatch how = argc > 2 ? ElementMatch::Proc : ElementMatch::Equal;
   arg_list_length("delete", 2, list);
   ListBuilder b;
   for (Value l = list; is_pair(l); l = cdr(l))
@@ -588,7 +578,8 @@ static Value b_delete_duplicates(int argc, Value *a) {
   Value proc = arg_proc("delete-duplicates", 2, a[1]);
   for (Value l = list; is_pair(l); l = cdr(l)) {
     bool dup = false;
-    for (Value k = b.head; is_pair(k) && !dup; k = cdr(k)) dup = same(Cmp::Proc, proc, car(k), car(l));
+    for (Value k = b.head; is_pair(k) && !dup; k = cdr(k))
+      dup = same(ElementMatch::Proc, proc, car(k), car(l));
     if (!dup) b.push(car(l));
   }
   return b.head;

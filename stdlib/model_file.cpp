@@ -24,8 +24,10 @@
 #include <string>
 #include <vector>
 
+#include "../runtime/exact.h"
 #include "../runtime/printer.h"
 #include "../runtime/tensor.h"
+#include "../runtime/utf8.h"
 #include "builtins.h"
 #include "file_write.h"
 
@@ -74,8 +76,10 @@ void put_quoted(std::string &out, std::string_view s) {
 
 void write_value(std::string &out, Value v, int depth) {
   if (depth > kMaxDepth) throw_errorf("save-model: data nested deeper than {} levels", kMaxDepth);
-  if (is_int(v)) {
-    out += "int " + std::to_string(int_of(v)) + "\n";
+  if (is_exact_integer(v)) {
+    out += "int " + exact_to_string(v, 10) + "\n";
+  } else if (is_ratnum(v)) {
+    out += "rational " + exact_to_string(v, 10) + "\n";
   } else if (is_double(v)) {
     out += "float ";
     put_float(out, double_of(v));
@@ -244,6 +248,12 @@ std::string parse_float(const std::string &s, double &out) {
   return "";
 }
 
+std::string latin1_to_utf8(std::string_view bytes) {
+  std::string out;
+  for (unsigned char b : bytes) utf8_append(out, b);
+  return out;
+}
+
 bool parse_quoted(const std::string &s, std::string &out) {
   if (s.size() < 2 || s.front() != '"' || s.back() != '"') return false;
   for (size_t i = 1; i + 1 < s.size(); i++) {
@@ -274,6 +284,19 @@ bool parse_quoted(const std::string &s, std::string &out) {
   return true;
 }
 
+// Decimal digits with an optional '-' (the writer's form for exact integers of any size).
+bool is_decimal_integer(std::string_view s) {
+  size_t digits = !s.empty() && s[0] == '-' ? 1 : 0;
+  if (digits == s.size()) return false;
+  for (size_t i = digits; i < s.size(); i++)
+    if (!std::isdigit((unsigned char)s[i])) return false;
+  return true;
+}
+Value exact_integer_text(std::string_view s) {
+  bool negative = s[0] == '-';
+  return exact_integer_from_digits(s.substr(negative ? 1 : 0), 10, negative);
+}
+
 int64_t parse_count(Reader &r, size_t at, const std::string &rest) {
   int64_t n;
   if (!parse_int(rest, n) || n < 0) r.bad(at, "expected a count, got '" + rest + "'");
@@ -287,9 +310,17 @@ Value read_value(Reader &r, int depth) {
   size_t at = r.take(word, rest);
   if (depth > kMaxDepth) r.bad(at, "nesting deeper than " + std::to_string(kMaxDepth) + " levels");
   if (word == "int") {
-    int64_t n;
-    if (!parse_int(rest, n)) r.bad(at, "expected an integer, got '" + rest + "'");
-    return make_int(n);
+    if (!is_decimal_integer(rest)) r.bad(at, "expected an integer, got '" + rest + "'");
+    return exact_integer_text(rest);
+  }
+  if (word == "rational") {
+    size_t slash = rest.find('/');
+    std::string_view text(rest), num = text.substr(0, slash), den = text.substr(slash + 1);
+    if (slash == std::string::npos || !is_decimal_integer(num) || !is_decimal_integer(den) || den[0] == '-')
+      r.bad(at, "expected a ratio N/D, got '" + rest + "'");
+    Value d = exact_integer_text(den);
+    if (exact_sign(d) == 0) r.bad(at, "zero denominator in '" + rest + "'");
+    return make_ratio(exact_integer_text(num), d);
   }
   if (word == "float") {
     double d;
@@ -302,13 +333,16 @@ Value read_value(Reader &r, int depth) {
   if (word == "nil" && rest.empty()) return NIL;
   if (word == "char") {
     int64_t c;
-    if (!parse_int(rest, c) || c < 0 || c > 255)
-      r.bad(at, "expected a character code 0..255, got '" + rest + "'");
+    if (!parse_int(rest, c) || !is_scalar_value(c))
+      r.bad(at, "expected a character code (0 to 1114111, not 55296 to 57343), got '" + rest + "'");
     return make_char(uint32_t(c));
   }
   if (word == "string" || word == "symbol") {
     std::string s;
     if (!parse_quoted(rest, s)) r.bad(at, "expected a quoted string, got '" + rest + "'");
+    // The quoted bytes are UTF-8. Kiln wrote Latin-1 before its strings were
+    // Unicode: bytes that are not UTF-8 are read as the Latin-1 text they were.
+    if (utf8_invalid_offset(s) < s.size()) s = latin1_to_utf8(s);
     return word == "string" ? make_string(s) : intern(s);
   }
   if (word == "list" || word == "dotted") {

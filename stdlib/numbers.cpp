@@ -1,13 +1,14 @@
 // numbers.cpp — the numeric builtins of docs/language.md and R7RS (scheme base/inexact).
 //
-// Invariant: arithmetic goes through runtime/number.h, so the builtins and the
-// evaluator agree on overflow, division and promotion rules. Every non-number
+// Invariant: arithmetic goes through runtime/number.h and runtime/exact.h, so the
+// builtins and the evaluator agree on exactness, division and promotion rules. Every non-number
 // argument goes through not_a_number(), which gives tensors and symbolic values
 // to g_generic_arith before raising the type error; that check sits only on
 // the path where a type test already failed.
 #include <cmath>
 
 #include "../runtime/eval.h"
+#include "../runtime/exact.h"
 #include "../runtime/number.h"
 #include "builtins.h"
 
@@ -111,35 +112,60 @@ Value b_min(int argc, Value *argv) { return extremum(Cmp::LT, "min", argc, argv)
 
 Value b_abs(int argc, Value *argv) {
   Value v = argv[0];
-  if (is_int(v)) {
-    int64_t n = int_of(v);
-    return n < 0 ? make_int(checked_sub("abs", 0, n)) : v;
-  }
+  if (is_fixnum(v)) return fixnum_of(v) < 0 ? make_int(-fixnum_of(v)) : v;
+  if (is_exact(v)) return exact_sign(v) < 0 ? exact_negate(v) : v;
   if (is_double(v)) return make_double(std::fabs(double_of(v)));
   return not_a_number("abs", argc, argv, 0);
 }
 
 Value b_square(int argc, Value *argv) {
   Value v = argv[0];
-  if (is_int(v)) return make_int(checked_mul("square", int_of(v), int_of(v)));
-  if (is_double(v)) return make_double(double_of(v) * double_of(v));
+  if (is_number(v)) return num_mul(v, v);
   return not_a_number("square", argc, argv, 0);
 }
 
-// Rounding: integers are already integral; floats stay floats (R7RS).
-template <double (*F)(double)> Value rounding(const char *who, Value v) {
-  if (is_int(v)) return v;
+// Rounding: integers are already integral; floats stay floats (R7RS); a
+// ratnum num/den rounds exactly to an integer.
+enum class Rounding { Floor, Ceiling, Round, Truncate };
+Value round_ratnum(Rounding mode, Value v) {
+  IntView num(ratnum_num(v)), den(ratnum_den(v));
+  Mpz r;
+  switch (mode) {
+  case Rounding::Floor: mpz_fdiv_q(r, num, den); break;
+  case Rounding::Ceiling: mpz_cdiv_q(r, num, den); break;
+  case Rounding::Truncate: mpz_tdiv_q(r, num, den); break;
+  case Rounding::Round: {
+    // den > 1 in lowest terms: a tie (x.5) happens only for den = 2, and then goes to the even neighbour.
+    mpz_fdiv_q(r, num, den);
+    if (mpz_cmp_ui(static_cast<mpz_srcptr>(den), 2) == 0) {
+      if (mpz_odd_p(r.z)) mpz_add_ui(r, r, 1);
+    } else {
+      Mpz twice, twice_den;  // floor((2 num + den) / (2 den))
+      mpz_mul_2exp(twice, num, 1);
+      mpz_add(twice, twice, den);
+      mpz_mul_2exp(twice_den, den, 1);
+      mpz_fdiv_q(r, twice, twice_den);
+    }
+    break;
+  }
+  }
+  return value_of_mpz(r);
+}
+Value round_exact(Rounding mode, Value v) { return is_ratnum(v) ? round_ratnum(mode, v) : v; }
+template <double (*F)(double), Rounding M> Value rounding(const char *who, Value v) {
+  if (is_exact_integer(v)) return v;
   if (is_double(v)) return make_double(F(double_of(v)));
+  if (is_ratnum(v)) return round_ratnum(M, v);
   type_error(who, 1, "a number", v);
 }
 double round_half_even(double d) { return std::nearbyint(d); }  // default mode: ties to even
 double floor_d(double d) { return std::floor(d); }
 double ceil_d(double d) { return std::ceil(d); }
 double trunc_d(double d) { return std::trunc(d); }
-Value b_floor(int, Value *argv) { return rounding<floor_d>("floor", argv[0]); }
-Value b_ceiling(int, Value *argv) { return rounding<ceil_d>("ceiling", argv[0]); }
-Value b_round(int, Value *argv) { return rounding<round_half_even>("round", argv[0]); }
-Value b_truncate(int, Value *argv) { return rounding<trunc_d>("truncate", argv[0]); }
+Value b_floor(int, Value *argv) { return rounding<floor_d, Rounding::Floor>("floor", argv[0]); }
+Value b_ceiling(int, Value *argv) { return rounding<ceil_d, Rounding::Ceiling>("ceiling", argv[0]); }
+Value b_round(int, Value *argv) { return rounding<round_half_even, Rounding::Round>("round", argv[0]); }
+Value b_truncate(int, Value *argv) { return rounding<trunc_d, Rounding::Truncate>("truncate", argv[0]); }
 
 // Floating functions of one argument (always a float result).
 template <double (*F)(double)> Value float_fn(const char *who, int argc, Value *argv) {
@@ -159,11 +185,16 @@ Value b_tan(int argc, Value *argv) { return float_fn<tan_d>("tan", argc, argv); 
 Value b_asin(int argc, Value *argv) { return float_fn<asin_d>("asin", argc, argv); }
 Value b_acos(int argc, Value *argv) { return float_fn<acos_d>("acos", argc, argv); }
 
+// log of any number; exact ones beyond the double range keep their magnitude.
+double log_of(Value v) {
+  if (is_exact(v) && exact_sign(v) > 0) return exact_log(v);
+  return std::log(number_as_double(v));
+}
 Value b_log(int argc, Value *argv) {
   for (int i = 0; i < argc; i++)
     if (!is_number(argv[i])) return not_a_number("log", argc, argv, i);
-  double x = std::log(number_as_double(argv[0]));
-  if (argc == 2) x /= std::log(number_as_double(argv[1]));
+  double x = log_of(argv[0]);
+  if (argc == 2) x /= log_of(argv[1]);
   return make_double(x);
 }
 
@@ -182,42 +213,88 @@ int64_t isqrt(int64_t n) {
   return s;
 }
 
-// An exact square root for a perfect square, else a float; (sqrt -4) is NaN
-// since Kiln has no complex numbers.
+// The exact square root of an exact integer >= 0 that is a perfect square, else NOVALUE.
+Value exact_integer_root(Value v) {
+  if (is_fixnum(v)) {
+    int64_t s = isqrt(fixnum_of(v));
+    return s * s == fixnum_of(v) ? make_int(s) : NOVALUE;
+  }
+  IntView z(v);
+  if (!mpz_perfect_square_p(z)) return NOVALUE;
+  Mpz r;
+  mpz_sqrt(r, z);
+  return value_of_mpz(r);
+}
+
+// An exact square root when the argument is an exact square (of an integer or
+// a rational), else the correctly rounded float; (sqrt -4) is NaN since Kiln has
+// no complex numbers.
 Value b_sqrt(int argc, Value *argv) {
   Value v = argv[0];
-  if (is_int(v) && int_of(v) >= 0) {
-    int64_t s = isqrt(int_of(v));
-    if (s * s == int_of(v)) return make_int(s);
+  if (is_exact(v) && exact_sign(v) >= 0) {
+    if (is_ratnum(v)) {
+      Value num = exact_integer_root(ratnum_num(v)), den = exact_integer_root(ratnum_den(v));
+      if (num != NOVALUE && den != NOVALUE) return make_ratio(num, den);
+    } else {
+      Value root = exact_integer_root(v);
+      if (root != NOVALUE) return root;
+    }
+    if (is_fixnum(v)) return make_double(std::sqrt(double(fixnum_of(v))));  // exact conversion: one rounding
+    return make_double(exact_sqrt_to_double(RatView(v)));
   }
   if (is_number(v)) return make_double(std::sqrt(number_as_double(v)));
   return not_a_number("sqrt", argc, argv, 0);
 }
 
 Value b_exact_integer_sqrt(int, Value *argv) {
-  int64_t n = arg_index("exact-integer-sqrt", 1, argv[0]);
-  int64_t s = isqrt(n);
-  Value r[2] = {make_int(s), make_int(n - s * s)};
+  Value v = argv[0];
+  if (!is_exact_integer(v) || exact_sign(v) < 0)
+    type_error("exact-integer-sqrt", 1, "a non-negative exact integer", v);
+  if (is_fixnum(v)) {
+    int64_t n = fixnum_of(v), s = isqrt(n);
+    Value r[2] = {make_int(s), make_int(n - s * s)};
+    return make_values(2, r);
+  }
+  Mpz root, rem;
+  mpz_sqrtrem(root, rem, IntView(v));
+  Value r[2] = {value_of_mpz(root), value_of_mpz(rem)};
   return make_values(2, r);
+}
+
+// base^e for exact base and exact integer e >= 0.
+Value exact_power(Value base, Value power) {
+  if (base == make_fixnum(0)) return make_fixnum(power == make_fixnum(0) ? 1 : 0);
+  if (base == make_fixnum(1)) return base;
+  if (base == make_fixnum(-1))
+    return make_fixnum((is_fixnum(power) ? fixnum_of(power) : int64_t(as<Bignum>(power)->limbs[0])) & 1 ? -1
+                                                                                                        : 1);
+  if (!is_fixnum(power)) check_exact_bits(kMaxExactBits + 1);  // |base| >= 2 to a power >= 2^49
+  uint64_t e = uint64_t(fixnum_of(power));
+  auto raise = [&](Value integer) {
+    // The result's size, e * log2|integer|, is refused before GMP spends the
+    // time and memory on it (3^(2^31) would take minutes and gigabytes).
+    long exponent2;
+    double mantissa = mpz_get_d_2exp(&exponent2, IntView(integer));  // integer != 0
+    double bits = (std::log2(std::fabs(mantissa)) + double(exponent2)) * double(e);
+    if (bits > double(kMaxExactBits)) check_exact_bits(kMaxExactBits + 1);
+    Mpz r;
+    mpz_pow_ui(r, IntView(integer), e);
+    return value_of_mpz(r);
+  };
+  if (!is_ratnum(base)) return raise(base);
+  Value num = raise(ratnum_num(base));
+  Value den = raise(ratnum_den(base));
+  return make_ratio(num, den);  // already in lowest terms; make_ratio only normalises
 }
 
 Value b_expt(int argc, Value *argv) {
   for (int i = 0; i < 2; i++)
     if (!is_number(argv[i])) return not_a_number("expt", argc, argv, i);
   Value base = argv[0], power = argv[1];
-  if (is_int(base) && is_int(power)) {
-    int64_t b = int_of(base), e = int_of(power);
-    if (e < 0) {
-      if (b == 0) division_by_zero();
-      return make_double(std::pow(double(b), double(e)));
-    }
-    int64_t result = 1;
-    while (e > 0) {  // square-and-multiply; stops before squaring past the last bit
-      if (e & 1) result = checked_mul("expt", result, b);
-      e >>= 1;
-      if (e) b = checked_mul("expt", b, b);
-    }
-    return make_int(result);
+  if (is_exact(base) && is_exact_integer(power)) {
+    if (exact_sign(power) >= 0) return exact_power(base, power);
+    if (exact_sign(base) == 0) division_by_zero();
+    return num_div(make_fixnum(1), exact_power(base, num_negate(power)));
   }
   return make_double(std::pow(number_as_double(base), number_as_double(power)));
 }
@@ -225,13 +302,13 @@ Value b_expt(int argc, Value *argv) {
 // ---- exactness -------------------------------------------------------------
 
 Value to_exact(const char *who, Value v) {
-  if (is_int(v)) return v;
-  if (is_double(v)) return make_int(exact_of_double(who, 1, double_of(v)));
+  if (is_exact(v)) return v;
+  if (is_double(v)) return exact_of_double(who, 1, double_of(v));
   type_error(who, 1, "a number", v);
 }
 Value to_inexact(const char *who, Value v) {
   if (is_double(v)) return v;
-  if (is_int(v)) return make_double(double(int_of(v)));
+  if (is_exact(v)) return make_double(number_as_double(v));
   type_error(who, 1, "a number", v);
 }
 Value b_exact(int, Value *argv) { return to_exact("exact", argv[0]); }
@@ -244,29 +321,44 @@ Value b_exact_to_inexact(int, Value *argv) { return to_inexact("exact->inexact",
 bool is_integral_double(Value v) {
   return is_double(v) && std::isfinite(double_of(v)) && double_of(v) == std::trunc(double_of(v));
 }
+// An integer argument, or a float with an integral value (R7RS allows both
+// for the integer operations), as a double; sets *is_float for the latter.
+double arg_integer_value(const char *who, int pos, Value v, bool *is_float) {
+  if (is_exact_integer(v)) return number_as_double(v);
+  if (is_integral_double(v)) {
+    *is_float = true;
+    return double_of(v);
+  }
+  type_error(who, pos, "an integer", v);
+}
 Value b_number_p(int, Value *argv) { return boolv(is_number(argv[0])); }
-Value b_integer_p(int, Value *argv) { return boolv(is_int(argv[0]) || is_integral_double(argv[0])); }
+Value b_integer_p(int, Value *argv) {
+  return boolv(is_exact_integer(argv[0]) || is_integral_double(argv[0]));
+}
 Value b_rational_p(int, Value *argv) {
-  return boolv(is_int(argv[0]) || (is_double(argv[0]) && std::isfinite(double_of(argv[0]))));
+  return boolv(is_exact(argv[0]) || (is_double(argv[0]) && std::isfinite(double_of(argv[0]))));
 }
 Value b_float_p(int, Value *argv) { return boolv(is_double(argv[0])); }
-Value b_exact_integer_p(int, Value *argv) { return boolv(is_int(argv[0])); }
+Value b_exact_integer_p(int, Value *argv) { return boolv(is_exact_integer(argv[0])); }
+Value b_exact_rational_p(int, Value *argv) { return boolv(is_exact(argv[0])); }
 
-Value b_exact_p(int, Value *argv) {
-  arg_num("exact?", 1, argv[0]);
-  return boolv(is_int(argv[0]));
+Value require_number(const char *who, Value v) {
+  if (!is_number(v)) type_error(who, 1, "a number", v);
+  return v;
 }
-Value b_inexact_p(int, Value *argv) {
-  arg_num("inexact?", 1, argv[0]);
-  return boolv(is_double(argv[0]));
+Value b_exact_p(int, Value *argv) { return boolv(is_exact(require_number("exact?", argv[0]))); }
+Value b_inexact_p(int, Value *argv) { return boolv(is_double(require_number("inexact?", argv[0]))); }
+// Exact numbers are finite and never NaN.
+double float_or_zero(const char *who, Value v) {
+  return is_double(require_number(who, v)) ? double_of(v) : 0.0;
 }
-Value b_nan_p(int, Value *argv) { return boolv(std::isnan(arg_num("nan?", 1, argv[0]))); }
-Value b_infinite_p(int, Value *argv) { return boolv(std::isinf(arg_num("infinite?", 1, argv[0]))); }
-Value b_finite_p(int, Value *argv) { return boolv(std::isfinite(arg_num("finite?", 1, argv[0]))); }
+Value b_nan_p(int, Value *argv) { return boolv(std::isnan(float_or_zero("nan?", argv[0]))); }
+Value b_infinite_p(int, Value *argv) { return boolv(std::isinf(float_or_zero("infinite?", argv[0]))); }
+Value b_finite_p(int, Value *argv) { return boolv(std::isfinite(float_or_zero("finite?", argv[0]))); }
 
-// Sign tests compare exactly (a boxed integer never goes through a double).
+// Sign tests compare exactly (an exact number never goes through a double).
 int sign_of(const char *who, Value v) {
-  if (is_int(v)) return int_of(v) < 0 ? -1 : (int_of(v) > 0 ? 1 : 0);
+  if (is_exact(v)) return exact_sign(v);
   double d = arg_num(who, 1, v);
   return d < 0 ? -1 : (d > 0 ? 1 : 0);  // NaN counts as neither
 }
@@ -277,23 +369,15 @@ Value b_zero_p(int, Value *argv) {
 Value b_positive_p(int, Value *argv) { return boolv(sign_of("positive?", argv[0]) > 0); }
 Value b_negative_p(int, Value *argv) { return boolv(sign_of("negative?", argv[0]) < 0); }
 
-// An integer argument, or a float with an integral value (R7RS allows both
-// for the integer operations); sets *is_float for the latter.
-double arg_integer_value(const char *who, int pos, Value v, bool *is_float) {
-  if (is_int(v)) return double(int_of(v));
-  if (is_integral_double(v)) {
-    *is_float = true;
-    return double_of(v);
-  }
-  type_error(who, pos, "an integer", v);
-}
+// Whether an exact integer is odd: a bignum's lowest limb has the magnitude's parity.
+bool exact_integer_odd(Value v) { return is_fixnum(v) ? (fixnum_of(v) & 1) : (as<Bignum>(v)->limbs[0] & 1); }
 Value b_odd_p(int, Value *argv) {
-  if (is_int(argv[0])) return boolv(int_of(argv[0]) & 1);
+  if (is_exact_integer(argv[0])) return boolv(exact_integer_odd(argv[0]));
   bool f = false;
   return boolv(std::fmod(arg_integer_value("odd?", 1, argv[0], &f), 2.0) != 0.0);
 }
 Value b_even_p(int, Value *argv) {
-  if (is_int(argv[0])) return boolv(!(int_of(argv[0]) & 1));
+  if (is_exact_integer(argv[0])) return boolv(!exact_integer_odd(argv[0]));
   bool f = false;
   return boolv(std::fmod(arg_integer_value("even?", 1, argv[0], &f), 2.0) == 0.0);
 }
@@ -303,15 +387,27 @@ Value b_even_p(int, Value *argv) {
 enum class DivKind { TruncQ, TruncR, FloorQ, FloorR };
 
 Value int_division(DivKind kind, const char *who, Value a, Value b) {
-  if (is_int(a) && is_int(b)) {
-    int64_t x = int_of(a), y = int_of(b);
+  if (both_fixnums(a, b)) {  // |x| < 2^49: neither x / -1 nor any remainder overflows
+    int64_t x = fixnum_of(a), y = fixnum_of(b);
     if (y == 0) division_by_zero();
     switch (kind) {
-    case DivKind::TruncQ: return make_int(y == -1 ? checked_sub(who, 0, x) : x / y);
-    case DivKind::TruncR: return make_int(y == -1 ? 0 : x % y);
-    case DivKind::FloorQ: return make_int(y == -1 ? checked_sub(who, 0, x) : floor_quotient(x, y));
+    case DivKind::TruncQ: return make_int(x / y);
+    case DivKind::TruncR: return make_int(x % y);
+    case DivKind::FloorQ: return make_int(floor_quotient(x, y));
     case DivKind::FloorR: return make_int(floor_remainder(x, y));
     }
+  }
+  if (is_exact_integer(a) && is_exact_integer(b)) {
+    if (exact_sign(b) == 0) division_by_zero();
+    IntView x(a), y(b);
+    Mpz r;
+    switch (kind) {
+    case DivKind::TruncQ: mpz_tdiv_q(r, x, y); break;
+    case DivKind::TruncR: mpz_tdiv_r(r, x, y); break;
+    case DivKind::FloorQ: mpz_fdiv_q(r, x, y); break;
+    case DivKind::FloorR: mpz_fdiv_r(r, x, y); break;
+    }
+    return value_of_mpz(r);
   }
   bool any_float = false;
   double x = arg_integer_value(who, 1, a, &any_float);
@@ -357,44 +453,130 @@ Value b_truncate_div(int, Value *argv) {
 
 // ---- gcd, lcm, numerator, denominator --------------------------------------------
 
-uint64_t magnitude(int64_t n) { return n < 0 ? 0 - uint64_t(n) : uint64_t(n); }
-uint64_t gcd_u(uint64_t a, uint64_t b) {
-  while (b) {
-    uint64_t t = a % b;
-    a = b;
-    b = t;
+// An exact integer argument of gcd/lcm, or an integral float made exact (*any_float set).
+Value arg_exact_integer(const char *who, int pos, Value v, bool *any_float) {
+  if (is_exact_integer(v)) return v;
+  if (is_integral_double(v)) {
+    *any_float = true;
+    return exact_of_finite_double(double_of(v));
   }
-  return a;
+  type_error(who, pos, "an integer", v);
 }
+Value exact_or_float(Value v, bool inexact) { return inexact ? make_double(number_as_double(v)) : v; }
+
 Value b_gcd(int argc, Value *argv) {
-  uint64_t g = 0;
-  for (int i = 0; i < argc; i++) g = gcd_u(g, magnitude(arg_int("gcd", i + 1, argv[i])));
-  if (g > uint64_t(INT64_MAX)) integer_overflow("gcd");
-  return make_int(int64_t(g));
+  bool any_float = false;
+  Mpz g;
+  for (int i = 0; i < argc; i++) mpz_gcd(g, g, IntView(arg_exact_integer("gcd", i + 1, argv[i], &any_float)));
+  return exact_or_float(value_of_mpz(g), any_float);
 }
 Value b_lcm(int argc, Value *argv) {
-  uint64_t l = 1;
+  bool any_float = false;
+  Mpz l;
+  mpz_set_ui(l, 1);
   for (int i = 0; i < argc; i++) {
-    uint64_t m = magnitude(arg_int("lcm", i + 1, argv[i]));
-    if (m == 0) {
-      l = 0;
-      continue;
-    }
-    if (l == 0) continue;
-    if (__builtin_mul_overflow(l / gcd_u(l, m), m, &l)) integer_overflow("lcm");
+    Value n = arg_exact_integer("lcm", i + 1, argv[i], &any_float);
+    check_exact_bits(mpz_sizeinbase(l, 2) + exact_integer_bits(n));
+    mpz_lcm(l, l, IntView(n));
   }
-  if (l > uint64_t(INT64_MAX)) integer_overflow("lcm");
-  return make_int(int64_t(l));
+  return exact_or_float(value_of_mpz(l), any_float);
 }
-Value b_numerator(int, Value *argv) {
-  bool is_float = false;
-  arg_integer_value("numerator", 1, argv[0], &is_float);
-  return argv[0];
+
+// numerator/denominator of an exact number, or of a finite float's exact value (as a float).
+Value rational_part(const char *who, Value v, bool numerator) {
+  Value exact;
+  if (is_exact(v)) exact = v;
+  else if (is_double(v)) exact = exact_of_double(who, 1, double_of(v));
+  else type_error(who, 1, "a number", v);
+  Value part = is_ratnum(exact) ? (numerator ? ratnum_num(exact) : ratnum_den(exact))
+                                : (numerator ? exact : make_fixnum(1));
+  return exact_or_float(part, is_double(v));
 }
-Value b_denominator(int, Value *argv) {
-  bool is_float = false;
-  arg_integer_value("denominator", 1, argv[0], &is_float);
-  return is_float ? make_double(1.0) : make_fixnum(1);
+Value b_numerator(int, Value *argv) { return rational_part("numerator", argv[0], true); }
+Value b_denominator(int, Value *argv) { return rational_part("denominator", argv[0], false); }
+
+// The simplest rational in [lo, hi], 0 < lo <= hi (the one with the smallest
+// denominator, then numerator): the continued fraction both ends share, then
+// the smallest integer the interval's remaining part holds.
+Value simplest_positive_rational(Value lo, Value hi) {
+  Value prefix = NIL;  // integer parts of the shared continued fraction, innermost first
+  Value result;
+  for (;;) {
+    Value whole = round_exact(Rounding::Floor, lo);
+    if (compare_exact(whole, lo) == 0) {
+      result = whole;
+      break;
+    }
+    if (compare_exact(whole, round_exact(Rounding::Floor, hi)) < 0) {
+      result = exact_add(whole, make_fixnum(1));
+      break;
+    }
+    prefix = cons(whole, prefix);
+    Value next_lo = exact_div(make_fixnum(1), exact_sub(hi, whole));
+    hi = exact_div(make_fixnum(1), exact_sub(lo, whole));
+    lo = next_lo;
+  }
+  for (; prefix != NIL; prefix = cdr(prefix))
+    result = exact_add(car(prefix), exact_div(make_fixnum(1), result));
+  return result;
+}
+Value simplest_rational(Value lo, Value hi) {
+  if (exact_sign(lo) > 0) return simplest_positive_rational(lo, hi);
+  if (exact_sign(hi) < 0) return exact_negate(simplest_positive_rational(exact_negate(hi), exact_negate(lo)));
+  return make_fixnum(0);
+}
+
+// R7RS rationalize: the simplest rational within Y of X; a float if either is.
+Value b_rationalize(int argc, Value *argv) {
+  for (int i = 0; i < 2; i++)
+    if (!is_number(argv[i])) return not_a_number("rationalize", argc, argv, i);
+  Value x = argv[0], y = argv[1];
+  bool inexact = is_double(x) || is_double(y);
+  if (inexact) {
+    double dx = number_as_double(x), dy = number_as_double(y);
+    if (std::isnan(dx) || std::isnan(dy)) return make_double(NAN);
+    if (std::isinf(dy)) return make_double(std::isinf(dx) ? NAN : 0.0);
+    if (std::isinf(dx)) return make_double(dx);
+  }
+  Value ex = to_exact("rationalize", x), ey = to_exact("rationalize", y);
+  if (exact_sign(ey) < 0) ey = exact_negate(ey);
+  Value r = simplest_rational(exact_sub(ex, ey), exact_add(ex, ey));
+  return exact_or_float(r, inexact);
+}
+
+// ---- the complex-number procedures, for real numbers (Kiln has no complex numbers) ----
+
+[[noreturn]] void complex_unsupported(const char *who) {
+  throw_errorf("{}: complex numbers are not supported", who);
+}
+Value real_arg(const char *who, int pos, int argc, Value *argv) {
+  if (!is_number(argv[pos - 1])) not_a_number(who, argc, argv, pos - 1);
+  return argv[pos - 1];
+}
+bool is_zero_number(Value v) { return is_double(v) ? double_of(v) == 0.0 : exact_sign(v) == 0; }
+Value b_make_rectangular(int argc, Value *argv) {
+  Value re = real_arg("make-rectangular", 1, argc, argv);
+  if (!is_zero_number(real_arg("make-rectangular", 2, argc, argv))) complex_unsupported("make-rectangular");
+  return re;
+}
+Value b_make_polar(int argc, Value *argv) {
+  Value magnitude = real_arg("make-polar", 1, argc, argv);
+  if (!is_zero_number(real_arg("make-polar", 2, argc, argv))) complex_unsupported("make-polar");
+  return magnitude;
+}
+Value b_real_part(int argc, Value *argv) { return real_arg("real-part", 1, argc, argv); }
+Value b_imag_part(int argc, Value *argv) {
+  real_arg("imag-part", 1, argc, argv);
+  return make_fixnum(0);
+}
+// The angle of a real: 0 for non-negative numbers, pi for negative ones.
+Value b_angle(int argc, Value *argv) {
+  Value v = real_arg("angle", 1, argc, argv);
+  if (is_double(v)) {
+    double d = double_of(v);
+    return make_double(std::isnan(d) ? d : (std::signbit(d) ? M_PI : 0.0));
+  }
+  return exact_sign(v) < 0 ? make_double(M_PI) : make_fixnum(0);
 }
 
 Value b_inc(int, Value *argv) {
@@ -408,13 +590,29 @@ Value b_dec(int, Value *argv) {
 
 // ---- random ------------------------------------------------------------------
 
+// Uniform in [0, limit) for an exact integer limit beyond 64 bits: random
+// bits of limit's width, rejected until below it (fewer than 2 draws expected).
+Value random_below_bignum(Value limit) {
+  uint64_t bits = exact_integer_bits(limit);
+  size_t limbs = size_t((bits + 63) / 64);
+  Mpz r;
+  for (;;) {
+    mp_limb_t *p = mpz_limbs_write(r, mp_size_t(limbs));
+    for (size_t i = 0; i < limbs; i++) p[i] = g_lisp_random.next();
+    if (bits % 64) p[limbs - 1] &= (uint64_t(1) << (bits % 64)) - 1;
+    mpz_limbs_finish(r, mp_size_t(limbs));
+    if (mpz_cmp(r, IntView(limit)) < 0) return value_of_mpz(r);
+  }
+}
+
 Value b_random(int, Value *argv) {
   Value limit = argv[0];
   if (is_int(limit) && int_of(limit) > 0)
     return make_int(int64_t(g_lisp_random.below(uint64_t(int_of(limit)))));
+  if (is_bignum(limit) && exact_sign(limit) > 0) return random_below_bignum(limit);
   if (is_double(limit) && double_of(limit) > 0 && std::isfinite(double_of(limit)))
     return make_double(g_lisp_random.next_double() * double_of(limit));
-  type_error("random", 1, "a positive number", limit);
+  type_error("random", 1, "a positive integer or float", limit);
 }
 Value b_random_seed(int, Value *argv) {
   g_lisp_random = SplitMix64(uint64_t(arg_int("random-seed!", 1, argv[0])));
@@ -422,10 +620,10 @@ Value b_random_seed(int, Value *argv) {
 }
 
 BuiltinRegistrar reg([] {
-  defbuiltin("+", 0, -1, b_add, "(+ N ...) sum; integers stay integers, overflow is an error");
+  defbuiltin("+", 0, -1, b_add, "(+ N ...) sum; exact numbers stay exact");
   defbuiltin("-", 1, -1, b_sub, "(- N) negation, (- N M ...) difference");
   defbuiltin("*", 0, -1, b_mul, "(* N ...) product");
-  defbuiltin("/", 1, -1, b_div, "(/ N M ...) quotient: an integer when exact, else a float");
+  defbuiltin("/", 1, -1, b_div, "(/ N M ...) quotient: exact (an integer or a ratio) for exact numbers");
   defbuiltin("=", 1, -1, b_num_eq, "(= N M ...) numeric equality");
   defbuiltin("<", 1, -1, b_lt, "(< N M ...) strictly increasing");
   defbuiltin(">", 1, -1, b_gt, "(> N M ...) strictly decreasing");
@@ -435,6 +633,14 @@ BuiltinRegistrar reg([] {
   defbuiltin("min", 1, -1, b_min, "(min N ...) smallest; a float if any argument is");
   defbuiltin("abs", 1, 1, b_abs, "(abs N) absolute value");
   defbuiltin("magnitude", 1, 1, b_abs, "(magnitude N) absolute value (no complex numbers)");
+  defbuiltin("make-rectangular", 2, 2, b_make_rectangular,
+             "(make-rectangular X Y) X when Y is zero; complex numbers are not supported");
+  defbuiltin("make-polar", 2, 2, b_make_polar,
+             "(make-polar R A) R when A is zero; complex numbers are not supported");
+  defbuiltin("real-part", 1, 1, b_real_part, "(real-part X) X itself (no complex numbers)");
+  defbuiltin("imag-part", 1, 1, b_imag_part, "(imag-part X) 0 (no complex numbers)");
+  defbuiltin("angle", 1, 1, b_angle, "(angle X) 0 for X >= 0, pi for X < 0 (no complex numbers)");
+  defbuiltin("rationalize", 2, 2, b_rationalize, "(rationalize X Y) simplest rational within Y of X");
   defbuiltin("square", 1, 1, b_square, "(square N) N times N");
   defbuiltin("floor", 1, 1, b_floor, "(floor N) largest integral value <= N");
   defbuiltin("ceiling", 1, 1, b_ceiling, "(ceiling N) smallest integral value >= N");
@@ -451,17 +657,18 @@ BuiltinRegistrar reg([] {
   defbuiltin("sqrt", 1, 1, b_sqrt, "(sqrt N) exact for perfect squares, else a float");
   defbuiltin("exact-integer-sqrt", 1, 1, b_exact_integer_sqrt, "(exact-integer-sqrt N) values S and N - S*S");
   defbuiltin("expt", 2, 2, b_expt, "(expt BASE POWER)");
-  defbuiltin("exact", 1, 1, b_exact, "(exact N) the integer equal to N");
-  defbuiltin("inexact->exact", 1, 1, b_inexact_to_exact, "(inexact->exact N) the integer equal to N");
+  defbuiltin("exact", 1, 1, b_exact, "(exact N) the exact rational equal to N");
+  defbuiltin("inexact->exact", 1, 1, b_inexact_to_exact, "(inexact->exact N) the exact rational equal to N");
   defbuiltin("inexact", 1, 1, b_inexact, "(inexact N) N as a float");
   defbuiltin("exact->inexact", 1, 1, b_exact_to_inexact, "(exact->inexact N) N as a float");
   defbuiltin("number?", 1, 1, b_number_p, "(number? X)");
   defbuiltin("complex?", 1, 1, b_number_p, "(complex? X) same as number?");
   defbuiltin("real?", 1, 1, b_number_p, "(real? X) same as number?");
-  defbuiltin("rational?", 1, 1, b_rational_p, "(rational? X) an integer or a finite float");
+  defbuiltin("rational?", 1, 1, b_rational_p, "(rational? X) an exact number or a finite float");
   defbuiltin("integer?", 1, 1, b_integer_p, "(integer? X) an integer or an integral float");
   defbuiltin("float?", 1, 1, b_float_p, "(float? X)");
   defbuiltin("exact-integer?", 1, 1, b_exact_integer_p, "(exact-integer? X)");
+  defbuiltin("exact-rational?", 1, 1, b_exact_rational_p, "(exact-rational? X) an exact integer or ratio");
   defbuiltin("exact?", 1, 1, b_exact_p, "(exact? N)");
   defbuiltin("inexact?", 1, 1, b_inexact_p, "(inexact? N)");
   defbuiltin("nan?", 1, 1, b_nan_p, "(nan? N)");
@@ -484,13 +691,13 @@ BuiltinRegistrar reg([] {
   defbuiltin("truncate/", 2, 2, b_truncate_div, "(truncate/ A B) values quotient and remainder, truncated");
   defbuiltin("gcd", 0, -1, b_gcd, "(gcd N ...) greatest common divisor");
   defbuiltin("lcm", 0, -1, b_lcm, "(lcm N ...) least common multiple");
-  defbuiltin("numerator", 1, 1, b_numerator, "(numerator N) N itself (no exact rationals)");
-  defbuiltin("denominator", 1, 1, b_denominator, "(denominator N) 1 (no exact rationals)");
+  defbuiltin("numerator", 1, 1, b_numerator, "(numerator Q) numerator in lowest terms");
+  defbuiltin("denominator", 1, 1, b_denominator, "(denominator Q) denominator in lowest terms, positive");
   defbuiltin("1+", 1, 1, b_inc, "(1+ N) N plus one");
   defbuiltin("1-", 1, 1, b_dec, "(1- N) N minus one");
   defbuiltin(
       "random", 1, 1, b_random,
-      "(random N) integer in [0, N); (random X) float in [0, X). SplitMix64, reseed with random-seed!");
+      "(random N) exact integer in [0, N); (random X) float in [0, X). SplitMix64, reseed with random-seed!");
   defbuiltin("random-seed!", 1, 1, b_random_seed, "(random-seed! S) restart random's sequence from seed S");
 });
 

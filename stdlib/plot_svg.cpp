@@ -2,9 +2,9 @@
 // standalone SVG file (docs/progress-and-plots.md).
 //
 // Invariant: the file is well-formed XML whatever the strings hold (text is escaped,
-// bytes that are not UTF-8 are written as the Latin-1 characters Kiln reads them as,
-// and control characters XML forbids become '?'), and it holds exactly one
-// <polyline> per series, in argument order, so a reader can find each line.
+// strings' UTF-8 text is written as it is, and control characters XML forbids become
+// '?'), and it holds exactly one <polyline> per series, in argument order, so a
+// reader can find each line.
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -29,16 +29,6 @@ constexpr const char *kColours[kMaxPlotSeries] = {"#1f77b4", "#ff7f0e", "#2ca02c
 // Series with at most this many finite points also get a dot at each point.
 constexpr size_t kMaxMarkedPoints = 50;
 
-// Length of the UTF-8 sequence starting at s[i], or 0 if none starts there.
-size_t utf8_length(std::string_view s, size_t i) {
-  unsigned char c = s[i];
-  size_t n = c >= 0xf0 && c <= 0xf4 ? 4 : c >= 0xe0 ? 3 : c >= 0xc2 && c < 0xe0 ? 2 : 0;
-  if (n == 0 || i + n > s.size()) return 0;
-  for (size_t k = 1; k < n; k++)
-    if ((static_cast<unsigned char>(s[i + k]) & 0xc0) != 0x80) return 0;
-  return n;
-}
-
 std::string xml_text(std::string_view s) {
   std::string out;
   for (size_t i = 0; i < s.size(); i++) {
@@ -51,16 +41,8 @@ std::string xml_text(std::string_view s) {
     case '\'': out += "&apos;"; continue;
     default: break;
     }
-    if (c < 0x20) {
-      out += c == '\t' || c == '\n' ? ' ' : '?';
-    } else if (c < 0x80) {
-      out += char(c);
-    } else if (size_t n = utf8_length(s, i)) {
-      out.append(s.substr(i, n));
-      i += n - 1;
-    } else {
-      out += fmt::format("&#{};", int(c));
-    }
+    if (c < 0x20) out += c == '\t' || c == '\n' ? ' ' : '?';
+    else out += char(c);  // a string's text is UTF-8, as the file declares
   }
   return out;
 }

@@ -73,7 +73,17 @@ Value b_progress_line(int, Value *argv) {
   }
   // The last column stays empty: writing there makes some terminals wrap at once,
   // and the next '\r' would then redraw on a new line.
-  if (width > 0 && int64_t(line.size()) > width - 1) line.resize(size_t(width - 1));
+  // Columns are characters, so the cut counts the UTF-8 bytes that start one.
+  if (width > 0) {
+    int64_t chars = 0;
+    for (size_t i = 0; i < line.size(); i++) {
+      if (((unsigned char)line[i] & 0xC0) == 0x80) continue;
+      if (++chars == width) {
+        line.resize(i);
+        break;
+      }
+    }
+  }
   return make_string(line);
 }
 

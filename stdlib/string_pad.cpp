@@ -5,8 +5,6 @@
 // fresh string. Padding goes on the named side; when the (sub)string is longer,
 // characters are dropped from that same side, so string-pad-left keeps the
 // rightmost characters (numbers stay aligned) and string-pad-right the leftmost.
-#include <cstring>
-
 #include "builtins.h"
 
 namespace kiln {
@@ -16,7 +14,7 @@ namespace {
 Value pad(const char *who, bool left, int argc, Value *argv) {
   String *s = arg_string(who, 1, argv[0]);
   int64_t n = arg_index(who, 2, argv[1]);
-  char fill = argc > 2 ? char(arg_char(who, 3, argv[2])) : ' ';
+  uint32_t fill = argc > 2 ? arg_char(who, 3, argv[2]) : ' ';
   int64_t start = 0, end = s->len;
   if (argc > 3) {
     start = arg_index(who, 4, argv[3]);
@@ -31,9 +29,10 @@ Value pad(const char *who, bool left, int argc, Value *argv) {
   Value r = make_string_filled(n, fill);
   String *out = as<String>(r);
   if (have >= n) {
-    std::memcpy(out->data, s->data + (left ? end - n : start), size_t(n));
+    int64_t from = left ? end - n : start;
+    string_copy_chars(out, 0, s, from, from + n);
   } else {
-    std::memcpy(out->data + (left ? n - have : 0), s->data + start, size_t(have));
+    string_copy_chars(out, left ? n - have : 0, s, start, end);
   }
   return r;
 }

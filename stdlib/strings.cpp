@@ -1,7 +1,8 @@
 // strings.cpp — string and symbol builtins: R7RS (scheme base/char) strings,
 // symbols, str, string-split/join/contains/index, number<->string.
 //
-// Invariant: strings are mutable Latin-1 byte strings (object.h String); every
+// Invariant: strings are mutable Unicode strings indexed by character
+// (object.h String: narrow while ASCII, wide otherwise); every
 // procedure that returns a string returns a fresh one (symbol->string copies
 // the name, so mutating the result cannot rename a symbol). Optional
 // START/END arguments are checked to satisfy 0 <= START <= END <= length.
@@ -11,11 +12,13 @@
 #include <vector>
 
 #include "../runtime/eval.h"
+#include "../runtime/exact.h"
 #include "../runtime/number.h"
 #include "../runtime/port.h"
 #include "../runtime/printer.h"
+#include "../runtime/unicode.h"
+#include "../runtime/utf8.h"
 #include "builtins.h"
-#include "chars.h"
 
 namespace kiln {
 namespace {
@@ -42,14 +45,14 @@ void optional_range(const char *who, int argc, Value *argv, int first, int64_t l
 // ---- construction and access ------------------------------------------------
 
 Value b_string(int argc, Value *argv) {
-  Value s = make_string_filled(argc, ' ');
-  for (int i = 0; i < argc; i++) as<String>(s)->data[i] = char(arg_char("string", i + 1, argv[i]));
-  return s;
+  std::vector<uint32_t> chars(static_cast<size_t>(argc));
+  for (int i = 0; i < argc; i++) chars[size_t(i)] = arg_char("string", i + 1, argv[i]);
+  return make_string_from_chars(chars.data(), argc);
 }
 
 Value b_make_string(int argc, Value *argv) {
   int64_t n = arg_index("make-string", 1, argv[0]);
-  char fill = argc > 1 ? char(arg_char("make-string", 2, argv[1])) : ' ';
+  uint32_t fill = argc > 1 ? arg_char("make-string", 2, argv[1]) : ' ';
   return make_string_filled(n, fill);
 }
 
@@ -59,7 +62,7 @@ Value b_string_ref(int, Value *a) {
   String *s = arg_string("string-ref", 1, a[0]);
   int64_t i = arg_index("string-ref", 2, a[1]);
   if (i >= s->len) range_error("string-ref", i, "string", s->len);
-  return make_char((unsigned char)s->data[i]);
+  return make_char(string_char(s, i));
 }
 
 Value b_string_set(int, Value *a) {
@@ -67,7 +70,7 @@ Value b_string_set(int, Value *a) {
   int64_t i = arg_index("string-set!", 2, a[1]);
   uint32_t c = arg_char("string-set!", 3, a[2]);
   if (i >= s->len) range_error("string-set!", i, "string", s->len);
-  s->data[i] = char(c);
+  string_set_char(s, i, c);
   return UNSPEC;
 }
 
@@ -75,20 +78,33 @@ Value b_substring(int argc, Value *a) {
   String *s = arg_string("substring", 1, a[0]);
   int64_t start, end;
   optional_range("substring", argc, a, 1, s->len, &start, &end);
-  return str_of(std::string_view(s->data + start, size_t(end - start)));
+  return string_slice(s, start, end);
 }
 
 Value b_string_copy(int argc, Value *a) {
   String *s = arg_string("string-copy", 1, a[0]);
   int64_t start, end;
   optional_range("string-copy", argc, a, 1, s->len, &start, &end);
-  return str_of(std::string_view(s->data + start, size_t(end - start)));
+  return string_slice(s, start, end);
 }
 
 Value b_string_append(int argc, Value *argv) {
-  std::string out;
-  for (int i = 0; i < argc; i++) out += string_view_of(from_ptr(arg_string("string-append", i + 1, argv[i])));
-  return str_of(out);
+  int64_t total = 0;
+  bool wide = false;
+  for (int i = 0; i < argc; i++) {
+    String *s = arg_string("string-append", i + 1, argv[i]);
+    total += s->len;
+    wide |= string_is_wide(s);
+  }
+  // A wide part may hold only ASCII; string_slice then narrows the result.
+  String *out = alloc_string(total, wide);
+  int64_t at = 0;
+  for (int i = 0; i < argc; i++) {
+    String *s = as<String>(argv[i]);
+    string_copy_chars(out, at, s, 0, s->len);
+    at += s->len;
+  }
+  return wide ? string_slice(out, 0, total) : from_ptr(out);
 }
 
 Value b_string_copy_bang(int argc, Value *a) {
@@ -99,16 +115,18 @@ Value b_string_copy_bang(int argc, Value *a) {
   int64_t start, end;
   optional_range("string-copy!", argc, a, 3, from->len, &start, &end);
   if (at + (end - start) > to->len) range_error("string-copy!", at + (end - start), "string", to->len);
-  std::memmove(to->data + at, from->data + start, size_t(end - start));  // may overlap
+  string_copy_chars(to, at, from, start, end);  // may overlap
   return UNSPEC;
 }
 
 Value b_string_fill(int argc, Value *a) {
   String *s = arg_string("string-fill!", 1, a[0]);
-  char c = char(arg_char("string-fill!", 2, a[1]));
+  uint32_t c = arg_char("string-fill!", 2, a[1]);
   int64_t start, end;
   optional_range("string-fill!", argc, a, 2, s->len, &start, &end);
-  std::memset(s->data + start, c, size_t(end - start));
+  if (!string_is_wide(s) && c < 0x80) std::memset(s->data + start, int(c), size_t(end - start));
+  else
+    for (int64_t i = start; i < end; i++) string_set_char(s, i, c);
   return UNSPEC;
 }
 
@@ -116,19 +134,36 @@ Value b_string_null_p(int, Value *a) { return boolv(arg_string("string-null?", 1
 
 // ---- comparison ---------------------------------------------------------------
 
-std::string folded(std::string_view s) {
-  std::string r(s);
-  for (char &c : r) c = char(latin1_downcase((unsigned char)c));
-  return r;
+// The characters of a string, as libunistring's case mappings take them.
+std::vector<uint32_t> chars_of(const String *s) {
+  std::vector<uint32_t> out(static_cast<size_t>(s->len));
+  for (int64_t i = 0; i < s->len; i++) out[size_t(i)] = string_char(s, i);
+  return out;
 }
 
-// Byte-wise (Latin-1 code point) ordering; variadic; every argument is checked.
+// The full case folding of a string (string-foldcase), as code points.
+std::vector<uint32_t> folded(const String *s) {
+  std::vector<uint32_t> c = chars_of(s);
+  if (!string_is_wide(s)) {
+    for (uint32_t &ch : c) ch = char_downcase(ch);
+    return c;
+  }
+  return map_case(c.data(), c.size(), CaseMapping::Foldcase);
+}
+
+// Code point order: UTF-8 byte order is code point order, so the UTF-8 texts
+// compare as the characters do. The -ci forms compare the full case foldings.
 template <bool Fold> Value string_compare(const char *who, int argc, Value *argv, bool (*ok)(int)) {
   bool result = true;
   for (int i = 0; i < argc; i++) arg_string(who, i + 1, argv[i]);
   for (int i = 0; i + 1 < argc && result; i++) {
-    std::string_view x = string_view_of(argv[i]), y = string_view_of(argv[i + 1]);
-    int c = Fold ? folded(x).compare(folded(y)) : x.compare(y);
+    int c;
+    if (Fold) {
+      std::vector<uint32_t> x = folded(as<String>(argv[i])), y = folded(as<String>(argv[i + 1]));
+      c = x < y ? -1 : x == y ? 0 : 1;
+    } else {
+      c = string_view_of(argv[i]).compare(string_view_of(argv[i + 1]));
+    }
     result = ok(c);
   }
   return boolv(result);
@@ -151,14 +186,25 @@ Value b_string_ci_ge(int n, Value *a) { return string_compare<true>("string-ci>=
 
 // ---- case ------------------------------------------------------------------------
 
-Value map_chars(const char *who, Value v, uint32_t (*f)(uint32_t)) {
-  std::string s(string_view_of(from_ptr(arg_string(who, 1, v))));
-  for (char &c : s) c = char(f((unsigned char)c));
-  return str_of(s);
+// Full case mappings (ß upcases to SS, a final Σ downcases to ς); an ASCII
+// string maps byte by byte.
+Value map_case_of(const char *who, Value v, CaseMapping how) {
+  String *s = arg_string(who, 1, v);
+  if (!string_is_wide(s)) {
+    String *out = alloc_string(s->len, false);
+    for (int64_t i = 0; i < s->len; i++) {
+      uint32_t c = (unsigned char)s->data[i];
+      out->data[i] = char(how == CaseMapping::Upcase ? char_upcase(c) : char_downcase(c));
+    }
+    return from_ptr(out);
+  }
+  std::vector<uint32_t> c = chars_of(s);
+  std::vector<uint32_t> mapped = map_case(c.data(), c.size(), how);
+  return make_string_from_chars(mapped.data(), int64_t(mapped.size()));
 }
-Value b_string_upcase(int, Value *a) { return map_chars("string-upcase", a[0], latin1_upcase); }
-Value b_string_downcase(int, Value *a) { return map_chars("string-downcase", a[0], latin1_downcase); }
-Value b_string_foldcase(int, Value *a) { return map_chars("string-foldcase", a[0], latin1_downcase); }
+Value b_string_upcase(int, Value *a) { return map_case_of("string-upcase", a[0], CaseMapping::Upcase); }
+Value b_string_downcase(int, Value *a) { return map_case_of("string-downcase", a[0], CaseMapping::Downcase); }
+Value b_string_foldcase(int, Value *a) { return map_case_of("string-foldcase", a[0], CaseMapping::Foldcase); }
 
 // ---- conversion ----------------------------------------------------------------------
 
@@ -167,18 +213,18 @@ Value b_string_to_list(int argc, Value *a) {
   int64_t start, end;
   optional_range("string->list", argc, a, 1, s->len, &start, &end);
   Value r = NIL;
-  for (int64_t i = end - 1; i >= start; i--) r = cons(make_char((unsigned char)s->data[i]), r);
+  for (int64_t i = end - 1; i >= start; i--) r = cons(make_char(string_char(s, i)), r);
   return r;
 }
 
 Value b_list_to_string(int, Value *a) {
   Value lst = arg_list("list->string", 1, a[0]);
-  std::string out;
+  std::vector<uint32_t> out;
   for (Value p = lst; is_pair(p); p = cdr(p)) {
     if (!is_char(car(p))) type_error("list->string", 1, "a list of chars", a[0]);
-    out += char(char_of(car(p)));
+    out.push_back(char_of(car(p)));
   }
-  return str_of(out);
+  return make_string_from_chars(out.data(), int64_t(out.size()));
 }
 
 Value b_string_to_vector(int argc, Value *a) {
@@ -186,8 +232,7 @@ Value b_string_to_vector(int argc, Value *a) {
   int64_t start, end;
   optional_range("string->vector", argc, a, 1, s->len, &start, &end);
   Value v = make_vector(end - start, UNSPEC);
-  for (int64_t i = start; i < end; i++)
-    as<Vector>(v)->items[i - start] = make_char((unsigned char)s->data[i]);
+  for (int64_t i = start; i < end; i++) as<Vector>(v)->items[i - start] = make_char(string_char(s, i));
   return v;
 }
 
@@ -203,12 +248,12 @@ Value b_vector_to_string(int argc, Value *a) {
     if (end > v->len) range_error("vector->string", end, "vector", v->len);
   }
   if (start > end) throw_errorf("vector->string: start {} is greater than end {}", start, end);
-  std::string out;
+  std::vector<uint32_t> out;
   for (int64_t i = start; i < end; i++) {
     if (!is_char(v->items[i])) type_error("vector->string", 1, "a vector of chars", a[0]);
-    out += char(char_of(v->items[i]));
+    out.push_back(char_of(v->items[i]));
   }
-  return str_of(out);
+  return make_string_from_chars(out.data(), int64_t(out.size()));
 }
 
 // Length of the shortest of the string arguments argv[first..argc).
@@ -224,7 +269,9 @@ Value b_string_for_each(int argc, Value *a) {
   Value args[64];
   if (argc - 1 > 64) throw_error("string-for-each: too many strings");
   for (int64_t i = 0; i < n; i++) {
-    for (int j = 1; j < argc; j++) args[j - 1] = make_char((unsigned char)as<String>(a[j])->data[i]);
+    // Through the String each time: the procedure may store into a string
+    // and so widen it.
+    for (int j = 1; j < argc; j++) args[j - 1] = make_char(string_char(as<String>(a[j]), i));
     apply_proc(proc, argc - 1, args);
   }
   return UNSPEC;
@@ -235,15 +282,15 @@ Value b_string_map(int argc, Value *a) {
   int64_t n = shortest("string-map", argc, a, 1);
   Value args[64];
   if (argc - 1 > 64) throw_error("string-map: too many strings");
-  Value out = make_string_filled(n, ' ');
+  std::vector<uint32_t> out(static_cast<size_t>(n));
   for (int64_t i = 0; i < n; i++) {
-    for (int j = 1; j < argc; j++) args[j - 1] = make_char((unsigned char)as<String>(a[j])->data[i]);
+    for (int j = 1; j < argc; j++) args[j - 1] = make_char(string_char(as<String>(a[j]), i));
     Value c = apply_proc(proc, argc - 1, args);
     if (!is_char(c))
       throw_errorf("string-map: the procedure must return a char, got {}", error_value_string(c));
-    as<String>(out)->data[i] = char(char_of(c));
+    out[size_t(i)] = char_of(c);
   }
-  return out;
+  return make_string_from_chars(out.data(), n);
 }
 
 // ---- symbols ---------------------------------------------------------------------
@@ -269,38 +316,53 @@ Value b_str(int argc, Value *argv) {
 
 // ---- split, join, search ----------------------------------------------------------
 
+// Splitting and searching work on the UTF-8 texts: UTF-8 is self-synchronising,
+// so a match of valid UTF-8 inside valid UTF-8 starts and ends on characters.
+
+// The character index of byte offset k of a string's UTF-8 text: the bytes
+// before k that start a character.
+int64_t char_index_of(std::string_view text, size_t k) {
+  int64_t n = 0;
+  for (size_t i = 0; i < k; i++) n += ((unsigned char)text[i] & 0xC0) != 0x80;
+  return n;
+}
+
 // (string-split STR CHAR-OR-STRING) keeps empty fields; (string-split STR)
 // splits on runs of whitespace and drops empty fields.
 Value b_string_split(int argc, Value *a) {
-  std::string_view s = string_view_of(from_ptr(arg_string("string-split", 1, a[0])));
-  std::vector<std::string_view> parts;
+  String *str = arg_string("string-split", 1, a[0]);
+  std::vector<std::pair<int64_t, int64_t>> parts;  // character ranges
   if (argc == 1) {
-    size_t i = 0;
-    while (i < s.size()) {
-      while (i < s.size() && latin1_space((unsigned char)s[i])) i++;
-      size_t j = i;
-      while (j < s.size() && !latin1_space((unsigned char)s[j])) j++;
-      if (j > i) parts.push_back(s.substr(i, j - i));
+    int64_t i = 0, n = str->len;
+    while (i < n) {
+      while (i < n && char_is_whitespace(string_char(str, i))) i++;
+      int64_t j = i;
+      while (j < n && !char_is_whitespace(string_char(str, j))) j++;
+      if (j > i) parts.emplace_back(i, j);
       i = j;
     }
   } else {
     std::string sep;
-    if (is_char(a[1])) sep = char(char_of(a[1]));
+    if (is_char(a[1])) utf8_append(sep, char_of(a[1]));
     else if (is_string(a[1]) && as<String>(a[1])->len > 0) sep = string_view_of(a[1]);
     else type_error("string-split", 2, "a char or a non-empty string", a[1]);
+    std::string_view s = string_view_of(a[0]);
+    int64_t sep_chars = char_index_of(sep, sep.size());
     size_t start = 0;
+    int64_t start_char = 0;
     for (;;) {
       size_t k = s.find(sep, start);
       if (k == std::string_view::npos) break;
-      parts.push_back(s.substr(start, k - start));
+      int64_t k_char = start_char + char_index_of(s.substr(start), k - start);
+      parts.emplace_back(start_char, k_char);
       start = k + sep.size();
+      start_char = k_char + sep_chars;
     }
-    parts.push_back(s.substr(start));
+    parts.emplace_back(start_char, str->len);
   }
-  // Strings are made after the scan: the views point into the GC string,
-  // which stays alive through a[0] (on the caller's stack).
   Value r = NIL;
-  for (size_t i = parts.size(); i-- > 0;) r = cons(str_of(parts[i]), r);
+  for (size_t i = parts.size(); i-- > 0;)
+    r = cons(string_slice(as<String>(a[0]), parts[i].first, parts[i].second), r);
   return r;
 }
 
@@ -324,7 +386,8 @@ Value b_string_contains(int, Value *a) {
   std::string_view s = string_view_of(from_ptr(arg_string("string-contains", 1, a[0])));
   std::string_view pat = string_view_of(from_ptr(arg_string("string-contains", 2, a[1])));
   size_t k = s.find(pat);
-  return k == std::string_view::npos ? FALSE_V : make_int(int64_t(k));
+  if (k == std::string_view::npos) return FALSE_V;
+  return make_int(string_is_wide(as<String>(a[0])) ? char_index_of(s, k) : int64_t(k));
 }
 
 // (string-index STR CHAR-OR-PREDICATE) index of the first match, or #f.
@@ -333,7 +396,7 @@ Value b_string_index(int, Value *a) {
   Value want = a[1];
   if (!is_char(want) && !is_procedure(want)) type_error("string-index", 2, "a char or a procedure", want);
   for (int64_t i = 0; i < s->len; i++) {
-    Value c = make_char((unsigned char)s->data[i]);
+    Value c = make_char(string_char(s, i));
     bool hit = is_char(want) ? c == want : truthy(apply_proc(want, 1, &c));
     if (hit) return make_int(i);
   }
@@ -352,22 +415,27 @@ Value b_string_suffix_p(int, Value *a) {
 }
 
 Value trim(const char *who, Value v, bool left, bool right) {
-  std::string_view s = string_view_of(from_ptr(arg_string(who, 1, v)));
-  size_t b = 0, e = s.size();
+  String *s = arg_string(who, 1, v);
+  int64_t b = 0, e = s->len;
   if (left)
-    while (b < e && latin1_space((unsigned char)s[b])) b++;
+    while (b < e && char_is_whitespace(string_char(s, b))) b++;
   if (right)
-    while (e > b && latin1_space((unsigned char)s[e - 1])) e--;
-  return str_of(s.substr(b, e - b));
+    while (e > b && char_is_whitespace(string_char(s, e - 1))) e--;
+  return string_slice(s, b, e);
 }
 Value b_string_trim(int, Value *a) { return trim("string-trim", a[0], true, true); }
 Value b_string_trim_left(int, Value *a) { return trim("string-trim-left", a[0], true, false); }
 Value b_string_trim_right(int, Value *a) { return trim("string-trim-right", a[0], false, true); }
 
 Value b_string_reverse(int, Value *a) {
-  std::string s(string_view_of(from_ptr(arg_string("string-reverse", 1, a[0]))));
-  std::reverse(s.begin(), s.end());
-  return str_of(s);
+  String *s = arg_string("string-reverse", 1, a[0]);
+  Value r = string_slice(s, 0, s->len);
+  String *out = as<String>(r);
+  for (int64_t i = 0, j = s->len - 1; i < s->len; i++, j--) {
+    if (string_is_wide(out)) wide_chars(out)[i] = string_char(s, j);
+    else out->data[i] = char(string_char(s, j));
+  }
+  return r;
 }
 
 // ---- numbers <-> strings ----------------------------------------------------------
@@ -381,7 +449,7 @@ int arg_radix(const char *who, int argc, Value *a) {
 
 Value b_number_to_string(int argc, Value *a) {
   int radix = arg_radix("number->string", argc, a);
-  if (is_int(a[0])) return str_of(int_to_string(int_of(a[0]), radix));
+  if (is_exact(a[0])) return str_of(exact_to_string(a[0], radix));
   if (is_double(a[0])) {
     if (radix != 10)
       throw_errorf("number->string: a float can only be written in radix 10, got radix {}", radix);

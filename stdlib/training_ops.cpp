@@ -37,7 +37,10 @@ Shape shape_of(const char *who, int pos, Value v, bool numbers) {
 }
 
 // WHO, the name of the op a helper checks for (argument 1 of HELPER).
-const char *who_of(const char *helper, Value v) { return arg_string(helper, 1, v)->data; }
+// (The UTF-8 text of a string is NUL-terminated, narrow or wide.)
+const char *who_of(const char *helper, Value v) {
+  return string_view_of(from_ptr(arg_string(helper, 1, v))).data();
+}
 
 // ---- argument checks for stdlib/training.lisp --------------------------------------
 

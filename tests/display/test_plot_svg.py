@@ -1,7 +1,7 @@
 """plot-svg writes a standalone SVG that an XML parser accepts: its size, one
 <polyline> per series (in order, one point per finite value), the title in a
 <title> element and as visible text, every series name in the legend, escaped
-markup characters, UTF-8 text kept, and a Latin-1 byte turned into its character.
+markup characters, and UTF-8 text kept (é, a character made by integer->char).
 
 Usage: test_plot_svg.py PATH-TO-KILN
 """
@@ -45,7 +45,7 @@ def test(kiln):
           (list 0.5 +nan.0 0.25 +inf.0 0.1)
           "{quoted}")
 (plot-svg "one.svg" '(3))
-(plot-svg "latin1.svg" '(1 2) (string #\\x (integer->char 233)))
+(plot-svg "accented.svg" '(1 2) (string #\\x (integer->char 233)))
 """, tmp)
 
     root = ET.parse(os.path.join(tmp, "three.svg")).getroot()
@@ -77,8 +77,8 @@ def test(kiln):
     check(root.find(SVG + "title") is None, "no title given, no <title>")
     check(len(root.findall(f".//{SVG}circle")) == 1, "a single point gets a visible dot")
 
-    root = ET.parse(os.path.join(tmp, "latin1.svg")).getroot()
-    check(root.find(SVG + "title").text == "x\u00e9", f"Latin-1 byte: {root.find(SVG + 'title').text!r}")
+    root = ET.parse(os.path.join(tmp, "accented.svg")).getroot()
+    check(root.find(SVG + "title").text == "x\u00e9", f"non-ASCII character: {root.find(SVG + 'title').text!r}")
 
     # An unwritable path is an error naming it, and nothing is left behind.
     out = run_kiln(kiln, '(display (guard (e ((file-error? e) (condition/report-string e)))'

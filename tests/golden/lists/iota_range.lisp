@@ -29,4 +29,8 @@
 (err (lambda () (iota -1)))
 (err (lambda () (iota 3 'x)))
 (err (lambda () (iota 3 0 "s")))
-(err (lambda () (iota 3 4611686018427387904 4611686018427387904)))
+; exact arithmetic past 64 bits, and exact ratios
+(p (iota 3 4611686018427387904 4611686018427387904))
+(p (iota 4 0 1/3))
+(p (range 0 1 1/4))
+(p (range (expt 10 20) (+ (expt 10 20) 3)))

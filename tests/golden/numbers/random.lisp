@@ -21,3 +21,11 @@
 (define counts (make-vector 10 0))
 (for-each (lambda (x) (vector-set! counts x (+ 1 (vector-ref counts x)))) (draws 1000 10))
 (p (every (lambda (k) (> k 50)) (vector->list counts)))
+; an exact limit beyond 64 bits: exact results below it, reproducible from the seed
+(define huge (expt 10 30))
+(random-seed! 9)
+(define first-draw (random huge))
+(p (every (lambda (x) (and (exact-integer? x) (<= 0 x) (< x huge))) (map (lambda (i) (random huge)) (iota 200))))
+(random-seed! 9)
+(p (= first-draw (random huge)))
+(p (> (apply max (map (lambda (i) (random huge)) (iota 50))) (expt 10 28)))

@@ -17,3 +17,12 @@
 ;; a locally bound else is not case's else: the clause is bad syntax
 (guard (e (#t (display (condition/report-string e)) (newline)))
   (eval '(let ((else 1)) (case 1 (else 2))) (interaction-environment)))
+;; an arrow clause needs exactly one receiver (crash_fuzz found `(case 5 (() =>))`)
+(define (report-syntax form)
+  (guard (e (#t (display (condition/report-string e)) (newline)))
+    (eval form (interaction-environment))))
+(report-syntax '(let () (case 5 (() =>))))
+(report-syntax '(case 1 ((1) => car cdr)))
+(report-syntax '(case 1 (else =>)))
+(report-syntax '(cond (#t =>)))
+(report-syntax '(cond (1 => car cdr)))

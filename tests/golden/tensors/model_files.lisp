@@ -12,6 +12,7 @@
   (list 0 -42 4611686018427387904 -9223372036854775808 9223372036854775807
         0.1 -0.0 1e-310 1.7976931348623157e308 +inf.0 -inf.0 +nan.0 (/ 1.0 3)
         "" "plain" "quote\" backslash\\ newline\n tab\t \x7f; \xe9;"
+        "λ 中文 😀" 'λσ #\λ #\😀 #\x10FFFF
         'sym '|odd symbol| #t #f #\a #\space '() '(1 (2 (3))) '(1 . 2) '(1 2 . 3)
         (vector) (vector 1 "two" 'three (vector 4))
         (tensor 5) (tensor '((1 2 3) (4 5 6))) (tensor-randn '(3 5 7) 11)
@@ -98,6 +99,13 @@
 (write-file path "kiln-model 1\nint 1\nend")
 (check (load-model path))
 (write-file path "kiln-model 1\nchar 999\nend\n")
+(check (load-model path))
+(write-file path "kiln-model 1\nchar 55296\nend\n")
+(check (load-model path))
+(write-file path "kiln-model 1\nchar 1114112\nend\n")
+(check (load-model path))
+; strings are UTF-8 bytes; a file from before Unicode strings held Latin-1 bytes
+(write-file path "kiln-model 1\nlist 2\nstring \"\\xce;\\xbb;\"\nstring \"caf\\xe9;\"\nend\n")
 (check (load-model path))
 ; a model file cut at every possible byte gives an error, never a crash
 (save-model path (list 1 "two" (tensor '((1 2 3) (4 5 6))) (vector 'x 2.5)))

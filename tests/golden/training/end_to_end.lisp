@@ -41,7 +41,7 @@
 (define (accuracy params x y)
   (let ((hits (map (lambda (p t) (if (= p t) 1 0))
                    (tensor->list (tensor-argmax (forward params x))) (tensor->list y))))
-    (/ (apply + hits) (length hits))))
+    (exact->inexact (/ (apply + hits) (length hits)))))
 
 (define epochs 15)
 (define (train)

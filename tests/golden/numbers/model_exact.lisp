@@ -1,0 +1,12 @@
+; save-model / load-model keep bignums and rationals exact
+(define path "model-exact-test.kiln")
+(define data (list (expt 2 100) (- (expt 3 80)) 1/3 -22/7 (/ (expt 2 70) 3) 5 0.5))
+(save-model path data)
+(define back (load-model path))
+(write back)
+(newline)
+(write (equal? data back))
+(newline)
+(write (map exact? back))
+(newline)
+(delete-file path)

@@ -1,0 +1,36 @@
+; number syntax: radix and exactness prefixes in any order and case, ratios,
+; case-insensitive exponents and infinities, string->number / number->string
+(define (p x) (write x) (newline))
+(p '(#x-1F #XfF #b101 #B-101 #o17 #O17 #d10 #D10))
+(p '(#e#x10 #x#e10 #i#x10 #x#i10 #i#x1/10 #x#I1/10 #e1.5 #E1.5 #i3/2))
+(p '(#x10/2 #x11/2 #d11/2 #o11/2 #b11/10 #xABCDEF0123456789ABCDEF))
+(p '(1e2 1E2 1s2 1f2 1d2 1l2 1L2 #d1e2 #x1e2))
+(p '(+inf.0 +INF.0 -InF.0 +NaN.0 #i+inf.0))
+(p '(1/2 -1/2 +1/2 10/2 0/10 #e0/10 #e1/2 -0 -0.0 #e-0.0 .5 -.5 1.))
+(p '(123456789012345678901234567890 -123456789012345678901234567890))
+; complex syntax with an exact zero imaginary part is a real number (R7RS)
+(p '(3+0i -2.5+0i 1/2-0i 4@0))
+; symbols that only look a little like numbers stay symbols
+(p '(hi 1+ -i- 1/x x/2 #f))
+; string->number: a number or #f, never an error; a radix argument
+(p (string->number "1/3"))
+(p (string->number "#e1.25"))
+(p (string->number "ff" 16))
+(p (string->number "-FF/A" 16))
+(p (string->number "#b101" 16))
+(p (string->number "101" 2))
+(p (string->number "1e500"))
+(p (string->number "#e1e30"))
+(p (map string->number (list "1+2i" "1/0" "1/2/3" "#e+inf.0" "#x1.5" "" "abc" "#e#i1")))
+; number->string: any radix for exact numbers, lower-case digits
+(p (number->string 255 16))
+(p (number->string -255 2))
+(p (number->string (expt 2 100) 16))
+(p (number->string -3/4 2))
+(p (number->string (expt 3 40) 36))
+(p (number->string 1/3))
+(p (number->string 0.5))
+; round trips
+(define (round-trip n radix) (= n (string->number (number->string n radix) radix)))
+(p (map (lambda (r) (round-trip (- (expt 7 90)) r)) '(2 8 10 16 36)))
+(p (map (lambda (r) (round-trip -355/113 r)) '(2 8 10 16 36)))

@@ -1,0 +1,4 @@
+;; A file that ends inside a multi-byte character.
+(display "ok")
+(newline)
+'ä¸

@@ -1,0 +1,23 @@
+;; File names are UTF-8 text too: files with non-ASCII names are created, found,
+;; read as CSV, saved and loaded as models, loaded as source, and deleted.
+(define (p x) (write x) (newline))
+(define (try thunk) (guard (e (#t (display (error-object-message e)) (newline))) (thunk)))
+(define csv "daten-größe-λ.csv")
+(call-with-output-file csv (lambda (port) (display "größe,λ\n1,2\n3,4.5\n" port)))
+(p (file-exists? csv))
+(p (tensor->list (read-csv csv #t)))
+(delete-file csv)
+(p (file-exists? csv))
+(define model "modell-中文.kiln")
+(save-model model (list "λ" 'σ #\😀 (tensor '(1 2))))
+(p (load-model model))
+(delete-file model)
+(define src "quelle-ü.lisp")
+(call-with-output-file src (lambda (port) (write '(define ü-wert "ü") port)))
+(load src)
+(p ü-wert)
+(delete-file src)
+;; errors name the file as it was given
+(try (lambda () (open-input-file "fehlt-ß.txt")))
+(try (lambda () (load "fehlt-λ.lisp")))
+(try (lambda () (read-csv "fehlt-中.csv")))

@@ -1,0 +1,41 @@
+;; Textual ports carry characters: string ports read and collect Unicode text,
+;; file ports encode and decode UTF-8; binary ports see the UTF-8 bytes.
+(define (p x) (write x) (newline))
+(define in (open-input-string "λμ 中\n😀 (α \"β\" #\\γ) rest"))
+(p (list (peek-char in) (read-char in) (read-char in) (read-char in)))
+(p (read-line in))
+(p (read-string 2 in))
+(p (read in))
+(p (read-line in))
+(p (eof-object? (read-char in)))
+;; the string read is copied: changing the string later does not change the port
+(define src (string-copy "ab"))
+(define in2 (open-input-string src))
+(string-set! src 0 #\λ)
+(p (read-string 5 in2))
+;; output string ports
+(define out (open-output-string))
+(write-char #\λ out)
+(write-string "中文" out)
+(write "é" out)
+(write #\😀 out)
+(display 'σ out)
+(p (get-output-string out))
+(p (string-length (get-output-string out)))
+(p (with-output-to-string (lambda () (display "λ") (write-char #\μ))))
+(p (call-with-output-string (lambda (port) (write-string "aλb" port 1 2))))
+;; a file written as text is UTF-8 on disk, read back as the same characters
+(define path "unicode-ports-test-λ.txt")
+(call-with-output-file path
+  (lambda (port) (display "straße λ\n中文 😀\n" port) (write '(σ "τ" #\υ) port)))
+(p (file-exists? path))
+(p (call-with-input-file path (lambda (port) (list (read-line port) (read-line port) (read port)))))
+(p (call-with-input-file path (lambda (port) (read-string 8 port))))
+(p (with-input-from-file path (lambda () (list (read-char) (peek-char) (read-char)))))
+(p (call-with-port (open-binary-input-file path) (lambda (port) (read-bytevector 9 port))))
+;; a program file with non-ASCII text loads
+(call-with-output-file path (lambda (port) (write '(define grüße "grüße, λ") port)))
+(load path)
+(p grüße)
+(delete-file path)
+(p (file-exists? path))
