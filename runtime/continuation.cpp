@@ -134,12 +134,20 @@ uintptr_t stack_depth_below_prompt() { return g_prompt ? g_prompt->base - stack_
 // Returns 0 after copying the stack from here to the prompt's base, and 1 when
 // the copy has been reinstated and control jumps back in here.
 __attribute__((noinline)) static int capture_stack(ContinuationState *s) {
+  // Callee-saved registers may hold the callers' Lisp values, and jmp_buf keeps
+  // some of them mangled (glibc's pointer guard): spilled into this frame, they
+  // are in the copy, where the collector sees them.
+  __builtin_unwind_init();
   if (setjmp(s->regs)) return 1;
   uintptr_t low = (stack_pointer() - kBelowStackPointer) & ~uintptr_t(15);
   size_t bytes = s->base - low;
   // Scanned: the frames hold Lisp values, and so may the saved registers.
   auto *copy = static_cast<uintptr_t *>(gc_alloc_unzeroed(bytes));
   copy_stack_words(copy, reinterpret_cast<const uintptr_t *>(low), bytes / sizeof(uintptr_t));
+  // Below the stack pointer lies whatever earlier, deeper calls left: often the
+  // previous capture's own pointers, which would chain every copy to the one
+  // before it and keep them all from the collector.
+  std::memset(copy, 0, kBelowStackPointer);
   s->low = low;
   s->stack = copy;
   return 0;
@@ -318,6 +326,13 @@ void invoke_continuation(Value kv, int argc, Value *argv) {
   Value values = make_values(argc, argv);
   if (g_winders != s->winders) wind_to(s->winders);
   g_escape_values = values;
+  // With no barrier up, nothing between here and the prompt needs unwinding:
+  // no builtin holds C++ state and no catch block is active, the evaluator's
+  // own destructors only restore globals that the resumed call/cc frame sets
+  // from s. Jumping straight into the copy spares the C++ unwinder, which
+  // costs microseconds per throw; frames above a live call/cc frame are still
+  // as the copy has them, so an escape can take the same road.
+  if (s->stack && !g_barrier && g_prompt && g_prompt->base == s->base) reinstate(s);
   if (live) throw ContinuationThrow{k->id};
   g_reentry_target = kv;
   throw ReentryThrow{};

@@ -231,7 +231,7 @@ Value call_procedure(Value f, int argc, Value *argv) {
 }
 
 Value tail_call_to(Value f, int argc, Value *argv) {
-  if (!is_closure(f)) return apply_proc(f, argc, argv);
+  if (!is_closure(f)) return call_procedure(f, argc, argv);
   Closure *c = select_case(as<Closure>(f), argc);
   Lambda *L = c->lam;
   if (L->leaf && !L->rest && L->frame_size <= kLocalFrameMax) {

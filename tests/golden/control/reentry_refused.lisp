@@ -24,11 +24,11 @@
     (lambda () (vector-ref (vector) 0))))
 (try-reenter saved)
 
-;; In a guard clause, and through apply.
+;; In a guard clause, and inside map (which builds its result as it goes).
 (guard (e (#t (call/cc (lambda (c) (set! saved c)))))
   (raise 'oops))
 (try-reenter saved)
-(apply call/cc (list (lambda (c) (set! saved c))))
+(map (lambda (x) (call/cc (lambda (c) (set! saved c) x))) '(1 2))
 (try-reenter saved)
 
 ;; An escape continuation never copies the stack, so it is never re-entered.
