@@ -233,6 +233,19 @@ static ContinuationState *state_of(Value k) {
   return static_cast<ContinuationState *>(as<Continuation>(k)->state);
 }
 
+// Where control arrives from a jump: the dynamic state becomes the capture's
+// (wind_to has already run the before-thunks and left g_winders in place).
+static void arrive(ContinuationState *s) {
+  g_winders = s->winders;
+  g_handlers = s->handlers;
+  set_current_input_port(s->in_port);
+  set_current_output_port(s->out_port);
+  g_stack_limit = s->stack_limit;
+  g_site = s->site;
+  g_barrier = s->barrier;
+  g_callcc_top = s->link;
+}
+
 Value call_with_current_continuation(Value f, bool escape_only) {
   static uint64_t next_id = 0;
   Continuation *k = alloc_obj<Continuation>(T_CONTINUATION);
@@ -246,6 +259,7 @@ Value call_with_current_continuation(Value f, bool escape_only) {
   s->out_port = current_output_port();
   s->stack_limit = g_stack_limit;
   s->site = g_site;
+  s->barrier = g_barrier;
   s->escape_only = escape_only;
   CallCcLink link{g_callcc_top, k->id};
   s->link = &link;
@@ -262,17 +276,16 @@ Value call_with_current_continuation(Value f, bool escape_only) {
     s->base = g_prompt->base;
     if (capture_stack(s)) {
       // Re-entered: this frame and every one above it up to the prompt are as
-      // they were at the capture; the dynamic state is put back to match.
-      g_winders = s->winders;  // wind_to has already run the before-thunks
-      g_handlers = s->handlers;
-      set_current_input_port(s->in_port);
-      set_current_output_port(s->out_port);
-      g_stack_limit = s->stack_limit;
-      g_site = s->site;
-      g_barrier = nullptr;
-      g_callcc_top = s->link;
+      // they were at the capture.
+      arrive(s);
       return g_escape_values;
     }
+  }
+  // An escape from code that pushed no barrier since the capture lands here
+  // by longjmp (invoke_continuation).
+  if (setjmp(s->here)) {
+    arrive(s);
+    return g_escape_values;
   }
   try {
     return call_procedure(f, 1, &kv);
@@ -326,13 +339,13 @@ void invoke_continuation(Value kv, int argc, Value *argv) {
   Value values = make_values(argc, argv);
   if (g_winders != s->winders) wind_to(s->winders);
   g_escape_values = values;
-  // With no barrier up, nothing between here and the prompt needs unwinding:
-  // no builtin holds C++ state and no catch block is active, the evaluator's
-  // own destructors only restore globals that the resumed call/cc frame sets
-  // from s. Jumping straight into the copy spares the C++ unwinder, which
-  // costs microseconds per throw; frames above a live call/cc frame are still
-  // as the copy has them, so an escape can take the same road.
-  if (s->stack && !g_barrier && g_prompt && g_prompt->base == s->base) reinstate(s);
+  // Frames pushed since the capture without a barrier are the evaluator's: no
+  // C++ state to free, no active catch block, and destructors that only
+  // restore globals `arrive` sets from s. They are dropped by a jump, which
+  // spares the C++ unwinder (microseconds per throw): into the live call/cc
+  // frame for an escape, into the copy for a re-entry.
+  if (live && g_barrier == s->barrier) longjmp(s->here, 1);
+  if (!live && s->stack && !g_barrier && g_prompt && g_prompt->base == s->base) reinstate(s);
   if (live) throw ContinuationThrow{k->id};
   g_reentry_target = kv;
   throw ReentryThrow{};

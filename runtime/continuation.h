@@ -77,10 +77,12 @@ extern CallCcLink *g_callcc_top;
 // Everything a continuation saves (GC memory, scanned: registers and the stack
 // copy hold Lisp pointers).
 struct ContinuationState {
-  jmp_buf regs;
-  uintptr_t low = 0, base = 0;  // the copied segment [low, base)
-  void *stack = nullptr;        // its copy; nullptr for an escape-only continuation
-  CallCcLink *link = nullptr;   // the call/cc frame's own link (in the segment)
+  jmp_buf regs;                       // resumes the copy (capture_stack)
+  jmp_buf here;                       // resumes the live call/cc frame, for an escape that needs no unwinding
+  ReentryBarrier *barrier = nullptr;  // g_barrier at capture
+  uintptr_t low = 0, base = 0;        // the copied segment [low, base)
+  void *stack = nullptr;              // its copy; nullptr for an escape-only continuation
+  CallCcLink *link = nullptr;         // the call/cc frame's own link (in the segment)
   Value winders = NIL, handlers = NIL, in_port = NOVALUE, out_port = NOVALUE;
   uintptr_t stack_limit = 0;
   Node *site = nullptr;          // g_site at capture
