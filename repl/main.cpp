@@ -12,6 +12,7 @@
 #include "compiler/jit_context.h"
 #include "runtime/big_stack.h"
 #include "runtime/eval.h"
+#include "runtime/library.h"
 #include "runtime/printer.h"
 #include "session.h"
 #include "stdlib/boot.h"
@@ -30,6 +31,7 @@ static const char *kUsage =
     "  -e EXPR         evaluate EXPR (may be repeated; runs in order with -l)\n"
     "  -p EXPR         evaluate EXPR and print its value in write form\n"
     "  -l FILE         load FILE first (may be repeated)\n"
+    "  -L DIR          search DIR for imported libraries (may be repeated)\n"
     "  -i              start the REPL after the files and expressions\n"
     "  -q              no REPL banner\n"
     "  --jit-check     compile and run a tiny native kernel and report what works\n"
@@ -43,7 +45,8 @@ static const char *kUsage =
     "With no FILE: the REPL on a terminal, otherwise the program on stdin.\n"
     "Environment (docs/cli.md): KILN_THREADS, KILN_STACK_MB, KILN_CACHE_DIR,\n"
     "KILN_JIT_LOG, KILN_JIT_DUMP, KILN_JIT_LEVEL, KILN_GC_STRESS=N (collect every N\n"
-    "allocations), KILN_HISTFILE, NO_COLOR, KILN_TEST_TIMEOUT.\n";
+    "allocations), KILN_HISTFILE, NO_COLOR, KILN_TEST_TIMEOUT, KILN_LOAD_PATH\n"
+    "(DIR:DIR..., searched for imported libraries before the -L directories).\n";
 
 struct Action {
   char kind;  // 'e' eval, 'p' print, 'l' load
@@ -137,6 +140,7 @@ int main(int argc, char **argv) {
     if (a == "-e") o.actions.push_back({'e', need("-e")});
     else if (a == "-p") o.actions.push_back({'p', need("-p")});
     else if (a == "-l") o.actions.push_back({'l', need("-l")});
+    else if (a == "-L") add_load_path_dir(need("-L"));
     else if (a == "-i") o.repl_after = true;
     else if (a == "-q") o.quiet = true;
     else if (a == "--jit-check") o.jit_check = true;

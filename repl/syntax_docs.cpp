@@ -47,7 +47,13 @@ static const SyntaxDoc kSyntaxDocs[] = {
     {"guard", "(guard (VAR CLAUSE...) BODY...)",
      "Evaluates BODY; a raised object is bound to VAR and tried against the cond-style CLAUSEs."},
     {"include", "(include \"FILE\"...)", "Splices the forms of the FILEs in its place."},
-    {"import", "(import SPEC...)", "Accepted and ignored: every builtin is always visible."},
+    {"include-ci", "(include-ci \"FILE\"...)",
+     "Like include, reading the FILEs as if they began with #!fold-case."},
+    {"import", "(import IMPORT-SET...)",
+     "Makes a library's exports visible: (only L NAME...), (except L NAME...), (prefix L P), (rename L (A "
+     "B)...)."},
+    {"define-library", "(define-library (NAME...) DECLARATION...)",
+     "A library: export, import, begin, include and cond-expand declarations; import it by NAME."},
     // Macros of stdlib/prelude.lisp.
     {"do", "(do ((VAR INIT [STEP])...) (TEST RESULT...) BODY...)",
      "Loops: runs BODY and steps the VARs until TEST is true, then evaluates RESULT."},

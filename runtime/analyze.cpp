@@ -12,6 +12,7 @@
 #include "analyze_internal.h"
 #include "eval.h"
 #include "fused_elementwise.h"
+#include "library.h"
 #include "reader.h"
 #include "srcloc.h"
 
@@ -43,16 +44,20 @@ void form_too_short(Value part) {
 
 // ---- helpers -------------------------------------------------------------
 
-static Value include_forms(Value form);
+static Value include_forms(Value form, bool fold_case);
 static Node *analyze_body(Value forms, Scope *sc, bool tail, Value whole);
 
+// The keyword is the cell the head names (library.h), so a special form
+// imported under another name, `(import (prefix (scheme base) s:))`, is one.
 uint32_t special_of(Value x, Scope *sc) {
   if (!is_pair(x) || !is_symbol(car(x))) return SF_NONE;
-  Symbol *s = sym(unaliased(car(x)));
-  if (!s->special) return SF_NONE;
-  if (lookup(car(x), sc).kind != Lookup::GLOBAL) return SF_NONE;
-  if (has_type(s->global, T_MACRO)) return SF_NONE;
-  return s->special;
+  Value head = car(x);
+  // Without environments or aliases a name is its own cell: most heads stop here.
+  if (!sym(head)->special && !g_env && sym(head)->alias_of == NOVALUE) return SF_NONE;
+  if (lookup(head, sc).kind != Lookup::GLOBAL) return SF_NONE;
+  Symbol *cell = sym(global_cell(head));
+  if (!cell->special || has_type(cell->global, T_MACRO)) return SF_NONE;
+  return cell->special;
 }
 
 // ---- lambda ----------------------------------------------------------------
@@ -97,7 +102,7 @@ static Node *analyze_ref(Value s, Scope *sc) {
     return new LocalRefN(l.depth, l.idx, s);
   }
   if (l.kind == Lookup::MACRO) throw_errorf("{}: macro used as a variable", symbol_name(s));
-  return new GlobalRef(unaliased(s));
+  return new GlobalRef(global_cell(s));
 }
 
 static Node *analyze_set(Value name, Node *val, Scope *sc, Value form) {
@@ -109,7 +114,10 @@ static Node *analyze_set(Value name, Node *val, Scope *sc, Value form) {
     return at(new LocalSet(l.depth, l.idx, val), form);
   }
   if (l.kind == Lookup::MACRO) bad_syntax(form, "set!");
-  return at(new GlobalSet(unaliased(name), val), form);
+  if (is_imported_library_variable(name))
+    syntax_error(
+        form, fmt::format("set!: {} is imported from a library and cannot be assigned", symbol_name(name)));
+  return at(new GlobalSet(global_cell(name), val), form);
 }
 
 // (define (f . args) body...) → name, value form; curried defines are not supported.
@@ -161,8 +169,11 @@ static Node *analyze_seq(Value forms, Scope *sc, bool tail, Value form) {
 
 // `else` and `=>` are cond's and case's auxiliary syntax only where they have
 // their global meaning: a local variable named `=>` or `else` is a variable.
+// By binding: `else` imported under another name is else, a local `else` is not.
 static bool is_aux_keyword(Value x, const char *name, Scope *sc) {
-  return is_symbol(x) && unaliased(x) == intern(name) && lookup(x, sc).kind == Lookup::GLOBAL;
+  if (!is_symbol(x)) return false;
+  if (!g_env && sym(x)->alias_of == NOVALUE && x != intern(name)) return false;
+  return lookup(x, sc).kind == Lookup::GLOBAL && global_cell(x) == intern(name);
 }
 
 static Node *analyze_cond_clauses(Value clauses, Scope *sc, bool tail, Value form, Node *fallthrough) {
@@ -339,14 +350,14 @@ static void flatten_body(Value forms, Scope *sc, GcVec<Value> &out) {
     if (head_is(x, SF_BEGIN, sc)) {
       if (list_length(cdr(x)) < 0) bad_syntax(x, "begin");
       flatten_body(cdr(x), sc, out);
-    } else if (head_is(x, SF_INCLUDE, sc)) {
-      flatten_body(cdr(include_forms(x)), sc, out);
+    } else if (head_is(x, SF_INCLUDE, sc) || head_is(x, SF_INCLUDE_CI, sc)) {
+      flatten_body(cdr(include_forms(x, head_is(x, SF_INCLUDE_CI, sc))), sc, out);
     } else if (head_is(x, SF_DEFINE_RECORD_TYPE, sc)) {
       flatten_body(cdr(expand_record_type_definition(x)), sc, out);
     } else if (head_is(x, SF_DEFINE_SYNTAX, sc)) {
       if (list_length(x) != 3 || !is_symbol(cadr_(x))) bad_syntax(x, "define-syntax");
       Value tr = eval_transformer(car(cddr_(x)), x, sc);
-      sc->bind_macro(cadr_(x), make_macro(cadr_(x), tr, !is_syntax_rules(tr)));
+      sc->bind_macro(cadr_(x), make_macro(cadr_(x), tr, !is_syntax_rules(tr), sc));
     } else if (head_is(x, SF_DEFMACRO, sc) || head_is(x, SF_DEFINE_MACRO, sc)) {
       bool dm = head_is(x, SF_DEFMACRO, sc);
       Value name, params, body;
@@ -361,7 +372,7 @@ static void flatten_body(Value forms, Scope *sc, GcVec<Value> &out) {
         params = cdr(cadr_(x));
         body = cddr_(x);
       }
-      sc->bind_macro(name, make_macro(name, defmacro_transformer(params, body, name, x)));
+      sc->bind_macro(name, make_macro(name, defmacro_transformer(params, body, name, x), false, sc));
     } else {
       out.push_back(x);
     }
@@ -404,7 +415,8 @@ static Node *analyze_body(Value forms, Scope *sc, bool tail, Value whole) {
 // since a program may define its own `match` procedure further down.
 static void check_unsupported_form(Value x, Scope *sc) {
   Value head = car(x);
-  if (!is_symbol(head) || lookup(head, sc).kind != Lookup::GLOBAL || sym(unaliased(head))->global != NOVALUE)
+  if (!is_symbol(head) || lookup(head, sc).kind != Lookup::GLOBAL ||
+      sym(global_cell(head))->global != NOVALUE)
     return;
   std::string msg = unsupported_form_message(symbol_name(unaliased(head)));
   if (msg.empty()) return;
@@ -437,14 +449,14 @@ static Node *analyze_call(Value x, Scope *sc, bool tail) {
   return fuse_elementwise_call(call);
 }
 
-static Value include_forms(Value form) {
+// include-ci reads the files as if they began with #!fold-case.
+static Value include_forms(Value form, bool fold_case) {
+  const char *who = fold_case ? "include-ci" : "include";
   Value out = NIL;
   for (Value p = cdr(form); is_pair(p); p = cdr(p)) {
-    if (!is_string(car(p))) bad_syntax(form, "include");
-    std::string path(string_view_of(car(p)));
-    std::string text;
-    if (!read_file_text(path, &text)) throw_errorf("include: cannot open {}", path);
-    for (Value q = read_all(text, register_source_file(path)); is_pair(q); q = cdr(q))
+    if (!is_string(car(p))) bad_syntax(form, who);
+    for (Value q = read_included_file(std::string(string_view_of(car(p))), form, fold_case, who); is_pair(q);
+         q = cdr(q))
       out = cons(car(q), out);
   }
   Value r = NIL;
@@ -483,7 +495,9 @@ Node *analyze(Value x, Scope *sc, bool tail) {
       Value name, vf, doc;
       parse_define(x, &name, &vf, &doc);
       if (sc) syntax_error(x, "define: only allowed at top level or at the start of a body");
-      return at(new GlobalDefine(name, analyze_named_value(vf, sc, name), doc), x);
+      // The cell first: the value (a recursive procedure) may refer to it.
+      Value cell = env_define_cell(unaliased(name));
+      return at(new GlobalDefine(cell, analyze_named_value(vf, sc, name), doc), x);
     }
     case SF_SET:
       if (list_length(x) != 3 || !is_symbol(cadr_(x))) bad_syntax(x, "set!");
@@ -529,18 +543,22 @@ Node *analyze(Value x, Scope *sc, bool tail) {
       if (list_length(x) != 3 || !is_symbol(cadr_(x))) bad_syntax(x, "define-syntax");
       if (sc) syntax_error(x, "define-syntax: only allowed at top level or at the start of a body");
       Value tr = eval_transformer(car(cddr_(x)), x, sc);
-      sym(cadr_(x))->global = make_macro(cadr_(x), tr, !is_syntax_rules(tr));
+      sym(env_define_cell(unaliased(cadr_(x))))->global =
+          make_macro(cadr_(x), tr, !is_syntax_rules(tr), nullptr);
       return new Const(UNSPEC);
     }
     case SF_LET_SYNTAX:
     case SF_LETREC_SYNTAX: {
       if (!is_pair(cdr(x)) || list_length(cadr_(x)) < 0) bad_syntax(x, "let-syntax");
+      // let-syntax's templates mean what they mean outside it; letrec-syntax's
+      // see its own macros too.
       OpenScope ms(sc);
+      Scope *def_scope = special_of(x, sc) == SF_LETREC_SYNTAX ? static_cast<Scope *>(ms) : sc;
       for (Value p = cadr_(x); is_pair(p); p = cdr(p)) {
         Value b = car(p);
         if (list_length(b) != 2 || !is_symbol(car(b))) bad_syntax(x, "let-syntax");
         Value tr = eval_transformer(cadr_(b), x, sc);
-        ms->bind_macro(car(b), make_macro(car(b), tr, !is_syntax_rules(tr)));
+        ms->bind_macro(car(b), make_macro(car(b), tr, !is_syntax_rules(tr), def_scope));
       }
       Node *body = analyze_body(cddr_(x), ms, tail, x);
       return new Let(nullptr, 0, int(ms->names.size()), ms->on_stack(), false, body);
@@ -549,7 +567,8 @@ Node *analyze(Value x, Scope *sc, bool tail) {
       if (list_length(x) < 3 || !is_symbol(cadr_(x))) bad_syntax(x, "defmacro");
       if (sc) syntax_error(x, "defmacro: only allowed at top level or at the start of a body");
       Value name = cadr_(x);
-      sym(name)->global = make_macro(name, defmacro_transformer(car(cddr_(x)), cdr(cddr_(x)), name, x));
+      sym(env_define_cell(unaliased(name)))->global =
+          make_macro(name, defmacro_transformer(car(cddr_(x)), cdr(cddr_(x)), name, x), false, nullptr);
       return new Const(UNSPEC);
     }
     case SF_DEFINE_MACRO: {
@@ -557,13 +576,25 @@ Node *analyze(Value x, Scope *sc, bool tail) {
         bad_syntax(x, "define-macro");
       if (sc) syntax_error(x, "define-macro: only allowed at top level or at the start of a body");
       Value name = car(cadr_(x));
-      sym(name)->global = make_macro(name, defmacro_transformer(cdr(cadr_(x)), cddr_(x), name, x));
+      sym(env_define_cell(unaliased(name)))->global =
+          make_macro(name, defmacro_transformer(cdr(cadr_(x)), cddr_(x), name, x), false, nullptr);
       return new Const(UNSPEC);
     }
     case SF_DEFINE_RECORD_TYPE: return analyze(expand_record_type_definition(x), sc, tail);
     case SF_GUARD: return analyze_guard(x, sc);
-    case SF_INCLUDE: return analyze(include_forms(x), sc, tail);
-    case SF_IMPORT: return new Const(UNSPEC);
+    case SF_INCLUDE: return analyze(include_forms(x, false), sc, tail);
+    case SF_INCLUDE_CI: return analyze(include_forms(x, true), sc, tail);
+    case SF_IMPORT:
+      // Done now, while analysing: the forms after it are analysed in the
+      // environment it makes (each top-level form is analysed just before it runs).
+      if (sc) syntax_error(x, "import: only allowed at top level");
+      if (list_length(cdr(x)) < 0) bad_syntax(x, "import");
+      import_sets(cdr(x), x);
+      return new Const(UNSPEC);
+    case SF_DEFINE_LIBRARY:
+      if (sc) syntax_error(x, "define-library: only allowed at top level");
+      define_library(x);
+      return new Const(UNSPEC);
     }
   }
   return analyze_call(x, sc, tail);
@@ -603,7 +634,9 @@ void init_special_forms() {
                {"define-record-type", SF_DEFINE_RECORD_TYPE},
                {"guard", SF_GUARD},
                {"include", SF_INCLUDE},
-               {"import", SF_IMPORT}};
+               {"include-ci", SF_INCLUDE_CI},
+               {"import", SF_IMPORT},
+               {"define-library", SF_DEFINE_LIBRARY}};
   for (auto &e : table) sym(intern(e.name))->special = e.id;
 }
 

@@ -52,7 +52,9 @@ enum Special : uint32_t {
   SF_DEFINE_RECORD_TYPE,
   SF_GUARD,
   SF_INCLUDE,
+  SF_INCLUDE_CI,
   SF_IMPORT,
+  SF_DEFINE_LIBRARY,
 };
 
 // ---- scopes ------------------------------------------------------------
@@ -117,23 +119,30 @@ struct Lookup {
   enum Kind { GLOBAL, LOCAL, MACRO } kind = GLOBAL;
   int depth = 0, idx = 0;
   Value macro = NOVALUE;
+  Scope *scope = nullptr;  // the scope that binds it (LOCAL, MACRO)
 };
 
+// The walk for a name some open scope binds, or for an alias (syntax_rules.cpp):
+// an alias the expansion bound itself is that binding; otherwise it means what
+// the name it stands for means where its macro was defined.
+Lookup lookup_scoped(Value s, Scope *sc);
+
 inline Lookup lookup(Value s, Scope *sc) {
-  if (sym(s)->scope_bindings == 0) return Lookup{};
-  int depth = 0;
-  for (; sc; sc = sc->parent, depth++) {
-    for (int i = int(sc->macro_names.size()) - 1; i >= 0; i--)
-      if (sc->macro_names[size_t(i)] == s) {
-        // A variable bound later in the same scope shadows nothing here; macros
-        // and variables share one namespace per scope, newest wins.
-        if (sc->find(s) < 0) return Lookup{Lookup::MACRO, depth, 0, sc->macros[size_t(i)]};
-      }
-    int i = sc->find(s);
-    if (i >= 0) return Lookup{Lookup::LOCAL, depth, i, NOVALUE};
-  }
-  return Lookup{};
+  if (sym(s)->scope_bindings == 0 && sym(s)->alias_of == NOVALUE) return Lookup{};
+  return lookup_scoped(s, sc);
 }
+
+// The global variable (its value cell, a symbol) a name with a GLOBAL lookup
+// names in the current top-level environment (library.h); for an alias, in
+// the environment of its macro's definition.
+Value global_cell(Value s);
+// Whether a top-level name means a variable a user library defines, reached
+// through an import: R7RS makes assigning it an error, and Kiln reports it.
+bool is_imported_library_variable(Value s);
+// Whether identifier a in scope sa (current environment) and identifier b as
+// seen by a macro defined in scope sb and environment envb have one binding
+// (R7RS free-identifier=?, used for syntax-rules literals and hygiene).
+bool same_binding(Value a, Scope *sa, Value b, Scope *sb, void *envb);
 
 // ---- errors ------------------------------------------------------------
 
@@ -184,7 +193,8 @@ Node *analyze_quasiquote(Value x, int depth, Scope *sc);
 Value macro_step(Value x, Scope *sc);
 // whole_form: the transformer takes the whole form (define-syntax with a
 // procedure); otherwise it takes the operands (defmacro) or is syntax-rules.
-Value make_macro(Value name, Value transformer, bool whole_form = false);
+// def_scope: where it is defined (null: top level); the environment is the current one.
+Value make_macro(Value name, Value transformer, bool whole_form, Scope *def_scope);
 // The transformer of define-syntax / let-syntax: (syntax-rules ...) or an
 // expression evaluating to a procedure of the whole form.
 Value eval_transformer(Value spec, Value form, Scope *sc);

@@ -108,8 +108,20 @@ struct SyntaxRulesInfo {
   SrcLoc loc;
 };
 SyntaxRulesInfo describe_syntax_rules(Value rules);
-// `shadowed` (empty for a macro defined in a local scope) tells whether a name
-// is bound locally where the macro is used; see syntax_rules.cpp on hygiene.
-Value expand_syntax_rules(Value rules, Value form, const std::function<bool(Value)> &shadowed);
+// What an expansion asks about the use site (macro_expand.cpp); see
+// syntax_rules.cpp on hygiene.
+struct MacroUseSite {
+  // Whether a free template identifier means at the use what it means where
+  // the macro was defined (then it stays as written; otherwise it becomes an alias).
+  std::function<bool(Value id)> keeps_meaning;
+  // Whether the form's identifier matches the pattern literal: same binding.
+  std::function<bool(Value id, Value literal)> matches_literal;
+  void *def_scope = nullptr;  // the macro's, recorded in the aliases it makes
+  void *def_env = nullptr;
+  // The use is inside a body (a local scope), where a `define` the template
+  // introduces is a local binding and so renamed like a lambda parameter.
+  bool in_body = false;
+};
+Value expand_syntax_rules(Value rules, Value form, const MacroUseSite &site);
 
 }  // namespace kiln

@@ -8,6 +8,7 @@
 // step polls for Ctrl-C and a macro that expands into itself forever can be
 // stopped. An expansion's new pairs carry the location of the use they replace.
 #include "analyze_internal.h"
+#include "library.h"
 
 namespace kiln {
 
@@ -22,16 +23,26 @@ static void inherit_loc(Value x, SrcLoc loc, int budget = 10000) {
   }
 }
 
-// `sc`: the scope of the use of a macro defined at top level (its template's
-// free identifiers must keep their top-level meaning there); null otherwise.
-static Value expand_macro(Value macro, Value form, Scope *sc = nullptr) {
+// `sc`: the scope of the use.
+static Value expand_macro(Value macro, Value form, Scope *sc) {
   check_interrupt();  // (define-syntax m (syntax-rules () ((_) (m)))) expands forever
   Macro *m = as<Macro>(macro);
   Value result;
   if (is_syntax_rules(m->transformer)) {
-    std::function<bool(Value)> shadowed;
-    if (sc) shadowed = [sc](Value s) { return lookup(s, sc).kind != Lookup::GLOBAL; };
-    result = expand_syntax_rules(m->transformer, form, shadowed);
+    Scope *def_scope = static_cast<Scope *>(m->def_scope);
+    void *def_env = m->def_env;
+    MacroUseSite site;
+    site.def_scope = def_scope;
+    site.def_env = def_env;
+    site.in_body = sc != nullptr;
+    site.keeps_meaning = [&](Value id) { return same_binding(id, sc, id, def_scope, def_env); };
+    site.matches_literal = [&](Value id, Value lit) { return same_binding(id, sc, lit, def_scope, def_env); };
+    try {
+      result = expand_syntax_rules(m->transformer, form, site);
+    } catch (LispError &e) {
+      if (!e.loc.known()) e.loc = loc_of(form);  // a bad template: report it at the use
+      throw;
+    }
   } else if (m->whole_form == TRUE_V) {
     result = apply_proc(m->transformer, 1, &form);
   } else {
@@ -49,17 +60,20 @@ static Value expand_macro(Value macro, Value form, Scope *sc = nullptr) {
 Value macro_step(Value x, Scope *sc) {
   if (!is_pair(x) || !is_symbol(car(x))) return NOVALUE;
   Lookup l = lookup(car(x), sc);
-  if (l.kind == Lookup::MACRO) return expand_macro(l.macro, x);
-  Value global = sym(unaliased(car(x)))->global;
-  if (l.kind == Lookup::GLOBAL && has_type(global, T_MACRO)) return expand_macro(global, x, sc);
+  if (l.kind == Lookup::MACRO) return expand_macro(l.macro, x, sc);
+  if (l.kind != Lookup::GLOBAL) return NOVALUE;
+  Value global = sym(global_cell(car(x)))->global;
+  if (has_type(global, T_MACRO)) return expand_macro(global, x, sc);
   return NOVALUE;
 }
 
-Value make_macro(Value name, Value transformer, bool whole_form) {
+Value make_macro(Value name, Value transformer, bool whole_form, Scope *def_scope) {
   Macro *m = alloc_obj<Macro>(T_MACRO);
   m->name = name;
   m->transformer = transformer;
   m->whole_form = whole_form ? TRUE_V : NOVALUE;
+  m->def_scope = def_scope;
+  m->def_env = g_env;
   return from_ptr(m);
 }
 

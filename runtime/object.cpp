@@ -51,6 +51,8 @@ static Symbol *new_symbol(std::string_view name, bool root) {
   s->special = 0;
   s->hash = uint32_t(std::hash<std::string_view>()(name));
   s->alias_of = NOVALUE;
+  s->alias_scope = nullptr;
+  s->alias_env = nullptr;
   s->scope_bindings = 0;
   return s;
 }

@@ -186,9 +186,14 @@ struct Symbol {
   Value doc;         // documentation string of the global definition, or NOVALUE
   uint32_t special;  // special-form id (eval), 0 for none
   uint32_t hash;
-  // A syntax-rules alias (see syntax_rules.cpp): the top-level symbol this
-  // uninterned one stands for; NOVALUE for every other symbol.
+  // A syntax-rules alias (see syntax_rules.cpp): the symbol this uninterned
+  // one stands for (itself perhaps an alias); NOVALUE for every other symbol.
   Value alias_of;
+  // Where the macro that made the alias was defined: its Scope (analyze_internal.h;
+  // null at top level) and its top-level environment (library.h; null for the
+  // program's). An alias not bound by the expansion means what alias_of means there.
+  void *alias_scope;
+  void *alias_env;
   // How many scopes being analysed right now bind this symbol (analyze.cpp):
   // at 0 a lookup knows the name is global without walking the scopes.
   uint32_t scope_bindings;
@@ -198,10 +203,10 @@ inline Symbol *sym(Value v) { return as<Symbol>(v); }
 Value intern(std::string_view name);
 Value gensym(std::string_view prefix);
 inline std::string_view symbol_name(Value v) { return string_view_of(sym(v)->name); }
-// The symbol an alias stands for; any other value itself.
+// The symbol an alias stands for (through aliases of aliases); any other value itself.
 inline Value unaliased(Value v) {
-  if (!is_symbol(v) || sym(v)->alias_of == NOVALUE) return v;
-  return sym(v)->alias_of;
+  while (is_symbol(v) && sym(v)->alias_of != NOVALUE) v = sym(v)->alias_of;
+  return v;
 }
 // Calls f(Value sym) for every interned symbol (completion, apropos, did-you-mean).
 void for_each_symbol(const std::function<void(Value)> &f);
@@ -259,6 +264,8 @@ struct Macro {
   Value name;         // symbol
   Value transformer;  // a procedure taking the whole form (defmacro) or a syntax-rules object
   Value whole_form;   // TRUE_V: the transformer is called with the whole form
+  void *def_scope;    // the Scope it was defined in (null: top level), for hygiene
+  void *def_env;      // the top-level environment it was defined in (library.h)
 };
 
 // ---- errors, records, misc -----------------------------------------------

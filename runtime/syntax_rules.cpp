@@ -1,18 +1,24 @@
 // syntax_rules.cpp — syntax-rules macros: matching, ellipses and renaming.
 //
-// Hygiene, both directions, approximately:
+// Hygiene, both directions:
 // - identifiers that a template introduces in binding positions (lambda
-//   parameters, let/let*/letrec/do variables, named-let names) are renamed to
-//   fresh uninterned symbols at every expansion, so they cannot capture the
-//   user's variables;
-// - a macro defined at top level refers, through every other template
-//   identifier, to the top-level meaning of that name, even where the use site
-//   binds the name locally: such an identifier becomes an ALIAS, an uninterned
-//   symbol whose alias_of is the original, which no local scope contains, so
-//   the analyser resolves it (variable, special form, macro, `else`, `=>`) as
-//   the top-level name. Where the name is not shadowed at the use site the
-//   template keeps the plain symbol, so nothing changes there.
-// Macros defined in a local scope keep use-site meaning for free identifiers.
+//   parameters, let/let*/letrec/do variables, named-let names, `define`d
+//   names unless the use is at top level) are renamed to fresh uninterned
+//   symbols at every expansion, so they cannot capture the user's variables;
+//   quasiquoted data is left alone, its unquoted code is not;
+// - every other template identifier that would mean something else at the use
+//   site than where the macro was defined (a local variable or macro of the
+//   user's shadows it, or the use is in another library's environment)
+//   becomes an ALIAS: an uninterned symbol whose alias_of is the original and
+//   which records the macro's definition scope and environment. No user scope
+//   binds it, so the analyser (lookup_scoped, global_cell) resolves it where
+//   the macro was defined: a local variable there, a special form, a macro,
+//   `else`, `=>` or a global. An alias the expansion itself binds (as a
+//   `define` or a macro's parameter) is that binding. Where the meaning is the
+//   same at both places the template keeps the plain symbol, so quoted data,
+//   printing and top-level definitions see the names as written.
+// - a literal (`else`, `=>`, ...) matches an identifier of the form only when
+//   both have the same binding (R7RS free-identifier=?).
 #include "equal.h"
 #include "eval_internal.h"
 #include "printer.h"
@@ -27,7 +33,7 @@ struct SyntaxRules {
   Value name;
   Value ellipsis;
   Value literals;  // list of symbols
-  Value rules;     // list of (pattern template binders)
+  Value rules;     // list of (pattern template binders inner-ids binders-in-a-body)
   Value doc;       // string, or NOVALUE
   SrcLoc loc;      // of the form that defined it
 };
@@ -63,10 +69,11 @@ int length_of(Value l) {
 
 class Expander {
  public:
-  explicit Expander(SyntaxRules *r, const std::function<bool(Value)> *shadowed = nullptr)
-      : r_(r), shadowed_(shadowed) {}
+  explicit Expander(SyntaxRules *r, const MacroUseSite *site = nullptr) : r_(r), site_(site) {}
 
-  bool is_ellipsis(Value v) const { return v == r_->ellipsis; }
+  // An alias of the ellipsis (from a macro-defining macro) is the ellipsis.
+  bool is_ellipsis(Value v) const { return is_symbol(v) && unaliased(v) == r_->ellipsis; }
+  static bool is_underscore(Value v) { return is_symbol(v) && unaliased(v) == intern("_"); }
   bool is_literal(Value v) const {
     for (Value p = r_->literals; is_pair(p); p = cdr(p))
       if (car(p) == v) return true;
@@ -77,7 +84,7 @@ class Expander {
   void pattern_vars(Value pat, Value *out) {
     check_stack();
     if (is_symbol(pat)) {
-      if (!is_ellipsis(pat) && !is_literal(pat) && pat != intern("_")) *out = cons(pat, *out);
+      if (!is_ellipsis(pat) && !is_literal(pat) && !is_underscore(pat)) *out = cons(pat, *out);
     } else if (is_pair(pat)) {
       pattern_vars(car(pat), out);
       pattern_vars(cdr(pat), out);
@@ -90,8 +97,11 @@ class Expander {
   bool match(Value pat, Value form, Value *b) {
     check_stack();
     if (is_symbol(pat)) {
-      if (is_literal(pat)) return form == pat;
-      if (pat == intern("_")) return true;
+      if (is_literal(pat)) {
+        if (!is_symbol(form)) return false;
+        return site_ && site_->matches_literal ? site_->matches_literal(form, pat) : form == pat;
+      }
+      if (is_underscore(pat)) return true;
       *b = cons(cons(pat, form), *b);
       return true;
     }
@@ -193,6 +203,8 @@ class Expander {
     as<Symbol>(a)->name = as<Symbol>(s)->name;  // prints as the original
     as<Symbol>(a)->special = as<Symbol>(s)->special;
     as<Symbol>(a)->alias_of = s;
+    as<Symbol>(a)->alias_scope = site_ ? site_->def_scope : nullptr;
+    as<Symbol>(a)->alias_env = site_ ? site_->def_env : nullptr;
     aliases_ = cons(cons(s, a), aliases_);
     return a;
   }
@@ -208,10 +220,13 @@ class Expander {
                        symbol_name(t));
         return v;
       }
-      if (!quoted)
+      for (Value p = inner_ids_; is_pair(p); p = cdr(p))
+        if (car(p) == t) return alias(t);
+      if (!quoted && quasi_ == 0)
         for (Value p = binders; is_pair(p); p = cdr(p))
           if (car(p) == t) return rename(t);
-      if (!quoted && quasi_ == 0 && shadowed_ && *shadowed_ && (*shadowed_)(t)) return alias(t);
+      if (!quoted && quasi_ == 0 && site_ && site_->keeps_meaning && !site_->keeps_meaning(t))
+        return alias(t);
       return t;
     }
     if (is_pair(t)) {
@@ -226,6 +241,13 @@ class Expander {
         quasi_++;
         Value r = cons(car(t), expand(cdr(t), b, binders, quoted));
         quasi_--;
+        return r;
+      }
+      if ((car(t) == intern("unquote") || car(t) == intern("unquote-splicing")) && quasi_ > 0 && !quoted) {
+        // Back to code one level out: its identifiers get hygiene again.
+        quasi_--;
+        Value r = cons(car(t), expand(cdr(t), b, binders, quoted));
+        quasi_++;
         return r;
       }
       if (is_pair(cdr(t)) && is_ellipsis(car(cdr(t)))) {
@@ -258,12 +280,16 @@ class Expander {
     return t;
   }
 
+  // (... TEMPLATE): TEMPLATE with its ellipses taken literally. The rules
+  // object is shared, so its ellipsis comes back even if expansion fails.
   Value expand_escaped(Value t, Value b) {
-    Value saved = r_->ellipsis;
+    struct Restore {
+      SyntaxRules *r;
+      Value saved;
+      ~Restore() { r->ellipsis = saved; }
+    } restore{r_, r_->ellipsis};
     r_->ellipsis = NOVALUE;
-    Value r = expand(t, b, NIL, false);
-    r_->ellipsis = saved;
-    return r;
+    return expand(t, b, NIL, false);
   }
 
   // Expands `sub` once per repetition; returns the list of results.
@@ -299,8 +325,15 @@ class Expander {
 
  private:
   SyntaxRules *r_;
-  const std::function<bool(Value)> *shadowed_;
+  const MacroUseSite *site_;
   Value renames_ = NIL;
+
+ public:
+  // Identifiers of the rule's template that are literals or pattern variables
+  // of a syntax-rules inside it (see collect_inner_ids): always aliased.
+  Value inner_ids_ = NIL;
+
+ private:
   Value aliases_ = NIL;
   int quasi_ = 0;
 };
@@ -314,12 +347,24 @@ void add_binder(Value s, Value patvars, Value *out) {
   *out = cons(s, *out);
 }
 
-// Identifiers the template binds itself (see the file comment).
-void collect_binders(Value t, Value patvars, Value *out) {
+// Identifiers the template binds itself (see the file comment). A `define`
+// at the template's own level (or in a `begin` there) goes to top_defs
+// instead: it is a binder only where the macro is used inside a body, since a
+// top-level definition keeps the name as written.
+void collect_binders(Value t, Value patvars, Value *out, Value *top_defs, bool top) {
   check_stack();
   if (!is_pair(t)) return;
   Value head = car(t);
   if (head == intern("quote")) return;
+  if (head == intern("define") && is_pair(cdr(t))) {
+    Value target = car(cdr(t));
+    while (is_pair(target)) target = car(target);  // (define (f . args) ...)
+    add_binder(target, patvars, top ? top_defs : out);
+  }
+  if (head == intern("begin") && top) {
+    for (Value p = cdr(t); is_pair(p); p = cdr(p)) collect_binders(car(p), patvars, out, top_defs, true);
+    return;
+  }
   bool binder = false;
   for (const char *f : kBinderForms)
     if (head == intern(f)) binder = true;
@@ -344,7 +389,45 @@ void collect_binders(Value t, Value patvars, Value *out) {
       }
     }
   }
-  for (Value p = t; is_pair(p); p = cdr(p)) collect_binders(car(p), patvars, out);
+  for (Value p = t; is_pair(p); p = cdr(p)) collect_binders(car(p), patvars, out, top_defs, false);
+}
+
+// A syntax-rules form inside a template (a macro-defining macro): the
+// identifiers the template gives it as literals or pattern variables. Each
+// expansion makes them aliases, so they are its own: a pattern variable the
+// template introduces never matches the user's identifier of the same name
+// inside the inner template, and a literal it introduces is not the user's
+// identifier either, while still matching by binding.
+void collect_inner_ids(Value t, Value patvars, Value *out) {
+  check_stack();
+  if (!is_pair(t)) return;
+  if (is_symbol(car(t)) && unaliased(car(t)) == intern("syntax-rules") && is_pair(cdr(t))) {
+    Value rest = cdr(t);
+    Value inner_ellipsis = intern("...");
+    if (is_symbol(car(rest))) {
+      inner_ellipsis = car(rest);
+      rest = cdr(rest);
+    }
+    std::function<void(Value)> add = [&](Value x) {
+      check_stack();
+      if (is_symbol(x)) {
+        if (x != inner_ellipsis && unaliased(x) != intern("...") && unaliased(x) != intern("_"))
+          add_binder(x, patvars, out);
+      } else if (is_pair(x)) {
+        add(car(x));
+        add(cdr(x));
+      } else if (is_vector(x)) {
+        Vector *v = as<Vector>(x);
+        for (int64_t i = 0; i < v->len; i++) add(v->items[i]);
+      }
+    };
+    if (is_pair(rest)) {
+      add(car(rest));  // the literals
+      for (Value r = cdr(rest); is_pair(r); r = cdr(r))
+        if (is_pair(car(r)) && is_pair(car(car(r)))) add(cdr(car(car(r))));  // a pattern, less its keyword
+    }
+  }
+  for (Value p = t; is_pair(p); p = cdr(p)) collect_inner_ids(car(p), patvars, out);
 }
 
 }  // namespace
@@ -356,7 +439,7 @@ Value make_syntax_rules(Value spec, Value form) {
   Value rest = cdr(spec);
   Value ellipsis = intern("...");
   if (is_pair(rest) && is_symbol(car(rest))) {
-    ellipsis = car(rest);
+    ellipsis = unaliased(car(rest));
     rest = cdr(rest);
   }
   if (!is_pair(rest)) throw_error_at(loc_of(form), "syntax-rules: missing literals list");
@@ -364,6 +447,9 @@ Value make_syntax_rules(Value spec, Value form) {
   r->h.flags = kRulesFlag;
   r->ellipsis = ellipsis;
   r->literals = car(rest);
+  // A literal has priority over the ellipsis (R7RS 4.3.2): then there is none.
+  for (Value p = r->literals; is_pair(p); p = cdr(p))
+    if (is_symbol(car(p)) && unaliased(car(p)) == ellipsis) r->ellipsis = NOVALUE;
   r->name = is_pair(cdr(form)) && is_symbol(car(cdr(form))) ? car(cdr(form)) : intern("syntax-rules");
   r->loc = loc_of(form);
   r->doc = NOVALUE;
@@ -382,9 +468,13 @@ Value make_syntax_rules(Value spec, Value form) {
     Value pat = car(rule), tmpl = car(cdr(rule));
     Value patvars = NIL;
     ex.pattern_vars(cdr(pat), &patvars);
-    Value binders = NIL;
-    collect_binders(tmpl, patvars, &binders);
-    rules = cons(cons(pat, cons(tmpl, cons(binders, NIL))), rules);
+    Value binders = NIL, top_defs = NIL;
+    collect_binders(tmpl, patvars, &binders, &top_defs, true);
+    Value body_binders = binders;
+    for (Value d = top_defs; is_pair(d); d = cdr(d)) body_binders = cons(car(d), body_binders);
+    Value inner = NIL;
+    collect_inner_ids(tmpl, patvars, &inner);
+    rules = cons(cons(pat, cons(tmpl, cons(binders, cons(inner, cons(body_binders, NIL))))), rules);
   }
   r->rules = reverse_list(rules);
   return from_ptr(r);
@@ -397,12 +487,14 @@ SyntaxRulesInfo describe_syntax_rules(Value rules_v) {
   return {reverse_list(patterns), r->doc, r->loc};
 }
 
-Value expand_syntax_rules(Value rules_v, Value form, const std::function<bool(Value)> &shadowed) {
+Value expand_syntax_rules(Value rules_v, Value form, const MacroUseSite &site) {
   SyntaxRules *r = as<SyntaxRules>(rules_v);
   for (Value p = r->rules; is_pair(p); p = cdr(p)) {
     Value rule = car(p);
     Value pat = car(rule), tmpl = car(cdr(rule)), binders = car(cdr(cdr(rule)));
-    Expander ex(r, &shadowed);
+    if (site.in_body) binders = car(cdr(cdr(cdr(cdr(rule)))));
+    Expander ex(r, &site);
+    ex.inner_ids_ = car(cdr(cdr(cdr(rule))));
     Value b = NIL;
     if (ex.match(cdr(pat), cdr(form), &b)) return ex.expand(tmpl, b, binders, false);
   }

@@ -8,6 +8,7 @@
 #include "../runtime/eval.h"
 #include "../runtime/eval_internal.h"
 #include "../runtime/handlers.h"
+#include "../runtime/library.h"
 #include "../runtime/printer.h"
 #include "builtins.h"
 
@@ -128,15 +129,54 @@ static Value b_emergency_exit(int argc, Value *argv) {
   std::_Exit(exit_status(argc, argv));
 }
 
-static Value b_eval(int, Value *argv) { return eval_toplevel(argv[0]); }
-static Value b_environment(int, Value *) {
-  static Value env = NOVALUE;
-  if (env == NOVALUE) {
-    ObjHeader *h = static_cast<ObjHeader *>(gc_alloc_root(sizeof(ObjHeader)));
-    *h = ObjHeader{T_ENVIRONMENT, 0, 0, 0};
-    env = from_ptr(h);
+// An environment object names a top-level environment (runtime/library.h):
+// that of (environment SET...), or the program's for the others.
+struct EnvironmentObj {
+  ObjHeader h;
+  TopEnv *env;      // null: the program's, whatever it is when eval runs
+  bool is_program;  // interaction-environment and the R5RS ones
+};
+
+static Value make_environment_obj(TopEnv *env, bool is_program, bool root) {
+  size_t n = sizeof(EnvironmentObj);
+  auto *e = static_cast<EnvironmentObj *>(root ? gc_alloc_root(n) : gc_alloc(n));
+  e->h = ObjHeader{T_ENVIRONMENT, 0, 0, 0};
+  e->env = env;
+  e->is_program = is_program;
+  return from_ptr(&e->h);
+}
+
+// Analysed and run in ENV's environment; without ENV, in the one being
+// analysed now (a library's body, or the program).
+static Value b_eval(int argc, Value *argv) {
+  if (argc < 2) return eval_toplevel(argv[0]);
+  if (!has_type(argv[1], T_ENVIRONMENT)) type_error("eval", 2, "an environment", argv[1]);
+  auto *e = reinterpret_cast<EnvironmentObj *>(hdr(argv[1]));
+  TopEnv *saved = g_env;
+  g_env = e->is_program ? program_env() : e->env;
+  try {
+    Value r = eval_toplevel(argv[0]);
+    // An import the form made may have created the program's environment.
+    if (e->is_program && !saved) saved = program_env();
+    g_env = saved;
+    return r;
+  } catch (...) {
+    if (e->is_program && !saved) saved = program_env();
+    g_env = saved;
+    throw;
   }
+}
+
+static Value b_interaction_environment(int, Value *) {
+  static Value env = NOVALUE;
+  if (env == NOVALUE) env = make_environment_obj(nullptr, true, true);
   return env;
+}
+
+static Value b_environment(int argc, Value *argv) {
+  Value specs = NIL;
+  for (int i = argc - 1; i >= 0; i--) specs = cons(argv[i], specs);
+  return make_environment_obj(make_import_environment(specs), false, false);
 }
 
 static Value b_load(int, Value *argv) { return load_file(arg_path("load", 1, argv[0])); }
@@ -265,10 +305,10 @@ static BuiltinRegistrar reg([] {
   defbuiltin("exit", 0, 1, b_exit);
   defbuiltin("emergency-exit", 0, 1, b_emergency_exit);
   defbuiltin("eval", 1, 2, b_eval);
-  defbuiltin("interaction-environment", 0, 0, b_environment);
-  defbuiltin("system-global-environment", 0, 0, b_environment);
-  defbuiltin("scheme-report-environment", 0, 1, b_environment);
-  defbuiltin("null-environment", 0, 1, b_environment);
+  defbuiltin("interaction-environment", 0, 0, b_interaction_environment);
+  defbuiltin("system-global-environment", 0, 0, b_interaction_environment);
+  defbuiltin("scheme-report-environment", 0, 1, b_interaction_environment);
+  defbuiltin("null-environment", 0, 1, b_interaction_environment);
   defbuiltin("environment", 0, -1, b_environment);
   defbuiltin("load", 1, 2, b_load);
   defbuiltin("void", 0, -1, b_void);
@@ -301,41 +341,11 @@ static Value b_report_time(int, Value *argv) {
   return UNSPEC;
 }
 
-// Depth-limited: the requirement is data a program can build (cyclic, or deep).
-static bool feature_match(Value req, int depth = 0) {
-  if (depth > 1000) throw_error("cond-expand: feature requirement nested too deeply");
-  static const char *features[] = {
-      "kiln", "r7rs", "else", "exact-closed", "ieee-float", "full-unicode-not", "x86-64", "linux", "posix"};
-  if (is_symbol(req)) {
-    for (const char *f : features)
-      if (symbol_name(req) == f) return true;
-    return false;
-  }
-  if (is_pair(req) && is_symbol(car(req))) {
-    std::string_view op = symbol_name(car(req));
-    if (list_length(cdr(req)) < 0) throw_error("cond-expand: a feature requirement must be a proper list");
-    if (op == "and") {
-      for (Value p = cdr(req); is_pair(p); p = cdr(p))
-        if (!feature_match(car(p), depth + 1)) return false;
-      return true;
-    }
-    if (op == "or") {
-      for (Value p = cdr(req); is_pair(p); p = cdr(p))
-        if (feature_match(car(p), depth + 1)) return true;
-      return false;
-    }
-    if (op == "not") return is_pair(cdr(req)) && !feature_match(car(cdr(req)), depth + 1);
-    if (op == "library") return true;
-  }
-  return false;
-}
+// cond-expand (prelude.lisp) asks at expansion time; runtime/library.cpp knows
+// the features and which libraries exist.
+static Value b_feature_match(int, Value *argv) { return boolv(feature_requirement_holds(argv[0])); }
 
-static Value b_feature_match(int, Value *argv) { return boolv(feature_match(argv[0])); }
-
-static Value b_features(int, Value *) {
-  return list_from(
-      std::array<Value, 4>{intern("kiln"), intern("r7rs"), intern("ieee-float"), intern("posix")}.data(), 4);
-}
+static Value b_features(int, Value *) { return feature_list(); }
 
 static BuiltinRegistrar reg2([] {
   defbuiltin("%write-to-string", 1, 1, b_write_to_string);

@@ -92,7 +92,8 @@ TOKENS = [
 # refer to many times.
 HUGE_INTS = ["4611686018427387904", "9223372036854775807", "-9223372036854775808",
              "4611686018427387903", "2147483648", "4294967296", "4294967295",
-             "9007199254740993", "2305843009213693951", "1152921504606846976"]
+             "9007199254740993", "2305843009213693951", "1152921504606846976",
+             "(expt 2 64)", "(- (expt 2 100))", "big-int"]
 SMALL_INTS = ["0", "1", "-1", "2", "3", "7", "-7", "255", "256", "1114111", "1114112", "55296",
               "65536", "2147483647", "-2147483648"]
 FLOATS = ["0.0", "-0.0", "0.5", "-1.5", "1e308", "-1e308", "+inf.0", "-inf.0", "+nan.0",
@@ -106,7 +107,9 @@ OTHERS = ["#t", "#f", "'()", "'sym", "\"\"", "\"abc\"", "\"a\\x0;b\"", "#\\a", "
           "(delay 1)", "(list 1 (vector 2 \"x\"))", "'(2 3)", "'(-1)", "'(0)",
           "'(4611686018427387904 4)", "'(1 1 1 1 1 1 1 1 1)", "'(2 -1 -1)", "(string->symbol \"\")",
           "(vector 'a \"b\" #\\c)", "(make-parameter 1)", "(cons 1 2)",
-          "(lambda () (raise 'inner))", "(call/cc (lambda (k) k))"]
+          "(lambda () (raise 'inner))", "(call/cc (lambda (k) k))",
+          "1/3", "-7/2", "big-int", "big-ratio", "\"λ∀x\"", "#\\λ", "#\\x10FFFF",
+          "#u8(1 2 255)", "(make-bytevector 3 0)", "(bytevector)"]
 # Arguments of the types a builtin's name suggests, so that calls get past the first
 # type check into the code that does the work.
 FAMILIES = {
@@ -122,8 +125,10 @@ FAMILIES = {
               "(ones '(2 3))", "(ones '(3 2))", "(tensor 1.0)", "1.0", "+nan.0", "big-tensor",
               "(ones '(1 1 1 1 1 1 1 1))", "'grad", "(zeros '(300 300))"],
     "string": ["\"\"", "\"abc\"", "big-str", "wide-str", "#\\a", "0", "1", "-1", "3", "100000",
-               "2147483648", "(lambda (c) c)", "'(#\\a #\\b)", "\"~a ~s ~%\""],
-    "char": ["#\\a", "#\\nul", "#\\xFF", "#\\space", "0", "255", "256", "-1"],
+               "2147483648", "(lambda (c) c)", "'(#\\a #\\b)", "\"~a ~s ~%\"", "\"λ∀ß\"",
+               "uni-str", "#\\λ", "\"ÀB\""],
+    "char": ["#\\a", "#\\nul", "#\\xFF", "#\\space", "0", "255", "256", "-1", "#\\λ", "#\\x10FFFF",
+             "#\\xDF", "#\\x3A3", "1114111", "1114112", "55296"],
     "vector": ["#(1 2 3)", "#()", "big-vec", "circ-vec", "0", "1", "-1", "3", "100000", "(lambda (x) x)",
                "(lambda (a b) (< a b))", "'(1 2)"],
     "list": ["'(1 2 3)", "'()", "big-list", "circ", "deep-list", "'(1 . 2)", "0", "1", "-1", "3",
@@ -132,11 +137,17 @@ FAMILIES = {
              "(lambda (k v) k)", "(lambda () 0)", "big-list", "circ"],
     "number": ["0", "1", "-1", "0.0", "-0.0", "+nan.0", "+inf.0", "-inf.0", "1e308", "5e-324",
                "9223372036854775807", "-9223372036854775808", "4611686018427387904", "2", "10", "36", "37",
-               "\"1e400\"", "\"#x-8000000000000000\"", "\"99999999999999999999\"", "\"-0.0\""],
+               "\"1e400\"", "\"#x-8000000000000000\"", "\"99999999999999999999\"", "\"-0.0\"",
+               "1/3", "-7/2", "(expt 10 400)", "(- (expt 2 64))", "big-int", "big-ratio", "#e1.5",
+               "(/ 1 (expt 3 200))", "\"1/0\"", "\"#e1e400\"", "\"#e-1.5e-400\"", "1e-320"],
+    "bytevector": ["#u8()", "#u8(1 2 255)", "(make-bytevector 100000 7)", "0", "1", "-1", "3", "255",
+                   "256", "100000", "\"λ∀\"", "(open-input-bytevector #u8(1 2 3))",
+                   "(open-output-bytevector)", "big-int"],
     "port": ["(open-input-string \"(1 2) #(3) \\\"x\\\"\")", "(open-output-string)", "(current-output-port)",
              "(open-input-string \"\")", "#\\a", "\"abc\"", "0", "big-str"],
 }
-FAMILY_OF = [("graph", "graph-"), ("graph", "kernel"), ("tensor", "tensor"), ("tensor", "matmul"),
+FAMILY_OF = [("bytevector", "bytevector"), ("bytevector", "u8"), ("bytevector", "utf8"),
+             ("graph", "graph-"), ("graph", "kernel"), ("tensor", "tensor"), ("tensor", "matmul"),
              ("tensor", "transpose"), ("tensor", "reshape"), ("tensor", "concat"), ("tensor", "zeros"),
              ("tensor", "ones"), ("tensor", "full"), ("tensor", "arange"), ("tensor", "relu"),
              ("tensor", "model"), ("hash", "hash"), ("string", "string"), ("string", "substring"),
@@ -148,7 +159,9 @@ FAMILY_OF = [("graph", "graph-"), ("graph", "kernel"), ("tensor", "tensor"), ("t
              ("number", "number"), ("number", "exact"), ("number", "expt"), ("number", "quotient"),
              ("number", "modulo"), ("number", "remainder"), ("number", "gcd"), ("number", "lcm"),
              ("number", "floor"), ("number", "round"), ("number", "sqrt"), ("number", "integer"),
-             ("number", "bit")]
+             ("number", "bit"), ("number", "numerator"), ("number", "denominator"),
+             ("number", "rational"), ("number", "truncate"), ("number", "ceiling"), ("number", "square"),
+             ("number", "exact-integer")]
 
 
 def family(name):
@@ -159,9 +172,12 @@ def family(name):
 
 
 BIG = ["big-str", "big-list", "big-vec", "deep-list", "circ", "circ-vec", "big-tensor",
-       "wide-str"]
+       "wide-str", "uni-str", "big-int", "big-ratio"]
 PRELUDE = """(define big-str (make-string 100000 #\\a))
 (define wide-str (make-string 1000 #\\xFF))
+(define uni-str (make-string 1000 #\\x10FFFF))
+(define big-int (expt 7 20000))
+(define big-ratio (/ big-int (+ big-int 1)))
 (define big-list (iota 100000))
 (define big-vec (make-vector 100000 1.5))
 (define big-tensor (zeros '(300 300)))

@@ -2,11 +2,14 @@
 """Runs chibi-scheme's R7RS conformance tests (tests/r7rs-tests.scm, public, not part
 of this repository) through Kiln and counts what passes.
 
-    tests/r7rs/chibi_r7rs.py KILN PATH/TO/r7rs-tests.scm [--failures FILE]
+    tests/r7rs/chibi_r7rs.py KILN PATH/TO/r7rs-tests.scm [--failures FILE] [--with-imports]
 
 The file's `(import ...)` is skipped and its test forms (`test`, `test-values`,
 `test-error`, `test-assert`, `test-begin`/`test-end`) are defined here in portable
-Scheme. Each top-level form is read from a string port and evaluated inside a guard,
+Scheme. With --with-imports the file's `(import ...)` runs instead, and the test forms
+come from a `(chibi test)` library this script writes as `chibi/test.sld` next to the
+driver, so the run also exercises libraries, exported macros and the standard
+`(scheme ...)` libraries. Each top-level form is read from a string port and evaluated inside a guard,
 so a form Kiln cannot read or evaluate costs the tests inside it (counted as
 failures, by the number of test calls the form's text holds) and nothing else.
 A test passes when its value is `equal?` to the expected one, or, for two inexact
@@ -172,6 +175,21 @@ PRELUDE = r"""
       (eval form (interaction-environment)))))
 """
 
+SUMMARY = r"""
+(define (%summary)
+  (for-each (lambda (s) (display "SECTION ") (write (car s)) (display " ")
+              (write (cadr s)) (display " ") (write (cddr s)) (newline))
+            (reverse %sections))
+  (display "TOTAL ") (write %passed) (display " ") (write %failed) (newline))
+"""
+
+# The (chibi test) library of --with-imports: the same definitions, exported.
+LIBRARY = ("(define-library (chibi test)\n"
+           "  (export test test-assert test-values test-error test-begin test-end %run %summary)\n"
+           "  (import (scheme base) (scheme write) (scheme read) (scheme eval) (scheme repl)\n"
+           "          (scheme inexact))\n"
+           "  (begin\n" + PRELUDE + SUMMARY + "))\n")
+
 TEST_CALL = re.compile(r"\(test(-values|-error|-assert|-numeric-syntax|-write-syntax|-read-error|-precision)?[\s)]")
 
 
@@ -185,10 +203,16 @@ def main():
     ap.add_argument("tests", help="path to chibi-scheme's tests/r7rs-tests.scm")
     ap.add_argument("--failures", help="write the failing tests here")
     ap.add_argument("--timeout", type=int, default=300)
+    ap.add_argument("--with-imports", action="store_true",
+                    help="run the file's import, with the test forms from a (chibi test) library")
     args = ap.parse_args()
     text = open(args.tests, encoding="utf-8").read()
-    forms = [(l, s) for l, s in split_forms(text) if not s.startswith("(import")]
-    parts = [PRELUDE]
+    all_forms = split_forms(text)
+    forms = [(l, s) for l, s in all_forms if not s.startswith("(import")]
+    if args.with_imports:
+        parts = [s for l, s in all_forms if s.startswith("(import")]
+    else:
+        parts = [PRELUDE + SUMMARY]
     for line, src in forms:
         tests = len(TEST_CALL.findall(src))
         if re.match(r"\(define(-syntax)? \(?test", src):
@@ -196,13 +220,12 @@ def main():
         if re.match(r"\(test-(begin|end)", src):
             tests = 0
         parts.append(f"(%run {line} {scheme_string(src)} {tests})")
-    parts.append("""
-(for-each (lambda (s) (display "SECTION ") (write (car s)) (display " ")
-            (write (cadr s)) (display " ") (write (cddr s)) (newline))
-          (reverse %sections))
-(display "TOTAL ") (write %passed) (display " ") (write %failed) (newline)
-""")
+    parts.append("(%summary)")
     with tempfile.TemporaryDirectory() as tmp:
+        if args.with_imports:
+            os.mkdir(os.path.join(tmp, "chibi"))
+            with open(os.path.join(tmp, "chibi", "test.sld"), "w", encoding="utf-8") as f:
+                f.write(LIBRARY)
         driver = os.path.join(tmp, "r7rs-driver.scm")
         with open(driver, "w", encoding="utf-8") as f:
             f.write("\n".join(parts))

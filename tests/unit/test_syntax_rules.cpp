@@ -122,8 +122,8 @@ TEST_CASE("syntax-rules: a top-level macro's free identifiers mean their top-lev
   eval_all("(define-syntax sr-bump! (syntax-rules () ((_) (set! sr-counter (+ sr-counter 1)))))");
   CHECK(run("(let ((sr-counter 100)) (sr-bump!) sr-counter)") == "100");
   CHECK(run("sr-counter") == "1");
-  // A macro defined in a local scope keeps use-site meaning instead.
-  CHECK(run("(let ((y 1)) (let-syntax ((get (syntax-rules () ((_) y)))) (let ((y 2)) (get))))") == "2");
+  // So do a local macro's: the binding where it was defined, not the use's.
+  CHECK(run("(let ((y 1)) (let-syntax ((get (syntax-rules () ((_) y)))) (let ((y 2)) (get))))") == "1");
 }
 
 TEST_CASE("syntax-rules: errors name the macro and what was wrong", "[syntax_rules]") {
@@ -162,4 +162,35 @@ TEST_CASE("syntax-rules: a string before the rules documents the macro (as in Gu
   CHECK(run("(sr-doc2 1 2)") == "(1 2)");
   CHECK(error_of("(define-syntax sr-bad (syntax-rules () ((_ a) a) \"late\"))") ==
         "syntax-rules: bad rule \"late\"");
+}
+
+TEST_CASE("syntax-rules: aliases of a macro-defining macro's inner identifiers", "[syntax_rules]") {
+  // The inner macro's pattern variable comes from the outer template: the
+  // user's `v` passed in is a different identifier, so it is not substituted.
+  eval_all(
+      "(define-syntax sr-def-const (syntax-rules () ((_ n r) (define-syntax n (syntax-rules () ((_ v) "
+      "'r))))))");
+  eval_all("(sr-def-const sr-const v)");
+  CHECK(run("(sr-const 1)") == "v");
+  // A literal the outer template introduces still matches by binding.
+  eval_all(
+      "(define-syntax sr-def-else (syntax-rules () ((_ n) (define-syntax n (syntax-rules (else) ((_ else) "
+      "'yes) "
+      "((_ x) 'no))))))");
+  eval_all("(sr-def-else sr-is-else)");
+  CHECK(run("(list (sr-is-else else) (sr-is-else other) (let ((else 1)) (sr-is-else else)))") ==
+        "(yes no no)");
+}
+
+TEST_CASE("syntax-rules: hygiene inside a quasiquote's unquotes, not its data", "[syntax_rules]") {
+  eval_all("(define-syntax sr-qq (syntax-rules () ((_ x) `(list ,x ,(list x) ,@(list 1)))))");
+  // The unquoted (list x) is the template's list; the quoted `list` is the plain symbol.
+  CHECK(run("(let ((list vector)) (sr-qq 3))") == "(list 3 (3) 1)");
+  CHECK(run("(eq? (car (sr-qq 0)) 'list)") == "#t");
+  // A binder is renamed where it is code, and left alone in the data.
+  eval_all("(define-syntax sr-qq-let (syntax-rules () ((_ e) (let ((tmp e)) `(tmp ,tmp)))))");
+  CHECK(run("(let ((tmp 5)) (sr-qq-let (+ tmp 1)))") == "(tmp 6)");
+  // Nested quasiquotes: only the innermost-level unquote is code.
+  CHECK(run("(let-syntax ((m (syntax-rules () ((_ x) `(a `(b ,(c ,(car x)))))))) (let ((car cdr)) (m '(1 "
+            "2))))") == "(a (quasiquote (b (unquote (c 1)))))");
 }

@@ -44,6 +44,11 @@
 (write (let ((list 1)) (eq? (quoted-list) 'list))) (newline)
 (define-syntax tagged (syntax-rules () ((_ v) `(list ,v))))
 (write (let ((list 1)) (tagged list))) (newline)
+;; but the code in a quasiquote's unquotes has hygiene like any template code.
+(define-syntax tagged-pair (syntax-rules () ((_ v) `(pair ,(cons v v) ,@(list v)))))
+(write (let ((cons vector) (list vector)) (tagged-pair 1))) (newline)
+(define-syntax labelled (syntax-rules () ((_ e) (let ((tmp e)) `(tmp ,tmp)))))
+(write (let ((tmp 5)) (labelled (+ tmp 1)))) (newline)
 
 ;; Where nothing is shadowed, the template's names are the plain symbols.
 (define-syntax show-name (syntax-rules () ((_) (quote (cons car)))))

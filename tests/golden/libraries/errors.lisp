@@ -1,0 +1,26 @@
+;; Each library error is a clear, catchable error.
+(define (report form)
+  (guard (e (#t (display (condition/report-string e)) (newline)))
+    (eval form (interaction-environment))))
+
+;; An unknown library: the message names it and where it was looked for.
+(report '(import (no such library)))
+;; A cycle of imports.
+(report '(import (cycle first)))
+;; A file on the path for another library.
+(report '(import (broken misnamed)))
+;; A library whose body fails is not defined; importing it again fails again.
+(report '(import (broken failing)))
+(report '(import (broken failing)))
+;; Exporting a name the library does not define.
+(report '(define-library (exports missing) (export present absent) (import (scheme base))
+           (begin (define present 1))))
+(report '(import (exports missing)))
+;; Malformed library forms.
+(report '(define-library "name" (export x)))
+(report '(define-library (bad decl) (exports x)))
+(report '(define-library (bad export) (export (rename a))))
+(report '(define-library (bad include) (include "parts/no-such-file.scm")))
+(report '(import (bad "name")))
+(report '(import 42))
+(report '(let () (define-library (inner) (export)) 1))

@@ -1,0 +1,2 @@
+;; Body forms included by (text utils).
+(define (shout s) (string-append (string-upcase s) "!"))
