@@ -88,7 +88,7 @@ Lambda *analyze_lambda(Value params, Value body, Scope *sc, Value name, Value fo
   if (body == NIL) syntax_error(form, "lambda: empty body");
   L->body = analyze_body(body, fs, true, form);
   L->frame_size = int(fs->names.size());
-  L->leaf = !fs->captured;
+  L->leaf = fs->on_stack();
   return L;
 }
 
@@ -107,7 +107,12 @@ static Node *analyze_ref(Value s, Scope *sc) {
 
 static Node *analyze_set(Value name, Node *val, Scope *sc, Value form) {
   Lookup l = lookup(name, sc);
-  if (l.kind == Lookup::LOCAL) return at(new LocalSet(l.depth, l.idx, val), form);
+  if (l.kind == Lookup::LOCAL) {
+    Scope *owner = sc;
+    for (int d = 0; d < l.depth; d++) owner = owner->parent;
+    owner->assigned = true;
+    return at(new LocalSet(l.depth, l.idx, val), form);
+  }
   if (l.kind == Lookup::MACRO) bad_syntax(form, "set!");
   if (is_imported_library_variable(name))
     syntax_error(
@@ -204,7 +209,7 @@ static Node *analyze_cond_clauses(Value clauses, Scope *sc, bool tail, Value for
     Node **inits = node_array<Node>(1);
     inits[0] = analyze(test, sc, false);
     Node *body_node = new If(new LocalRef0(0, tmp), call, rest_in);
-    return new Let(inits, 1, int(ls->names.size()), !ls->captured, false, body_node);
+    return new Let(inits, 1, int(ls->names.size()), ls->on_stack(), false, body_node);
   }
   Node *rest = analyze_cond_clauses(cdr(clauses), sc, tail, form, fallthrough);
   return at(new If(analyze(test, sc, false), analyze_seq(body, sc, tail, form), rest), clause);
@@ -309,7 +314,7 @@ static Node *analyze_let(Value form, Scope *sc, bool tail, bool rec) {
     inits[i] = analyze_named_value(car(p), rec ? ls : sc, ls->names[size_t(i)]);
   if (body == NIL) syntax_error(form, "let: empty body");
   Node *b = analyze_body(body, ls, tail, form);
-  return at(new Let(inits, n, int(ls->names.size()), !ls->captured, rec, b), form);
+  return at(new Let(inits, n, int(ls->names.size()), ls->on_stack(), rec, b), form);
 }
 
 static Node *analyze_let_star(Value form, Scope *sc, bool tail) {
@@ -556,7 +561,7 @@ Node *analyze(Value x, Scope *sc, bool tail) {
         ms->bind_macro(car(b), make_macro(car(b), tr, !is_syntax_rules(tr), def_scope));
       }
       Node *body = analyze_body(cddr_(x), ms, tail, x);
-      return new Let(nullptr, 0, int(ms->names.size()), !ms->captured, false, body);
+      return new Let(nullptr, 0, int(ms->names.size()), ms->on_stack(), false, body);
     }
     case SF_DEFMACRO: {
       if (list_length(x) < 3 || !is_symbol(cadr_(x))) bad_syntax(x, "defmacro");

@@ -63,6 +63,12 @@ struct Scope : public GcManaged {
   Scope *parent = nullptr;
   bool is_function = false;
   bool captured = false;  // a lambda expression appears in this frame's extent
+  // A set! assigns one of this frame's variables. Such a frame is not put on
+  // the C++ stack either: a re-entered continuation reinstates the stack as it
+  // was at the capture, and the variable must keep its latest value
+  // (continuation.h). Internal defines do not count: they run once, in order.
+  bool assigned = false;
+  bool on_stack() const { return !captured && !assigned; }
   GcVec<Value> names;
   GcVec<Value> macro_names;
   GcVec<Value> macros;

@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <new>
 
+#include "continuation.h"
 #include "eval.h"
 #include "eval_internal.h"
 #include "gc.h"
@@ -82,29 +83,44 @@ void gc_out_of_memory_for(uint64_t count, size_t size, size_t header) {
 
 // R7RS: the current handler runs in the dynamic context of the raise, with the
 // handler stack minus itself. A guard's marker (not a procedure) means "unwind
-// to the guard": that is what the C++ throw does.
-[[noreturn]] void raise_value(Value obj) {
+// to the guard": that is what the C++ throw does. A raise from C++ code (a
+// builtin's error) may have C++ state on the stack above the handler, so the
+// handler runs under a reentry barrier (continuation.h); the raise builtins'
+// own frames hold none.
+static Value call_handler(Value h, Value obj, bool from_lisp) {
+  if (from_lisp) return call_procedure(h, 1, &obj);
+  BarrierScope barrier(g_site, "an exception handler for an error in ");
+  return call_procedure(h, 1, &obj);
+}
+
+[[noreturn]] static void raise_value_from(Value obj, bool from_lisp) {
   Value h = current_handler();
   if (is_procedure(h)) {
     HandlerScope outer(handler_rest());
-    apply_proc(h, 1, &obj);
+    call_handler(h, obj, from_lisp);
     // A handler returning from a non-continuable raise is itself an error,
     // raised (R7RS) in the handler's dynamic environment: `outer` is still in
     // force, so the next handler out sees it.
     Value msg = make_string("handler returned from non-continuable raise");
-    raise_value(make_error_obj(msg, list_of_one(obj), intern("error")));
+    raise_value_from(make_error_obj(msg, list_of_one(obj), intern("error")), from_lisp);
   }
   throw_raised(obj, {});
 }
 
-Value raise_continuable(Value obj) {
+void raise_value(Value obj) { raise_value_from(obj, false); }
+void raise_from_lisp(Value obj) { raise_value_from(obj, true); }
+
+static Value raise_continuable_from(Value obj, bool from_lisp) {
   Value h = current_handler();
   if (is_procedure(h)) {
     HandlerScope outer(handler_rest());
-    return apply_proc(h, 1, &obj);
+    return call_handler(h, obj, from_lisp);
   }
   throw_raised(obj, {});
 }
+
+Value raise_continuable(Value obj) { return raise_continuable_from(obj, false); }
+Value raise_continuable_from_lisp(Value obj) { return raise_continuable_from(obj, true); }
 
 void throw_error(std::string_view msg) {
   raise_value(make_error_obj(make_string(msg), NIL, intern("error")));

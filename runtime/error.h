@@ -46,6 +46,11 @@ struct ContinuationThrow {
   uint64_t id;
 };
 
+// Thrown to re-enter a continuation whose call/cc has returned: unwinds to the
+// top-level prompt, which reinstates it (continuation.h). Carries nothing: the
+// continuation is in a GC root until the prompt takes it.
+struct ReentryThrow {};
+
 // Thrown when Ctrl-C interrupts an evaluation; guard does not catch it.
 struct InterruptThrow {};
 
@@ -65,6 +70,10 @@ extern Value g_escape_values;  // GC root: values passed to an escape continuati
 void init_out_of_memory_error();
 // R7RS raise-continuable: returns the handler's value.
 Value raise_continuable(Value obj);
+// The same for the raise builtins, whose frames a continuation captured in the
+// handler may resume (continuation.h): no reentry barrier.
+[[noreturn]] void raise_from_lisp(Value obj);
+Value raise_continuable_from_lisp(Value obj);
 
 // Raise an error object whose message is `msg` (irritants empty).
 [[noreturn]] void throw_error(std::string_view msg);

@@ -10,6 +10,7 @@
 #include <new>
 
 #include "analyze_internal.h"
+#include "continuation.h"
 #include "eval_internal.h"
 #include "handlers.h"
 #include "printer.h"
@@ -21,7 +22,17 @@ TailState g_tail;
 volatile std::sig_atomic_t g_interrupt = 0;
 uintptr_t g_stack_limit = 0;
 
+// The outermost top-level form runs under the prompt that continuations are
+// copied up to (continuation.h); forms nested in it (a top-level begin, eval)
+// run inside that prompt's segment.
+static Value eval_toplevel_here(Value form);
+
 Value eval_toplevel(Value form) {
+  if (!prompt_active()) return run_under_prompt(form, eval_toplevel_here);
+  return eval_toplevel_here(form);
+}
+
+static Value eval_toplevel_here(Value form) {
   // The site a form's evaluation leaves in g_site must not outlive it: an error
   // raised afterwards outside any form (a -l file that cannot be opened, the
   // REPL's ,load) would otherwise be reported at that old form's location.
@@ -39,11 +50,11 @@ Value eval_toplevel(Value form) {
   if (special_of(form, nullptr) == SF_BEGIN) {
     if (list_length(cdr(form)) < 0) bad_syntax(form, "begin");
     Value r = UNSPEC;
-    for (Value p = cdr(form); is_pair(p); p = cdr(p)) r = eval_toplevel(car(p));
+    for (Value p = cdr(form); is_pair(p); p = cdr(p)) r = eval_toplevel_here(car(p));
     return r;
   }
   if (special_of(form, nullptr) == SF_DEFINE_RECORD_TYPE)
-    return eval_toplevel(expand_record_type_definition(form));
+    return eval_toplevel_here(expand_record_type_definition(form));
   g_site = nullptr;
   Node *n = analyze(form, nullptr, false);
   try {
@@ -178,6 +189,12 @@ Value run_closure(Closure *c, Frame *f) {
 }
 
 Value apply_proc(Value f, int argc, Value *argv) {
+  // The builtin calling back may hold C++ state a stack copy cannot resume.
+  BarrierScope barrier(g_site);
+  return call_procedure(f, argc, argv);
+}
+
+Value call_procedure(Value f, int argc, Value *argv) {
   // Builtins that call a procedure per element ((for-each car l), sort) run
   // no evaluator loop of their own to poll for Ctrl-C: this is their poll.
   check_interrupt();
@@ -203,13 +220,7 @@ Value apply_proc(Value f, int argc, Value *argv) {
     Value r = b->fn(argc, argv);
     return r == TAILCALL ? finish_tail(r) : r;
   }
-  case T_CONTINUATION: {
-    Continuation *k = as<Continuation>(f);
-    if (k->active != TRUE_V)
-      throw_error("continuation: its extent has ended (Kiln supports escaping continuations only)");
-    g_escape_values = make_values(argc, argv);
-    throw ContinuationThrow{k->id};
-  }
+  case T_CONTINUATION: invoke_continuation(f, argc, argv);
   case T_PARAMETER:
     if (argc != 0) arity_error("parameter", 0, 0, argc);
     return as<Parameter>(f)->value;
@@ -220,7 +231,7 @@ Value apply_proc(Value f, int argc, Value *argv) {
 }
 
 Value tail_call_to(Value f, int argc, Value *argv) {
-  if (!is_closure(f)) return apply_proc(f, argc, argv);
+  if (!is_closure(f)) return call_procedure(f, argc, argv);
   Closure *c = select_case(as<Closure>(f), argc);
   Lambda *L = c->lam;
   if (L->leaf && !L->rest && L->frame_size <= kLocalFrameMax) {

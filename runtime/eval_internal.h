@@ -82,6 +82,11 @@ struct TailState {
 extern TailState g_tail;
 
 Value run_closure(Closure *c, Frame *f);
+// apply_proc without its reentry barrier: for the evaluator's own calls and
+// for builtins whose frames a continuation copy may resume (continuation.h).
+Value call_procedure(Value f, int argc, Value *argv);
+// The operator's name of a call node (for messages), or "" if it has none.
+std::string call_site_operator(Node *site);
 // From a node in tail position: arranges the call of f and returns TAILCALL
 // (or, for non-closures, makes the call and returns its value).
 Value tail_call_to(Value f, int argc, Value *argv);

@@ -2,7 +2,9 @@
 #include "nodes.h"
 
 #include <algorithm>
+#include <exception>
 
+#include "continuation.h"
 #include "equal.h"
 #include "eval.h"
 #include "utf8.h"
@@ -134,7 +136,7 @@ Value Call::eval(Frame *env) {
     Value r = call_builtin(as<Builtin>(f), argc, argv);
     return r == TAILCALL ? finish_tail(r) : r;
   }
-  return apply_proc(f, argc, argv);
+  return call_procedure(f, argc, argv);
 }
 
 Value TailCall::eval(Frame *env) {
@@ -195,7 +197,7 @@ Value Case::eval(Frame *env) {
     if (!hit) continue;
     if (c.arrow) {
       Value f = c.body->eval(env);
-      return tail ? tail_call_to(f, 1, &k) : apply_proc(f, 1, &k);
+      return tail ? tail_call_to(f, 1, &k) : call_procedure(f, 1, &k);
     }
     return c.body->eval(env);
   }
@@ -203,24 +205,43 @@ Value Case::eval(Frame *env) {
 }
 
 Value Guard::eval(Frame *env) {
+  // The clauses run after the catch block has ended: a continuation captured
+  // in a catch block could not be resumed once the C++ runtime has freed the
+  // caught exception (continuation.h). The exception is kept for a re-raise,
+  // so the clauses run under a barrier: this frame holds it.
+  std::exception_ptr caught;
   try {
     HandlerScope scope(cons(FALSE_V, g_handlers));  // a guard marker: not a procedure
     return finish_tail(body->eval(env));
   } catch (LispError &) {
-    // A handler that itself raises sends each enclosing guard through here
-    // without a call or a loop in between: without this poll, Ctrl-C would wait
-    // for the whole unwind (issue 11: 10^5 guards, seconds).
-    check_interrupt();
-    Value condition = g_raised;
-    Frame *nf = static_cast<Frame *>(gc_alloc(sizeof(Frame) + sizeof(Value)));
-    nf->parent = env;
-    nf->slots[0] = condition;
-    Value r = finish_tail(handler->eval(nf));
+    caught = std::current_exception();
+  }
+  // A handler that itself raises sends each enclosing guard through here
+  // without a call or a loop in between: without this poll, Ctrl-C would wait
+  // for the whole unwind (issue 11: 10^5 guards, seconds).
+  check_interrupt();
+  Value condition = g_raised;
+  Frame *nf = static_cast<Frame *>(gc_alloc(sizeof(Frame) + sizeof(Value)));
+  nf->parent = env;
+  nf->slots[0] = condition;
+  Value r;
+  {
+    BarrierScope barrier(this, "a guard clause");
+    r = finish_tail(handler->eval(nf));
     if (r != GUARD_NO_MATCH) return r;
     if (is_procedure(current_handler())) return raise_continuable(condition);
-    g_raised = condition;
-    throw;
   }
+  g_raised = condition;
+  std::rethrow_exception(caught);
+}
+
+std::string call_site_operator(Node *site) {
+  Node *fn = nullptr;
+  if (auto *c = dynamic_cast<GlobalBuiltinCall *>(site)) return std::string(symbol_name(from_ptr(c->s)));
+  if (auto *c = dynamic_cast<Call *>(site)) fn = c->fn;
+  if (auto *c = dynamic_cast<TailCall *>(site)) fn = c->fn;
+  if (auto *g = dynamic_cast<GlobalRef *>(fn)) return std::string(symbol_name(from_ptr(g->s)));
+  return "";
 }
 
 }  // namespace kiln

@@ -299,7 +299,7 @@ struct Parameter {
 struct Continuation {
   ObjHeader h;
   uint64_t id;
-  Value active;  // TRUE_V while its call/cc is on the stack
+  void *state;  // ContinuationState (continuation.h), in scanned GC memory
 };
 
 struct RecordType {

@@ -5,7 +5,9 @@
 #include <sstream>
 
 #include "args.h"
+#include "continuation.h"
 #include "eval.h"
+#include "eval_internal.h"
 #include "port.h"
 #include "reader.h"
 #include "srcloc.h"
@@ -26,6 +28,9 @@ void init_runtime() {
 }
 
 Value eval_string(std::string_view src, const std::string &name) {
+  // The reader and the text are C++ state a continuation copy cannot resume
+  // (continuation.h); at the outermost level the prompt starts below this.
+  BarrierScope barrier(g_site, "a file being loaded");
   SourceReader reader(src, register_source_file(name));
   Value result = UNSPEC;
   for (;;) {

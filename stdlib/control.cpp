@@ -2,7 +2,9 @@
 // handlers, parameters, promises, case-lambda, eval, load, exit.
 #include <array>
 #include <cstdlib>
+#include <exception>
 
+#include "../runtime/continuation.h"
 #include "../runtime/eval.h"
 #include "../runtime/eval_internal.h"
 #include "../runtime/handlers.h"
@@ -17,7 +19,7 @@ Value g_command_line = NIL;
 static Value b_values(int argc, Value *argv) { return make_values(argc, argv); }
 
 static Value b_call_with_values(int, Value *argv) {
-  Value v = apply_proc(arg_proc("call-with-values", 1, argv[0]), 0, nullptr);
+  Value v = call_procedure(arg_proc("call-with-values", 1, argv[0]), 0, nullptr);
   arg_proc("call-with-values", 2, argv[1]);
   // The consumer is called in tail position (R7RS).
   if (is_values(v)) {
@@ -28,44 +30,50 @@ static Value b_call_with_values(int, Value *argv) {
 }
 
 static Value b_call_cc(int, Value *argv) {
-  static uint64_t next_id = 0;
-  Value f = arg_proc("call/cc", 1, argv[0]);
-  Continuation *k = alloc_obj<Continuation>(T_CONTINUATION);
-  k->id = ++next_id;
-  k->active = TRUE_V;
-  Value kv = from_ptr(k);
-  Value saved_handlers = g_handlers;
+  return call_with_current_continuation(arg_proc("call/cc", 1, argv[0]), false);
+}
+
+static Value b_call_ec(int, Value *argv) {
+  return call_with_current_continuation(arg_proc("call-with-escape-continuation", 1, argv[0]), true);
+}
+
+// Runs BODY with ENTRY pushed on the wind list (continuation.h); `leave`
+// undoes the entry on a normal exit or an error. An escape or re-entry has
+// already left the entry (wind_to) before its throw reaches here. The error
+// path holds the caught exception while `leave` may run Lisp code: a barrier.
+template <class Leave> static Value with_wind_entry(Value entry, Value body, Leave &&leave) {
+  Value outer = g_winders;
+  g_winders = cons(entry, outer);
+  Value r;
+  std::exception_ptr failed;
   try {
-    Value r = apply_proc(f, 1, &kv);
-    k->active = FALSE_V;
-    return r;
-  } catch (ContinuationThrow &t) {
-    if (t.id != k->id) {
-      k->active = FALSE_V;
-      throw;
-    }
-    k->active = FALSE_V;
-    g_handlers = saved_handlers;
-    return g_escape_values;
-  } catch (...) {
-    k->active = FALSE_V;
+    r = call_procedure(body, 0, nullptr);
+  } catch (ContinuationThrow &) {
+    g_winders = outer;
     throw;
+  } catch (ReentryThrow &) {
+    g_winders = outer;
+    throw;
+  } catch (...) {
+    failed = std::current_exception();
   }
+  g_winders = outer;
+  if (failed) {
+    {
+      BarrierScope barrier(g_site, "a dynamic-wind after-thunk run for an error");
+      leave();
+    }
+    std::rethrow_exception(failed);
+  }
+  leave();
+  return r;
 }
 
 static Value b_dynamic_wind(int, Value *argv) {
   for (int i = 0; i < 3; i++) arg_proc("dynamic-wind", i + 1, argv[i]);
   Value before = argv[0], thunk = argv[1], after = argv[2];
-  apply_proc(before, 0, nullptr);
-  Value r;
-  try {
-    r = apply_proc(thunk, 0, nullptr);
-  } catch (...) {
-    apply_proc(after, 0, nullptr);
-    throw;
-  }
-  apply_proc(after, 0, nullptr);
-  return r;
+  call_procedure(before, 0, nullptr);
+  return with_wind_entry(cons(before, after), thunk, [&] { call_procedure(after, 0, nullptr); });
 }
 
 static Value b_error(int argc, Value *argv) {
@@ -73,17 +81,17 @@ static Value b_error(int argc, Value *argv) {
   // Capped, as every value in an error text: a message may be a huge or endlessly
   // shared structure (a 2^60-leaf DAG printed for 20 s before the cap).
   if (!is_string(msg)) msg = make_string(error_value_string(msg));
-  raise_value(make_error_obj(msg, list_from(argv + 1, argc - 1), intern("error")));
+  raise_from_lisp(make_error_obj(msg, list_from(argv + 1, argc - 1), intern("error")));
 }
 
-static Value b_raise(int, Value *argv) { raise_value(argv[0]); }
-static Value b_raise_continuable(int, Value *argv) { return raise_continuable(argv[0]); }
+static Value b_raise(int, Value *argv) { raise_from_lisp(argv[0]); }
+static Value b_raise_continuable(int, Value *argv) { return raise_continuable_from_lisp(argv[0]); }
 
 static Value b_with_exception_handler(int, Value *argv) {
   arg_proc("with-exception-handler", 1, argv[0]);
   arg_proc("with-exception-handler", 2, argv[1]);
   HandlerScope scope(cons(argv[0], g_handlers));
-  return apply_proc(argv[1], 0, nullptr);
+  return call_procedure(argv[1], 0, nullptr);
 }
 
 static ErrorObj *arg_error(const char *who, Value v) {
@@ -185,35 +193,36 @@ static Value b_make_parameter(int argc, Value *argv) {
 // (%parameterize (list param...) (list value...) thunk)
 // The helper parameterize expands to; reachable by name, so it checks what the
 // expansion always gives it: equally long lists of parameters and values, a thunk.
+// The bindings are a wind entry (#f . ((param . value) ...)): entering and
+// leaving both swap each parameter's value with the one stored in the entry,
+// so re-entering a continuation captured inside restores the inner values.
 static Value b_parameterize(int, Value *argv) {
   int64_t n = list_length(argv[0]);
   if (n < 0) type_error("parameterize", 1, "a list of parameters", argv[0]);
   if (list_length(argv[1]) != n)
     type_error("parameterize", 2, "a list of values, one per parameter", argv[1]);
   arg_proc("parameterize", 3, argv[2]);
-  Value saved = NIL;
+  Value swaps = NIL;
   Value ps = argv[0], vs = argv[1];
   for (int64_t i = 0; i < n; i++, ps = cdr(ps), vs = cdr(vs)) {
     Value p = car(ps);
     if (!has_type(p, T_PARAMETER)) type_error("parameterize", int(i + 1), "a parameter", p);
     Parameter *param = as<Parameter>(p);
     Value v = car(vs);
-    if (param->converter != FALSE_V) v = apply_proc(param->converter, 1, &v);
-    saved = cons(cons(p, param->value), saved);
-    param->value = v;
+    if (param->converter != FALSE_V) v = call_procedure(param->converter, 1, &v);
+    swaps = cons(cons(p, v), swaps);
   }
-  auto restore = [&] {
-    for (Value s = saved; is_pair(s); s = cdr(s)) as<Parameter>(car(car(s)))->value = cdr(car(s));
+  auto swap = [swaps] {
+    for (Value s = swaps; is_pair(s); s = cdr(s)) {
+      Value cell = car(s);
+      Parameter *param = as<Parameter>(car(cell));
+      Value v = param->value;
+      param->value = cdr(cell);
+      as<Pair>(cell)->cdr = v;
+    }
   };
-  Value r;
-  try {
-    r = apply_proc(argv[2], 0, nullptr);
-  } catch (...) {
-    restore();
-    throw;
-  }
-  restore();
-  return r;
+  swap();
+  return with_wind_entry(cons(FALSE_V, swaps), argv[2], swap);
 }
 
 // done: TRUE_V with the value, or FALSE_V with the thunk that computes it.
@@ -239,7 +248,7 @@ static Value b_force(int, Value *argv) {
   if (!has_type(v, T_PROMISE)) return v;
   Promise *p = as<Promise>(v);
   while (p->done != TRUE_V) {
-    Value r = apply_proc(p->value, 0, nullptr);
+    Value r = call_procedure(p->value, 0, nullptr);
     if (p->done == TRUE_V) break;
     if (has_type(r, T_PROMISE)) {
       Promise *q = as<Promise>(r);
@@ -274,9 +283,12 @@ static Value b_macroexpand(int, Value *argv) { return macroexpand(argv[0]); }
 static BuiltinRegistrar reg([] {
   defbuiltin("values", 0, -1, b_values, "Returns its arguments as multiple values.");
   defbuiltin("call-with-values", 2, 2, b_call_with_values);
-  defbuiltin("call/cc", 1, 1, b_call_cc, "Calls F with an escape continuation.");
+  defbuiltin("call/cc", 1, 1, b_call_cc,
+             "Calls F with the current continuation, a procedure that may be called any number of times.");
   defbuiltin("call-with-current-continuation", 1, 1, b_call_cc);
-  defbuiltin("call-with-escape-continuation", 1, 1, b_call_cc);
+  defbuiltin("call-with-escape-continuation", 1, 1, b_call_ec,
+             "Calls F with a continuation usable only while the call is running (never copies the stack).");
+  defbuiltin("call/ec", 1, 1, b_call_ec);
   defbuiltin("dynamic-wind", 3, 3, b_dynamic_wind);
   defbuiltin("error", 1, -1, b_error, "(error MESSAGE IRRITANT...) raises an error object.");
   defbuiltin("raise", 1, 1, b_raise);

@@ -1,0 +1,53 @@
+;; Cooperative coroutines: a queue of continuations, each task yielding to the next.
+(define queue '())
+(define (enqueue! k) (set! queue (append queue (list k))))
+(define (dequeue!) (let ((k (car queue))) (set! queue (cdr queue)) k))
+
+(define scheduler-exit #f)
+(define (yield!)
+  (call/cc (lambda (k)
+    (enqueue! k)
+    ((dequeue!) 'resumed))))
+(define (finish!)
+  (if (null? queue) (scheduler-exit 'all-done) ((dequeue!) 'resumed)))
+(define (spawn! thunk)
+  (enqueue! (lambda (ignored) (thunk) (finish!))))
+
+(define trace '())
+(define (note x) (set! trace (cons x trace)))
+
+(define (task name n)
+  (lambda ()
+    (let loop ((i 1))
+      (when (<= i n)
+        (note (list name i))
+        (yield!)
+        (loop (+ i 1))))))
+
+(spawn! (task 'ping 3))
+(spawn! (task 'pong 2))
+(spawn! (task 'pang 4))
+(write (call/cc (lambda (k) (set! scheduler-exit k) ((dequeue!) 'start))))
+(newline)
+(for-each (lambda (x) (write x) (newline)) (reverse trace))
+
+;; A producer and a consumer handing values back and forth.
+(define (make-pipe)
+  (define consumer-k #f)
+  (define producer-k #f)
+  (define (send v) (call/cc (lambda (k) (set! producer-k k) (consumer-k v))))
+  (define (receive) (call/cc (lambda (k) (set! consumer-k k) (producer-k 'more))))
+  (values send receive (lambda (k) (set! producer-k k))))
+
+(define results '())
+(call-with-values make-pipe
+  (lambda (send receive set-producer!)
+    (set-producer! (lambda (ignored)
+      (for-each send '(10 20 30))
+      (send 'eof)))
+    (let loop ((total 0))
+      (let ((v (receive)))
+        (if (eq? v 'eof)
+            (set! results (list 'total total))
+            (loop (+ total v)))))))
+(write results) (newline)

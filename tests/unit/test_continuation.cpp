@@ -1,0 +1,154 @@
+// Unit tests for runtime/continuation.cpp: the wind list walk, the prompt that
+// bounds every stack copy, which captures are re-entrant, and that a copy keeps
+// the values only it still refers to alive across collections.
+#include <alloca.h>
+
+#include <catch2/catch.hpp>
+#include <string>
+
+#include "runtime/args.h"
+#include "runtime/continuation.h"
+#include "runtime/error.h"
+#include "runtime/eval.h"
+#include "runtime/gc.h"
+#include "runtime/printer.h"
+
+using namespace kiln;
+
+namespace {
+
+std::string eval_to_string(const char *src) { return write_string(eval_string(src, "continuation-test")); }
+
+std::string error_of(const char *src) {
+  try {
+    eval_string(src, "continuation-test");
+  } catch (LispError &) {
+    return error_message_of(g_raised);
+  }
+  return "no error";
+}
+
+// What the prompt looks like from inside a form (recorded by a test builtin).
+bool g_seen_prompt = false;
+uintptr_t g_seen_depth = 0;
+Value b_probe_prompt(int, Value *) {
+  g_seen_prompt = prompt_active();
+  g_seen_depth = stack_depth_below_prompt();
+  return UNSPEC;
+}
+
+// eval_string from further down the C++ stack than the test body calls it.
+__attribute__((noinline)) std::string error_deeper(const char *src) {
+  volatile char *pad = static_cast<volatile char *>(alloca(8192));
+  pad[0] = 0;
+  std::string r = error_of(src);
+  pad[1] = 0;
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("continuation: wind_to leaves innermost first and enters outermost first", "[continuation]") {
+  eval_string(
+      "(define %wlog '())"
+      "(define (%wentry name)"
+      "  (cons (lambda () (set! %wlog (cons (list 'in name) %wlog)))"
+      "        (lambda () (set! %wlog (cons (list 'out name) %wlog)))))",
+      "continuation-test");
+  Value e1 = eval_string("(%wentry 1)", "t"), e2 = eval_string("(%wentry 2)", "t");
+  Value e3 = eval_string("(%wentry 3)", "t"), e4 = eval_string("(%wentry 4)", "t");
+  Value common = cons(e1, NIL);
+  Value from = cons(e3, cons(e2, common));  // innermost first
+  Value to = cons(e4, common);
+  Value saved = g_winders;
+  g_winders = from;
+  wind_to(to);
+  CHECK(g_winders == to);
+  g_winders = saved;
+  CHECK(eval_to_string("(reverse %wlog)") == "((out 3) (out 2) (in 4))");
+}
+
+TEST_CASE("continuation: a parameterize entry swaps values on the way out and back in", "[continuation]") {
+  Value p = eval_string("(define %wp (make-parameter 'outer)) %wp", "t");
+  Value swaps = cons(cons(p, intern("inner")), NIL);
+  Value saved = g_winders;
+  g_winders = NIL;
+  wind_to(cons(cons(FALSE_V, swaps), NIL));
+  CHECK(eval_to_string("(%wp)") == "inner");
+  wind_to(NIL);
+  CHECK(eval_to_string("(%wp)") == "outer");
+  g_winders = saved;
+}
+
+TEST_CASE("continuation: forms run under a prompt, nothing else does", "[continuation]") {
+  defbuiltin("%probe-prompt", 0, 0, b_probe_prompt);
+  CHECK_FALSE(prompt_active());
+  CHECK(stack_depth_below_prompt() == 0);
+  eval_string("(%probe-prompt)", "t");
+  CHECK(g_seen_prompt);
+  CHECK(g_seen_depth > 0);
+  CHECK_FALSE(prompt_active());
+}
+
+TEST_CASE("continuation: re-entered from a later form at the same depth", "[continuation]") {
+  eval_string("(define %k #f) (define %n 0)", "t");
+  CHECK(eval_to_string("(begin (set! %n (+ %n 1)) (list (call/cc (lambda (c) (set! %k c) 'first)) %n))") ==
+        "(first 1)");
+  CHECK(eval_to_string("(%k 'again)") == "(again 1)");
+  CHECK(eval_to_string("(%k 'third)") == "(third 1)");
+}
+
+TEST_CASE("continuation: refused from a form evaluated at another C++ depth", "[continuation]") {
+  eval_string("(define %kd #f) (call/cc (lambda (c) (set! %kd c)))", "t");
+  CHECK(error_deeper("(%kd 1)") ==
+        "continuation: cannot re-enter a continuation captured under a top-level form at another depth (a "
+        "form of a loaded file, re-entered after the load)");
+}
+
+TEST_CASE("continuation: captures under a barrier and call/ec are escape-only", "[continuation]") {
+  eval_string("(define %kb #f)", "t");
+  eval_string("(vector-map (lambda (x) (call/cc (lambda (c) (set! %kb c) x))) #(1))", "t");
+  CHECK(
+      error_of("(%kb 1)") ==
+      "continuation: cannot re-enter a continuation after its extent has ended (captured inside vector-map)");
+  eval_string("(call/ec (lambda (c) (set! %kb c)))", "t");
+  CHECK(
+      error_of("(%kb 1)") ==
+      "continuation: cannot re-enter an escape continuation (call-with-escape-continuation) after its extent "
+      "has ended");
+  // Both still escape while their call is running.
+  CHECK(eval_to_string("(call/ec (lambda (c) (vector-map (lambda (x) (c 'out)) #(1 2))))") == "out");
+}
+
+TEST_CASE("continuation: a BarrierScope makes captures escape-only until it ends", "[continuation]") {
+  ReentryBarrier *outer = g_barrier;
+  {
+    BarrierScope b(nullptr, "a unit test ");
+    CHECK(g_barrier != outer);
+    CHECK(g_barrier->what == std::string("a unit test "));
+  }
+  CHECK(g_barrier == outer);
+}
+
+TEST_CASE("continuation: values only the stack copy refers to survive collections", "[continuation][gc]") {
+  eval_string(
+      "(define %kg #f)"
+      "(define %rounds 0)"
+      "(define (%build n) (let loop ((i 0) (acc '())) (if (= i n) acc (loop (+ i 1) (cons (make-string 10 "
+      "#\\a) acc)))))",
+      "t");
+  // The list is held only by the let's frame (a C++ stack frame), then only by
+  // the copy once the form has returned.
+  CHECK(eval_to_string("(let ((l (%build 1000)))"
+                       "  (call/cc (lambda (c) (set! %kg c)))"
+                       "  (set! %rounds (+ %rounds 1))"
+                       "  (list %rounds (length l) (string-length (list-ref l 999))))") == "(1 1000 10)");
+  // Garbage, to reuse whatever was freed.
+  for (int i = 0; i < 3; i++) {
+    Value junk = NIL;
+    for (int j = 0; j < 2000; j++) junk = cons(make_string("garbage garbage"), junk);
+    GC_gcollect();
+  }
+  CHECK(eval_to_string("(%kg #f)") == "(2 1000 10)");
+  eval_string("(set! %kg #f)", "t");
+}
