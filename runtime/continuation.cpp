@@ -181,7 +181,7 @@ __attribute__((noinline)) static int capture_stack(ContinuationState *s) {
 
 // ---- the wind list ---------------------------------------------------------
 
-static void swap_parameters(Value swaps) {
+void swap_parameters(Value swaps) {
   for (Value p = swaps; is_pair(p); p = cdr(p)) {
     Value s = car(p);
     Parameter *param = as<Parameter>(car(s));

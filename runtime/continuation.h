@@ -44,6 +44,10 @@ struct Node;
 
 extern Value g_winders;  // GC root: the wind list (see above)
 
+// Exchanges each parameter's value with the one saved in its (parameter . value)
+// cell of SWAPS: entering and leaving a parameterize entry are the same swap.
+void swap_parameters(Value swaps);
+
 // A builtin's call back into Lisp while it holds C++ state. While one is on the
 // stack, call/cc captures an escape-only continuation.
 struct ReentryBarrier {

@@ -7,6 +7,7 @@
 
 #include "error.h"
 #include "gc.h"
+#include "number.h"
 
 namespace kiln {
 
@@ -294,19 +295,7 @@ Value exact_of_finite_double(double d) {
 }
 
 static std::string integer_to_string(Value v, int radix) {
-  if (is_fixnum(v)) {
-    static const char digits[] = "0123456789abcdefghijklmnopqrstuvwxyz";
-    int64_t n = fixnum_of(v);
-    uint64_t u = n < 0 ? 0 - uint64_t(n) : uint64_t(n);
-    char buf[72];
-    int i = sizeof buf;
-    do {
-      buf[--i] = digits[u % uint64_t(radix)];
-      u /= uint64_t(radix);
-    } while (u);
-    if (n < 0) buf[--i] = '-';
-    return std::string(buf + i, sizeof buf - size_t(i));
-  }
+  if (is_fixnum(v)) return int_to_string(fixnum_of(v), radix);
   IntView z(v);
   std::string s(mpz_sizeinbase(z, radix) + 2, '\0');
   mpz_get_str(s.data(), radix, z);

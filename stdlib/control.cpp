@@ -212,15 +212,7 @@ static Value b_parameterize(int, Value *argv) {
     if (param->converter != FALSE_V) v = call_procedure(param->converter, 1, &v);
     swaps = cons(cons(p, v), swaps);
   }
-  auto swap = [swaps] {
-    for (Value s = swaps; is_pair(s); s = cdr(s)) {
-      Value cell = car(s);
-      Parameter *param = as<Parameter>(car(cell));
-      Value v = param->value;
-      param->value = cdr(cell);
-      as<Pair>(cell)->cdr = v;
-    }
-  };
+  auto swap = [swaps] { swap_parameters(swaps); };
   swap();
   return with_wind_entry(cons(FALSE_V, swaps), argv[2], swap);
 }
