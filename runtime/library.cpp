@@ -325,7 +325,13 @@ void predeclare(Value x, int depth = 0) {
   std::string_view head = symbol_name(keyword);
   Value target = car(cdr(x));
   auto declare = [](Value s) {
-    if (is_symbol(s)) env_define_cell(unaliased(s));
+    if (!is_symbol(s)) return;
+    s = unaliased(s);
+    // In the program, an imported name keeps meaning the import until the
+    // definition itself runs (R7RS makes redefining an import an error).
+    Value imported;
+    if (!g_env->is_library && hashtable_lookup(g_env->imports, s, &imported)) return;
+    env_define_cell(s);
   };
   if (head == "begin") {
     for (Value p = cdr(x); is_pair(p); p = cdr(p)) predeclare(car(p), depth + 1);
@@ -466,6 +472,19 @@ TopEnv *make_import_environment(Value specs) {
 }
 
 TopEnv *program_env() { return g_program_env; }
+
+void predeclare_program_definitions(std::string_view text, uint32_t file_id) {
+  if (!g_env || g_env != g_program_env) return;
+  Value forms = NIL;
+  try {
+    SourceReader ahead(text, file_id);
+    for (Value f = ahead.next(); f != NOVALUE; f = ahead.next()) forms = cons(f, forms);
+  } catch (LispError &) {
+    // The forms before a read error are declared; the error itself is raised
+    // when the file's own reading reaches it, after the forms before it ran.
+  }
+  for (Value p = forms; is_pair(p); p = cdr(p)) predeclare(car(p));
+}
 
 void define_library(Value form) {
   if (!is_pair(cdr(form)) || !is_library_name(car(cdr(form))))
