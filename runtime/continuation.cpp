@@ -12,6 +12,7 @@
 #include "eval_internal.h"
 #include "gc.h"
 #include "handlers.h"
+#include "library.h"
 #include "port.h"
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -241,6 +242,10 @@ static void arrive(ContinuationState *s) {
   set_current_input_port(s->in_port);
   set_current_output_port(s->out_port);
   g_stack_limit = s->stack_limit;
+  // eval with an environment switches g_env around its form and restores it
+  // on return or throw, not on a jump. The program's environment may have
+  // been created (by its first import) since the capture.
+  g_env = s->env_is_program ? program_env() : s->env;
   g_site = s->site;
   g_barrier = s->barrier;
   g_callcc_top = s->link;
@@ -258,6 +263,10 @@ Value call_with_current_continuation(Value f, bool escape_only) {
   s->in_port = current_input_port();
   s->out_port = current_output_port();
   s->stack_limit = g_stack_limit;
+  s->env = g_env;
+  // Null while no import has created the program's environment; null while
+  // a library file's top-level forms run (load_library) means no environment.
+  s->env_is_program = !g_env && !program_env();
   s->site = g_site;
   s->barrier = g_barrier;
   s->escape_only = escape_only;

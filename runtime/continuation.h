@@ -7,7 +7,8 @@
 //   call eval_toplevel from the same depth for each form.
 // - call/cc copies the stack between its own frame and the prompt's base into
 //   scanned GC memory, with the registers (setjmp), and records the dynamic
-//   state: the wind list, the handler stack, the current ports, the stack limit.
+//   state: the wind list, the handler stack, the current ports, the stack limit,
+//   the top-level environment.
 // - Calling a continuation whose call/cc frame is still on the stack is an
 //   escape, a C++ throw as before (ContinuationThrow). Calling one whose frame
 //   is gone is a re-entry: the wind list is walked (after-thunks out, before-
@@ -41,6 +42,7 @@
 namespace kiln {
 
 struct Node;
+struct TopEnv;
 
 extern Value g_winders;  // GC root: the wind list (see above)
 
@@ -89,6 +91,8 @@ struct ContinuationState {
   CallCcLink *link = nullptr;         // the call/cc frame's own link (in the segment)
   Value winders = NIL, handlers = NIL, in_port = NOVALUE, out_port = NOVALUE;
   uintptr_t stack_limit = 0;
+  TopEnv *env = nullptr;         // g_env at capture (eval with an environment changes it)
+  bool env_is_program = false;   // env is the program's, not created yet at capture
   Node *site = nullptr;          // g_site at capture
   Node *barrier_site = nullptr;  // why escape-only: the innermost barrier
   const char *barrier_what = nullptr;
