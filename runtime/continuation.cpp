@@ -353,6 +353,19 @@ void invoke_continuation(Value kv, int argc, Value *argv) {
   // restore globals `arrive` sets from s. They are dropped by a jump, which
   // spares the C++ unwinder (microseconds per throw): into the live call/cc
   // frame for an escape, into the copy for a re-entry.
+  // The destructors such a jump skips, and why that is safe:
+  // - HandlerScope, eval_toplevel's RestoreSite, call/cc's Pop: they restore
+  //   g_handlers, g_site, g_callcc_top, which `arrive` sets; eval's switch of
+  //   g_env likewise (s->env).
+  // - stack_overflow's Restore, gc_out_of_memory's Reset, Mpz/Mpq temporaries,
+  //   a builtin's std::string or std::vector: their frames call Lisp only
+  //   through apply_proc or a raise from C++ (raise_value: the handler runs
+  //   under a barrier), so a jump never passes them.
+  // - load's reader and a library's loading state (EnvGuard, the g_loading
+  //   stack, the file text): under a barrier (eval_string, load_library,
+  //   define_library).
+  // - The std::exception_ptr of Guard::eval and with_wind_entry: empty while
+  //   their body runs; once set, Lisp code runs under a barrier.
   if (live && g_barrier == s->barrier) longjmp(s->here, 1);
   if (!live && s->stack && !g_barrier && g_prompt && g_prompt->base == s->base) reinstate(s);
   if (live) throw ContinuationThrow{k->id};

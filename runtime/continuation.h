@@ -21,8 +21,9 @@
 //   evaluator's frames hold only Lisp values, nodes and stack frames of Lisp
 //   procedures. A builtin that calls back into Lisp while it holds C++ state
 //   (a std::vector, a port being read, a caught exception) does so under a
-//   ReentryBarrier (apply_proc pushes one); a continuation captured while any
-//   barrier is active is escape-only, and re-entering it is the error
+//   ReentryBarrier (apply_proc pushes one, as do load and library loading); a
+//   continuation captured while any barrier is active is escape-only, and
+//   re-entering it is the error
 //   "continuation: cannot re-enter ... (captured inside NAME)".
 // - No Lisp code runs inside a C++ catch block outside a barrier (the C++
 //   runtime keeps caught exceptions in per-thread state a stack copy cannot
