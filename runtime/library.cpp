@@ -16,6 +16,7 @@
 
 #include "analyze_internal.h"
 #include "args.h"
+#include "continuation.h"
 #include "eval.h"
 #include "eval_internal.h"
 #include "handlers.h"
@@ -248,6 +249,11 @@ Value load_library(Value name, Value form) {
         g_library_roots.pop_back();
       }
     } loading(w, root);
+    // This frame holds C++ state (the text, the loading stacks) that a
+    // continuation copy could not resume, and a jump over it would leave the
+    // stacks and g_env behind: continuations captured while a library loads
+    // are escape-only, and escapes out of it unwind (continuation.h).
+    BarrierScope barrier(g_site, "a library being loaded");
     EnvGuard env(nullptr);
     for (Value p = read_all(text, register_source_file(file)); is_pair(p); p = cdr(p)) eval_toplevel(car(p));
   }
@@ -497,6 +503,9 @@ void define_library(Value form) {
   library_declarations(cdr(cdr(form)), env, dir_of_form(form), form, &parts, 0);
   Value body = reversed(parts.body);
   {
+    // As for a library file (load_library): a body's continuations must not
+    // outlive it, or re-entering one would run the registration again.
+    BarrierScope barrier(g_site, "a library being loaded");
     EnvGuard guard(env);
     for (Value p = body; is_pair(p); p = cdr(p)) predeclare(car(p));
     for (Value p = body; is_pair(p); p = cdr(p)) eval_toplevel(car(p));
