@@ -227,11 +227,12 @@ out_has 'killed: output exceeds 8 MB'
 out_has ' first line'
 [ "${#out}" -lt 100000 ] || fail "report of ${#out} bytes"
 
-# A timeout keeps what the test printed before it
+# A timeout keeps what the test printed before it (3 s: an ASan build may need over
+# 1 s to start and print)
 put slow/spin.lisp '(display "started")\n(newline)\n(let loop () (loop))\n'
 put slow/spin.out 'started\ndone\n'
-run "--timeout" 1 slow --timeout 1 .
-out_has 'timed out after 1 s'
+run "--timeout" 1 slow --timeout 3 .
+out_has 'timed out after 3 s'
 out_has ' started'
 out_has '-done'
 
