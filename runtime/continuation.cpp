@@ -12,6 +12,7 @@
 #include "eval_internal.h"
 #include "gc.h"
 #include "handlers.h"
+#include "library.h"
 #include "port.h"
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -241,6 +242,10 @@ static void arrive(ContinuationState *s) {
   set_current_input_port(s->in_port);
   set_current_output_port(s->out_port);
   g_stack_limit = s->stack_limit;
+  // eval with an environment switches g_env around its form and restores it
+  // on return or throw, not on a jump. The program's environment may have
+  // been created (by its first import) since the capture.
+  g_env = s->env_is_program ? program_env() : s->env;
   g_site = s->site;
   g_barrier = s->barrier;
   g_callcc_top = s->link;
@@ -258,6 +263,10 @@ Value call_with_current_continuation(Value f, bool escape_only) {
   s->in_port = current_input_port();
   s->out_port = current_output_port();
   s->stack_limit = g_stack_limit;
+  s->env = g_env;
+  // Null while no import has created the program's environment; null while
+  // a library file's top-level forms run (load_library) means no environment.
+  s->env_is_program = !g_env && !program_env();
   s->site = g_site;
   s->barrier = g_barrier;
   s->escape_only = escape_only;
@@ -344,6 +353,19 @@ void invoke_continuation(Value kv, int argc, Value *argv) {
   // restore globals `arrive` sets from s. They are dropped by a jump, which
   // spares the C++ unwinder (microseconds per throw): into the live call/cc
   // frame for an escape, into the copy for a re-entry.
+  // The destructors such a jump skips, and why that is safe:
+  // - HandlerScope, eval_toplevel's RestoreSite, call/cc's Pop: they restore
+  //   g_handlers, g_site, g_callcc_top, which `arrive` sets; eval's switch of
+  //   g_env likewise (s->env).
+  // - stack_overflow's Restore, gc_out_of_memory's Reset, Mpz/Mpq temporaries,
+  //   a builtin's std::string or std::vector: their frames call Lisp only
+  //   through apply_proc or a raise from C++ (raise_value: the handler runs
+  //   under a barrier), so a jump never passes them.
+  // - load's reader and a library's loading state (EnvGuard, the g_loading
+  //   stack, the file text): under a barrier (eval_string, load_library,
+  //   define_library).
+  // - The std::exception_ptr of Guard::eval and with_wind_entry: empty while
+  //   their body runs; once set, Lisp code runs under a barrier.
   if (live && g_barrier == s->barrier) longjmp(s->here, 1);
   if (!live && s->stack && !g_barrier && g_prompt && g_prompt->base == s->base) reinstate(s);
   if (live) throw ContinuationThrow{k->id};

@@ -7,7 +7,8 @@
 //   call eval_toplevel from the same depth for each form.
 // - call/cc copies the stack between its own frame and the prompt's base into
 //   scanned GC memory, with the registers (setjmp), and records the dynamic
-//   state: the wind list, the handler stack, the current ports, the stack limit.
+//   state: the wind list, the handler stack, the current ports, the stack limit,
+//   the top-level environment.
 // - Calling a continuation whose call/cc frame is still on the stack is an
 //   escape, a C++ throw as before (ContinuationThrow). Calling one whose frame
 //   is gone is a re-entry: the wind list is walked (after-thunks out, before-
@@ -20,8 +21,9 @@
 //   evaluator's frames hold only Lisp values, nodes and stack frames of Lisp
 //   procedures. A builtin that calls back into Lisp while it holds C++ state
 //   (a std::vector, a port being read, a caught exception) does so under a
-//   ReentryBarrier (apply_proc pushes one); a continuation captured while any
-//   barrier is active is escape-only, and re-entering it is the error
+//   ReentryBarrier (apply_proc pushes one, as do load and library loading); a
+//   continuation captured while any barrier is active is escape-only, and
+//   re-entering it is the error
 //   "continuation: cannot re-enter ... (captured inside NAME)".
 // - No Lisp code runs inside a C++ catch block outside a barrier (the C++
 //   runtime keeps caught exceptions in per-thread state a stack copy cannot
@@ -41,6 +43,7 @@
 namespace kiln {
 
 struct Node;
+struct TopEnv;
 
 extern Value g_winders;  // GC root: the wind list (see above)
 
@@ -89,6 +92,8 @@ struct ContinuationState {
   CallCcLink *link = nullptr;         // the call/cc frame's own link (in the segment)
   Value winders = NIL, handlers = NIL, in_port = NOVALUE, out_port = NOVALUE;
   uintptr_t stack_limit = 0;
+  TopEnv *env = nullptr;         // g_env at capture (eval with an environment changes it)
+  bool env_is_program = false;   // env is the program's, not created yet at capture
   Node *site = nullptr;          // g_site at capture
   Node *barrier_site = nullptr;  // why escape-only: the innermost barrier
   const char *barrier_what = nullptr;

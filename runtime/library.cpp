@@ -16,6 +16,7 @@
 
 #include "analyze_internal.h"
 #include "args.h"
+#include "continuation.h"
 #include "eval.h"
 #include "eval_internal.h"
 #include "handlers.h"
@@ -252,6 +253,11 @@ Value load_library(Value name, Value form) {
         g_library_roots.pop_back();
       }
     } loading(w, root);
+    // This frame holds C++ state (the text, the loading stacks) that a
+    // continuation copy could not resume, and a jump over it would leave the
+    // stacks and g_env behind: continuations captured while a library loads
+    // are escape-only, and escapes out of it unwind (continuation.h).
+    BarrierScope barrier(g_site, "a library being loaded");
     EnvGuard env(nullptr);
     for (Value p = read_all(text, register_source_file(file)); is_pair(p); p = cdr(p)) eval_toplevel(car(p));
   }
@@ -329,7 +335,13 @@ void predeclare(Value x, int depth = 0) {
   std::string_view head = symbol_name(keyword);
   Value target = car(cdr(x));
   auto declare = [](Value s) {
-    if (is_symbol(s)) env_define_cell(unaliased(s));
+    if (!is_symbol(s)) return;
+    s = unaliased(s);
+    // In the program, an imported name keeps meaning the import until the
+    // definition itself runs (R7RS makes redefining an import an error).
+    Value imported;
+    if (!g_env->is_library && hashtable_lookup(g_env->imports, s, &imported)) return;
+    env_define_cell(s);
   };
   if (head == "begin") {
     for (Value p = cdr(x); is_pair(p); p = cdr(p)) predeclare(car(p), depth + 1);
@@ -471,6 +483,19 @@ TopEnv *make_import_environment(Value specs) {
 
 TopEnv *program_env() { return g_program_env; }
 
+void predeclare_program_definitions(std::string_view text, uint32_t file_id) {
+  if (!g_env || g_env != g_program_env) return;
+  Value forms = NIL;
+  try {
+    SourceReader ahead(text, file_id);
+    for (Value f = ahead.next(); f != NOVALUE; f = ahead.next()) forms = cons(f, forms);
+  } catch (LispError &) {
+    // The forms before a read error are declared; the error itself is raised
+    // when the file's own reading reaches it, after the forms before it ran.
+  }
+  for (Value p = forms; is_pair(p); p = cdr(p)) predeclare(car(p));
+}
+
 void define_library(Value form) {
   if (!is_pair(cdr(form)) || !is_library_name(car(cdr(form))))
     throw_error_at(loc_of(form),
@@ -482,6 +507,9 @@ void define_library(Value form) {
   library_declarations(cdr(cdr(form)), env, dir_of_form(form), form, &parts, 0);
   Value body = reversed(parts.body);
   {
+    // As for a library file (load_library): a body's continuations must not
+    // outlive it, or re-entering one would run the registration again.
+    BarrierScope barrier(g_site, "a library being loaded");
     EnvGuard guard(env);
     for (Value p = body; is_pair(p); p = cdr(p)) predeclare(car(p));
     for (Value p = body; is_pair(p); p = cdr(p)) eval_toplevel(car(p));

@@ -15,7 +15,9 @@
 // Kiln's builtins are visible everywhere (lenient; see the docs).
 // Resolution happens while a form is analysed, never while it runs.
 #pragma once
+#include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "object.h"
@@ -44,6 +46,10 @@ void import_sets(Value specs, Value form);
 // The environment of (environment SET...): the import sets' bindings, its
 // own definitions private to it; errors are reported without a location.
 TopEnv *make_import_environment(Value specs);
+// In the program's environment (after its first import): creates the cells of
+// the names the top-level forms of `text` define, before they run, so that a
+// procedure may call a builtin's name the program defines further down.
+void predeclare_program_definitions(std::string_view text, uint32_t file_id);
 // The program's environment (for interaction-environment); null until the
 // program's first import, which is what g_env is then too.
 TopEnv *program_env();

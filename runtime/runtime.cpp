@@ -8,6 +8,7 @@
 #include "continuation.h"
 #include "eval.h"
 #include "eval_internal.h"
+#include "library.h"
 #include "port.h"
 #include "reader.h"
 #include "srcloc.h"
@@ -31,11 +32,20 @@ Value eval_string(std::string_view src, const std::string &name) {
   // The reader and the text are C++ state a continuation copy cannot resume
   // (continuation.h); at the outermost level the prompt starts below this.
   BarrierScope barrier(g_site, "a file being loaded");
-  SourceReader reader(src, register_source_file(name));
+  uint32_t file_id = register_source_file(name);
+  SourceReader reader(src, file_id);
   Value result = UNSPEC;
+  bool declared = false;
   for (;;) {
     Value form = reader.next();
     if (form == NOVALUE) return result;
+    // Once the program has imported (an import form above, or a program that
+    // loads this file), its definitions of builtins' names get cells of their
+    // own: declare them all first, so earlier forms refer to them.
+    if (!declared && g_env && g_env == program_env()) {
+      declared = true;
+      predeclare_program_definitions(src, file_id);
+    }
     result = eval_toplevel(form);
   }
 }

@@ -44,9 +44,3 @@
 
 ;; A continuation is still an escape while its call/cc is running.
 (write (+ 1 (call/cc (lambda (c) (* 2 (c 41)))))) (newline)
-
-;; Deep recursion and stack overflow behave as without continuations.
-(define (count-down n) (if (= n 0) 0 (+ 1 (count-down (- n 1)))))
-(write (count-down 100000)) (newline)
-(define (forever n) (+ 1 (forever n)))
-(guard (e (#t (display (error-object-message e)) (newline))) (forever 1))
