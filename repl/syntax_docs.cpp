@@ -54,6 +54,8 @@ static const SyntaxDoc kSyntaxDocs[] = {
      "B)...)."},
     {"define-library", "(define-library (NAME...) DECLARATION...)",
      "A library: export, import, begin, include and cond-expand declarations; import it by NAME."},
+    {"syntax-error", "(syntax-error \"MESSAGE\" FORM...)",
+     "Raises MESSAGE with the FORMs as irritants when expanded (a macro rejecting a bad use)."},
     // Macros of stdlib/prelude.lisp.
     {"do", "(do ((VAR INIT [STEP])...) (TEST RESULT...) BODY...)",
      "Loops: runs BODY and steps the VARs until TEST is true, then evaluates RESULT."},

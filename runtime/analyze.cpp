@@ -595,6 +595,12 @@ Node *analyze(Value x, Scope *sc, bool tail) {
       if (sc) syntax_error(x, "define-library: only allowed at top level");
       define_library(x);
       return new Const(UNSPEC);
+    case SF_SYNTAX_ERROR:
+      // R7RS 4.3.3: the error is raised when the form is expanded, so a macro
+      // can reject a bad use before anything runs.
+      if (!is_pair(cdr(x)) || !is_string(cadr_(x)) || list_length(x) < 0)
+        syntax_error(x, "syntax-error: the message must be a string");
+      throw_error_at(loc_of(x), string_view_of(cadr_(x)), cddr_(x));
     }
   }
   return analyze_call(x, sc, tail);
@@ -636,7 +642,8 @@ void init_special_forms() {
                {"include", SF_INCLUDE},
                {"include-ci", SF_INCLUDE_CI},
                {"import", SF_IMPORT},
-               {"define-library", SF_DEFINE_LIBRARY}};
+               {"define-library", SF_DEFINE_LIBRARY},
+               {"syntax-error", SF_SYNTAX_ERROR}};
   for (auto &e : table) sym(intern(e.name))->special = e.id;
 }
 

@@ -55,6 +55,7 @@ enum Special : uint32_t {
   SF_INCLUDE_CI,
   SF_IMPORT,
   SF_DEFINE_LIBRARY,
+  SF_SYNTAX_ERROR,
 };
 
 // ---- scopes ------------------------------------------------------------

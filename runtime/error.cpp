@@ -126,8 +126,8 @@ void throw_error(std::string_view msg) {
   raise_value(make_error_obj(make_string(msg), NIL, intern("error")));
 }
 
-void throw_error_at(SrcLoc loc, std::string_view msg) {
-  Value obj = make_error_obj(make_string(msg), NIL, intern("read-error"));
+void throw_error_at(SrcLoc loc, std::string_view msg, Value irritants) {
+  Value obj = make_error_obj(make_string(msg), irritants, intern("read-error"));
   Value h = current_handler();
   if (is_procedure(h)) raise_value(obj);
   throw_raised(obj, loc);

@@ -80,8 +80,8 @@ Value raise_continuable_from_lisp(Value obj);
 template <class... A> [[noreturn]] void throw_errorf(fmt::format_string<A...> f, A &&...a) {
   throw_error(fmt::format(f, std::forward<A>(a)...));
 }
-// Raise an error object with a known source location (reader errors).
-[[noreturn]] void throw_error_at(SrcLoc loc, std::string_view msg);
+// Raise an error object with a known source location (reader and syntax errors).
+[[noreturn]] void throw_error_at(SrcLoc loc, std::string_view msg, Value irritants = NIL);
 // "WHO: argument POS must be EXPECTED, got VALUE"
 [[noreturn]] void type_error(std::string_view who, int pos, std::string_view expected, Value got);
 // "WHO: index I out of range for a KIND of length N"

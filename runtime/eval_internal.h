@@ -100,6 +100,9 @@ void bind_args(Closure *c, Frame *f, int argc, const Value *argv);
 // Syntax-rules: a transformer object (T_OPAQUE) and its expansion.
 Value make_syntax_rules(Value spec, Value form);
 bool is_syntax_rules(Value v);
+// x names syntax-rules: itself, a macro's alias of it, or an imported name for it
+// (`s:syntax-rules` after (import (prefix (scheme base) s:))).
+bool names_syntax_rules(Value x);
 // For ,describe: each rule's pattern (a list, in order), the documentation
 // string (or NOVALUE) and the location of the defining form.
 struct SyntaxRulesInfo {

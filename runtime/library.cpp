@@ -126,7 +126,11 @@ std::string join_path(const std::string &dir, const std::string &rel) {
   return dir.back() == '/' ? dir + rel : dir + "/" + rel;
 }
 
-bool is_aux_syntax(std::string_view n) { return n == "else" || n == "=>" || n == "..." || n == "_"; }
+// syntax-rules is not a special form (define-syntax and let-syntax look for
+// it), but it is exported, renamed and prefixed like one.
+bool is_aux_syntax(std::string_view n) {
+  return n == "else" || n == "=>" || n == "..." || n == "_" || n == "syntax-rules";
+}
 
 // A name a library may export: defined, a special form or auxiliary syntax.
 bool is_bound_cell(Value cell) {

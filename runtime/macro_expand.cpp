@@ -77,8 +77,14 @@ Value make_macro(Value name, Value transformer, bool whole_form, Scope *def_scop
   return from_ptr(m);
 }
 
+bool names_syntax_rules(Value x) {
+  if (!is_symbol(x)) return false;
+  Value sr = intern("syntax-rules");
+  return unaliased(x) == sr || global_cell(x) == sr;
+}
+
 Value eval_transformer(Value spec, Value form, Scope *sc) {
-  if (is_pair(spec) && unaliased(car(spec)) == intern("syntax-rules")) return make_syntax_rules(spec, form);
+  if (is_pair(spec) && names_syntax_rules(car(spec))) return make_syntax_rules(spec, form);
   // Any other expression must evaluate to a procedure taking the whole form.
   Node *n = analyze(spec, sc, false);
   Value f = n->eval(nullptr);

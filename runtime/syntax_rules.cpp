@@ -407,7 +407,7 @@ void collect_binders(Value t, Value patvars, Value *out, Value *top_defs, bool t
 void collect_inner_ids(Value t, Value patvars, Value *out) {
   check_stack();
   if (!is_pair(t)) return;
-  if (is_symbol(car(t)) && unaliased(car(t)) == intern("syntax-rules") && is_pair(cdr(t))) {
+  if (names_syntax_rules(car(t)) && is_pair(cdr(t))) {
     Value rest = cdr(t);
     Value inner_ellipsis = intern("...");
     if (is_symbol(car(rest))) {

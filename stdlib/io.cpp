@@ -52,6 +52,16 @@ Port *in_port(const char *who, int argc, Value *argv, int idx) {
   return checked_open(who, as<Port>(v));
 }
 
+Port *text_in_port(const char *who, int argc, Value *argv, int idx) {
+  Port *p = in_port(who, argc, argv, idx);
+  if (p->binary) {
+    if (argc > idx) type_error(who, idx + 1, "a textual input port", argv[idx]);
+    throw_errorf("{}: the current input port is not a textual port, got {}", who,
+                 error_value_string(current_input_port()));
+  }
+  return p;
+}
+
 Port *any_port(const char *who, Value v) {
   if (!is_port(v)) type_error(who, 1, "a port", v);
   return as<Port>(v);
@@ -178,21 +188,21 @@ Value b_call_with_output_string(int, Value *argv) {
 
 // ---- input -----------------------------------------------------------------------
 
-Value b_read(int argc, Value *argv) { return read_datum(in_port("read", argc, argv, 0)); }
+Value b_read(int argc, Value *argv) { return read_datum(text_in_port("read", argc, argv, 0)); }
 
 Value b_read_char(int argc, Value *argv) {
-  int c = port_read_char(in_port("read-char", argc, argv, 0));
+  int c = port_read_char(text_in_port("read-char", argc, argv, 0));
   return c < 0 ? EOF_V : make_char(uint32_t(c));
 }
 
 Value b_peek_char(int argc, Value *argv) {
-  int c = port_peek_char(in_port("peek-char", argc, argv, 0));
+  int c = port_peek_char(text_in_port("peek-char", argc, argv, 0));
   return c < 0 ? EOF_V : make_char(uint32_t(c));
 }
 
 // A line without its terminator ("\n" or "\r\n"); the eof object at end of input.
 Value b_read_line(int argc, Value *argv) {
-  Port *p = in_port("read-line", argc, argv, 0);
+  Port *p = text_in_port("read-line", argc, argv, 0);
   std::string line;
   int c = port_read_char(p);
   if (c < 0) return EOF_V;
@@ -207,7 +217,7 @@ Value b_read_line(int argc, Value *argv) {
 // (read-string K [PORT]): up to K chars; the eof object when none are left.
 Value b_read_string(int argc, Value *argv) {
   int64_t k = arg_index("read-string", 1, argv[0]);
-  Port *p = in_port("read-string", argc, argv, 1);
+  Port *p = text_in_port("read-string", argc, argv, 1);
   std::vector<uint32_t> out;
   while (int64_t(out.size()) < k) {
     int c = port_read_char(p);
@@ -221,7 +231,7 @@ Value b_read_string(int argc, Value *argv) {
 // Reading a char never blocks for string ports; for files Kiln cannot tell
 // cheaply, and R7RS allows answering #t.
 Value b_char_ready_p(int argc, Value *argv) {
-  in_port("char-ready?", argc, argv, 0);
+  text_in_port("char-ready?", argc, argv, 0);
   return TRUE_V;
 }
 

@@ -14,6 +14,8 @@ Port *checked_open(const char *who, Port *p);
 Port *out_port(const char *who, int argc, Value *argv, int idx);
 // argv[idx] when argc > idx (it must be an input port), else the current input port.
 Port *in_port(const char *who, int argc, Value *argv, int idx);
+// in_port for the procedures that read characters: a binary port is a type error.
+Port *text_in_port(const char *who, int argc, Value *argv, int idx);
 Port *any_port(const char *who, Value v);
 // Opens PATH (a string argument) for reading or (truncating) writing; a failure
 // raises a file-error naming `who`, the path and the system's reason.

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "../runtime/eval.h"
+#include "../runtime/eval_internal.h"
 #include "../runtime/exact.h"
 #include "../runtime/number.h"
 #include "../runtime/port.h"
@@ -272,7 +273,9 @@ Value b_string_for_each(int argc, Value *a) {
     // Through the String each time: the procedure may store into a string
     // and so widen it.
     for (int j = 1; j < argc; j++) args[j - 1] = make_char(string_char(as<String>(a[j]), i));
-    apply_proc(proc, argc - 1, args);
+    // No reentry barrier (continuation.h), as for-each: this frame holds only
+    // the index and args, refilled before each call, so a re-entry resumes it.
+    call_procedure(proc, argc - 1, args);
   }
   return UNSPEC;
 }

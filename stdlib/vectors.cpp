@@ -5,6 +5,7 @@
 // length with the docs/builtins.md range message (negative indices included).
 #include <cstring>
 
+#include "../runtime/eval_internal.h"
 #include "list_walk.h"
 
 namespace kiln {
@@ -143,6 +144,13 @@ struct VectorWalk {
     for (int j = 0; j < n; j++) args[j] = as<Vector>(vectors[j])->items[i];
     return apply_proc(f, n, args.data());
   }
+  // Without the reentry barrier (continuation.h), as for-each: a re-entry
+  // resumes this frame, whose state is the index on the stack, the vectors
+  // (never changed) and args (refilled before each call).
+  Value call_resumable(int64_t i) {
+    for (int j = 0; j < n; j++) args[j] = as<Vector>(vectors[j])->items[i];
+    return call_procedure(f, n, args.data());
+  }
 };
 
 static Value b_vector_map(int argc, Value *a) {
@@ -157,7 +165,7 @@ static Value b_vector_map(int argc, Value *a) {
 
 static Value b_vector_for_each(int argc, Value *a) {
   VectorWalk w("vector-for-each", argc, a);
-  for (int64_t i = 0; i < w.len; i++) w.call(i);
+  for (int64_t i = 0; i < w.len; i++) w.call_resumable(i);
   return UNSPEC;
 }
 
