@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "../runtime/tanh_formula.h"
 #include "jit_context.h"
 #include "kernel_plan.h"
 
@@ -24,6 +25,9 @@ Emitter::Emitter(gcc_jit_context *ctx) : c(ctx) {
   // rows of a matrix start at any multiple of 8 bytes.
   t_vecu = gcc_jit_type_get_aligned(t_vec, 8);
   t_vecu_ptr = gcc_jit_type_get_pointer(t_vecu);
+  t_ulong = gcc_jit_context_get_type(c, GCC_JIT_TYPE_UNSIGNED_LONG);
+  t_vlong = gcc_jit_type_get_vector(t_long, size_t(vw));
+  t_vulong = gcc_jit_type_get_vector(t_ulong, size_t(vw));
   t_voidp = gcc_jit_context_get_type(c, GCC_JIT_TYPE_VOID_PTR);
   gcc_jit_type *chunk_params[2] = {t_voidp, t_long};
   t_chunk_fn = gcc_jit_context_new_function_ptr_type(c, nullptr, t_void, 2, chunk_params, 0);
@@ -117,7 +121,7 @@ RV Emitter::scalar_unary(UnaryOp op, RV x) {
   case UnaryOp::Exp: return call1("exp", x);
   case UnaryOp::Log: return call1("log", x);
   case UnaryOp::Sqrt: return builtin1("__builtin_sqrt", x);
-  case UnaryOp::Tanh: return call1("tanh", x);
+  case UnaryOp::Tanh: return tanh_steps(x, false);
   case UnaryOp::Sigmoid: {
     RV e = call1("exp", gcc_jit_context_new_unary_op(c, nullptr, GCC_JIT_UNARY_OP_MINUS, t_double, x));
     return dop(GCC_JIT_BINARY_OP_DIVIDE, lit(1.0), dop(GCC_JIT_BINARY_OP_PLUS, lit(1.0), e));
@@ -136,6 +140,59 @@ RV Emitter::scalar_unary(UnaryOp op, RV x) {
   case UnaryOp::StopGradient: return x;
   }
   return x;
+}
+
+RV Emitter::tanh_steps(RV x, bool vector) {
+  using namespace tanh_formula;
+  gcc_jit_type *td = vector ? t_vec : t_double, *ti = vector ? t_vlong : t_long,
+               *tu = vector ? t_vulong : t_ulong;
+  auto cd = [&](double v) { return vector ? splat(lit(v)) : lit(v); };
+  auto ci = [&](int64_t v) {
+    RV l = gcc_jit_context_new_rvalue_from_long(c, t_long, long(v));
+    if (!vector) return l;
+    std::vector<RV> els(size_t(vw), l);
+    return gcc_jit_context_new_rvalue_from_vector(c, nullptr, t_vlong, size_t(vw), els.data());
+  };
+  auto keep = [&](gcc_jit_type *t, RV v) { return rv(local_init(t, "h", v)); };
+  auto bits = [&](RV v) { return gcc_jit_context_new_bitcast(c, nullptr, v, ti); };
+  auto real = [&](RV v) { return gcc_jit_context_new_bitcast(c, nullptr, v, td); };
+  auto i2 = [&](enum gcc_jit_binary_op op, RV a, RV b) { return dop(op, a, b, ti); };
+  auto d2 = [&](enum gcc_jit_binary_op op, RV a, RV b) { return dop(op, a, b, td); };
+  auto negative_mask = [&](RV v) {
+    RV u = gcc_jit_context_new_bitcast(c, nullptr, v, tu);
+    RV sign = dop(GCC_JIT_BINARY_OP_RSHIFT, u,
+                  vector ? gcc_jit_context_new_bitcast(c, nullptr, ci(63), tu)
+                         : gcc_jit_context_new_rvalue_from_long(c, t_ulong, 63),
+                  tu);
+    return gcc_jit_context_new_unary_op(c, nullptr, GCC_JIT_UNARY_OP_MINUS, ti, bits(sign));
+  };
+  RV xb = keep(ti, bits(x));
+  RV ab = keep(ti, i2(GCC_JIT_BINARY_OP_BITWISE_AND, xb, ci(kAbsMask)));
+  RV d = keep(ti, i2(GCC_JIT_BINARY_OP_MINUS, ab, ci(kClampBits)));
+  RV cb = keep(
+      ti, i2(GCC_JIT_BINARY_OP_PLUS, ci(kClampBits), i2(GCC_JIT_BINARY_OP_BITWISE_AND, d, negative_mask(d))));
+  RV nan = keep(ti, negative_mask(i2(GCC_JIT_BINARY_OP_MINUS, ci(kInfBits), ab)));
+  RV y = keep(td, d2(GCC_JIT_BINARY_OP_MULT, cd(2.0), real(cb)));
+  RV m = keep(td, d2(GCC_JIT_BINARY_OP_PLUS, d2(GCC_JIT_BINARY_OP_MULT, y, cd(kInvLn2)), cd(kShift)));
+  RV k = keep(td, d2(GCC_JIT_BINARY_OP_MINUS, m, cd(kShift)));
+  RV r = keep(td, d2(GCC_JIT_BINARY_OP_MINUS,
+                     d2(GCC_JIT_BINARY_OP_MINUS, y, d2(GCC_JIT_BINARY_OP_MULT, k, cd(kLn2Hi))),
+                     d2(GCC_JIT_BINARY_OP_MULT, k, cd(kLn2Lo))));
+  RV p = cd(kCoef[kTerms - 1]);
+  for (int i = kTerms - 2; i >= 0; i--)
+    p = keep(td, d2(GCC_JIT_BINARY_OP_PLUS, d2(GCC_JIT_BINARY_OP_MULT, p, r), cd(kCoef[i])));
+  p = keep(td,
+           d2(GCC_JIT_BINARY_OP_PLUS, r, d2(GCC_JIT_BINARY_OP_MULT, d2(GCC_JIT_BINARY_OP_MULT, r, r), p)));
+  RV kb = i2(GCC_JIT_BINARY_OP_MINUS, bits(m), ci(kShiftBits));
+  RV s =
+      keep(td, real(i2(GCC_JIT_BINARY_OP_LSHIFT, i2(GCC_JIT_BINARY_OP_PLUS, kb, ci(kExponentBias)), ci(52))));
+  RV e = keep(td, d2(GCC_JIT_BINARY_OP_PLUS, d2(GCC_JIT_BINARY_OP_MULT, s, p),
+                     d2(GCC_JIT_BINARY_OP_MINUS, s, cd(1.0))));
+  RV t = keep(td, d2(GCC_JIT_BINARY_OP_DIVIDE, e, d2(GCC_JIT_BINARY_OP_PLUS, e, cd(2.0))));
+  RV tb = i2(GCC_JIT_BINARY_OP_BITWISE_OR, bits(t), i2(GCC_JIT_BINARY_OP_BITWISE_AND, xb, ci(kSignMask)));
+  RV not_nan = gcc_jit_context_new_unary_op(c, nullptr, GCC_JIT_UNARY_OP_BITWISE_NEGATE, ti, nan);
+  return real(i2(GCC_JIT_BINARY_OP_BITWISE_OR, i2(GCC_JIT_BINARY_OP_BITWISE_AND, tb, not_nan),
+                 i2(GCC_JIT_BINARY_OP_BITWISE_AND, xb, nan)));
 }
 
 void Emitter::for_each_index(const Shape &os, const std::vector<std::vector<int64_t>> &strides,
@@ -215,13 +272,16 @@ void Emitter::binary(BinaryOp op, const Ref &a, const Shape &as, const Ref &b, c
 
 void Emitter::unary(UnaryOp op, const Ref &x, RV out, int64_t n) {
   int64_t main = 0;
-  if ((op == UnaryOp::Neg || op == UnaryOp::Square || op == UnaryOp::Reciprocal) && n >= vw) {
+  bool vectorised =
+      op == UnaryOp::Neg || op == UnaryOp::Square || op == UnaryOp::Reciprocal || op == UnaryOp::Tanh;
+  if (vectorised && n >= vw) {
     main = n / vw * vw;
     loop(0, main, vw, [&](RV t) {
       RV v = rv(local_init(t_vec, "vx", vload(x, t)));
       RV r = op == UnaryOp::Neg ? gcc_jit_context_new_unary_op(c, nullptr, GCC_JIT_UNARY_OP_MINUS, t_vec, v)
-             : op == UnaryOp::Square ? dop(GCC_JIT_BINARY_OP_MULT, v, v, t_vec)
-                                     : dop(GCC_JIT_BINARY_OP_DIVIDE, splat(lit(1.0)), v, t_vec);
+             : op == UnaryOp::Square     ? dop(GCC_JIT_BINARY_OP_MULT, v, v, t_vec)
+             : op == UnaryOp::Reciprocal ? dop(GCC_JIT_BINARY_OP_DIVIDE, splat(lit(1.0)), v, t_vec)
+                                         : tanh_steps(v, true);
       vst(out, t, r);
     });
   }

@@ -56,7 +56,8 @@ struct Emitter {
   gcc_jit_block *cur = nullptr;
   gcc_jit_type *t_void, *t_double, *t_long, *t_int, *t_bool, *t_dptr, *t_dpp, *t_vec, *t_vecu, *t_vecu_ptr;
   gcc_jit_type *t_voidp, *t_chunk_fn, *t_par_fn;
-  RV par = nullptr;  // the kernel's `par` parameter; null: every matmul is serial
+  gcc_jit_type *t_ulong, *t_vlong, *t_vulong;  // the integer types tanh_steps works in
+  RV par = nullptr;                            // the kernel's `par` parameter; null: every matmul is serial
   int vw;
   int counter = 0;
 
@@ -146,6 +147,9 @@ struct Emitter {
   // same IEEE operations in the same order as its formula.
   RV scalar_binary(BinaryOp op, RV x, RV y);
   RV scalar_unary(UnaryOp op, RV x);
+  // tanh_formula() of runtime/tanh_formula.h, step for step, on a double or (vector)
+  // on a t_vec of vw lanes.
+  RV tanh_steps(RV x, bool vector);
 
   // Calls body(offsets, out_offset) for every index of `os` in row-major order;
   // offsets[q] = sum over dims of index * strides[q][dim].

@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "tanh_formula.h"
 #include "tensor_ops_dispatch.h"
 #include "threadpool.h"
 
@@ -73,7 +74,8 @@ double apply_unary(UnaryOp op, double x) {
   case UnaryOp::Exp: return std::exp(x);
   case UnaryOp::Log: return std::log(x);
   case UnaryOp::Sqrt: return std::sqrt(x);
-  case UnaryOp::Tanh: return std::tanh(x);
+  case UnaryOp::Tanh:
+    return tanh_formula::tanh_formula(x);  // tanh_formula.h
   // 1/(1+e^-x): one documented formula so every path rounds alike.
   case UnaryOp::Sigmoid: return 1.0 / (1.0 + std::exp(-x));
   case UnaryOp::Relu: return x < 0.0 ? 0.0 : x;  // NaN and -0.0 pass through, as PyTorch's

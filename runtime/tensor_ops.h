@@ -20,8 +20,9 @@
 // Vectorisation and threading only ever run across output elements, never along
 // a sum, so they cannot change a bit. The build compiles everything with
 // -ffp-contract=off (CMakeLists.txt) so the compiler cannot fuse a*b+c either.
-// Transcendental ops (exp, log, tanh, pow, ...) call the C library's scalar
-// function once per element.
+// Transcendental ops (exp, log, pow, ...) call the C library's scalar function
+// once per element; tanh is Kiln's own straight-line formula (tanh_formula.h),
+// vectorised like the arithmetic ops.
 #pragma once
 #include <cstdint>
 #include <string>

@@ -9,6 +9,8 @@
 #include <cstring>
 #include <utility>
 
+#include "tanh_formula.h"
+
 namespace kiln {
 
 namespace simd_avx512 {

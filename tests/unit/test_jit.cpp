@@ -257,6 +257,30 @@ TEST_CASE("jit: NaNs and signed zeros follow the interpreter", "[jit]") {
   }
 }
 
+TEST_CASE("jit: tanh equals the interpreter over the whole double range", "[jit]") {
+  CacheOff off;
+  // 67 elements: whole vectors plus a scalar tail; alone, and fused with an add.
+  Shape s = Shape::of({67});
+  Tensor *x = tensor_of(filled_tensor(s, 0));
+  const double specials[] = {0.0,          -0.0,          5e-324,     -1e-310, 0x1p-30,  19.99,
+                             20.0,         -20.01,        1e300,      -1e300,  HUGE_VAL, -HUGE_VAL,
+                             std::nan(""), -std::nan(""), 0.34657359, -3.5};
+  for (size_t i = 0; i < std::size(specials); i++) x->data[i * 4] = specials[i];
+  for (int64_t i = 0; i < 67; i++)
+    if (i % 4 != 0 || i / 4 >= int64_t(std::size(specials)))
+      x->data[i] = std::ldexp(val(i, 3), int(i % 23) - 11);
+  auto g = std::make_unique<Graph>();
+  int32_t p = g->param(0, ArgSpec{s, false});
+  int32_t alone = g->unary(Op::Tanh, p);
+  int32_t fused = g->unary(Op::Tanh, g->binary("test", Op::Add, p, g->constant(0.25)));
+  g->outputs.push_back(GraphOutput{alone, false});
+  g->outputs.push_back(GraphOutput{fused, false});
+  ArgSpec specs[1] = {ArgSpec{s, false}};
+  Value *args = gc_values(1);
+  args[0] = from_ptr(x);
+  check_kernel_matches_interpreter("tanh-range", std::move(g), specs, args, 1);
+}
+
 TEST_CASE("jit: calling convention, numbers, printing and shape errors", "[jit]") {
   CacheOff off;
   auto g = std::make_unique<Graph>();

@@ -12,6 +12,7 @@
 #include <random>
 #include <vector>
 
+#include "runtime/tanh_formula.h"
 #include "runtime/tensor_ops.h"
 
 using namespace kiln;
@@ -207,6 +208,77 @@ TEST_CASE("unary ops match the scalar definitions bit for bit", "[kernels]") {
   }
   CHECK(apply_unary(UnaryOp::Relu, -0.0) == 0.0);
   CHECK(apply_unary(UnaryOp::ReluGrad, 0.0) == 0.0);
+}
+
+namespace {
+
+// Inputs that reach every branch-free corner of tanh_formula: signed zeros,
+// subnormals, the clamp at 20 and around it, huge values, infinities and NaNs
+// with both signs and a payload, then random values over many binades.
+std::vector<double> tanh_inputs(std::mt19937_64 &rng) {
+  std::vector<double> x = {0.0,       -0.0,         5e-324,        -5e-324,       1e-310,     0x1p-30,
+                           -0x1p-30,  0.5,          -0.5,          20.0,          -20.0,      19.99,
+                           20.01,     19.1,         1e300,         -1e300,        1e10,       HUGE_VAL,
+                           -HUGE_VAL, std::nan(""), -std::nan(""), std::nan("7"), 0.34657359, 1.0};
+  std::uniform_real_distribution<double> mant(-1.0, 1.0);
+  for (int i = 0; i < 4000; i++) x.push_back(std::ldexp(mant(rng), int(rng() % 70) - 60));
+  return x;
+}
+
+// Distance of `got` from the exact value `ref`, in ulps of the rounded result.
+double ulp_error(double got, long double ref) {
+  double r = double(ref);
+  double ulp = std::nextafter(std::fabs(r), HUGE_VAL) - std::fabs(r);
+  return double(std::fabs((long double)got - ref)) / ulp;
+}
+
+}  // namespace
+
+TEST_CASE("tanh_formula: within 2.5 ulp of tanh, exact at the edges", "[kernels]") {
+  using tanh_formula::tanh_formula;
+  std::mt19937_64 rng(7);
+  double worst = 0.0, worst_at = 0.0;
+  for (double x : tanh_inputs(rng)) {
+    if (std::isnan(x)) continue;
+    double e = ulp_error(tanh_formula(x), tanhl((long double)x));
+    if (e > worst) worst = e, worst_at = x;
+  }
+  std::uniform_real_distribution<double> mid(-6.0, 6.0);
+  for (int i = 0; i < 200000; i++) {
+    double x = mid(rng);
+    double e = ulp_error(tanh_formula(x), tanhl((long double)x));
+    if (e > worst) worst = e, worst_at = x;
+  }
+  INFO("worst " << worst << " ulp at " << worst_at);
+  CHECK(worst <= 2.5);
+  CHECK(std::signbit(tanh_formula(-0.0)));
+  CHECK(tanh_formula(0.0) == 0.0);
+  CHECK(!std::signbit(tanh_formula(0.0)));
+  CHECK(tanh_formula(5e-324) == 5e-324);
+  CHECK(tanh_formula(HUGE_VAL) == 1.0);
+  CHECK(tanh_formula(-HUGE_VAL) == -1.0);
+  CHECK(tanh_formula(20.0) == 1.0);
+  CHECK(tanh_formula(-1e300) == -1.0);
+  CHECK(tanh_formula(19.0) < 1.0);
+  double nan = std::nan("7"), back = tanh_formula(nan);
+  CHECK(std::memcmp(&nan, &back, 8) == 0);  // a NaN comes back unchanged
+  CHECK(apply_unary(UnaryOp::Tanh, 0.75) == tanh_formula(0.75));
+}
+
+TEST_CASE("tanh: vector lanes equal tanh_formula bit for bit on every path", "[kernels]") {
+  KernelSettingsGuard guard;
+  std::mt19937_64 rng(11);
+  std::vector<double> x = tanh_inputs(rng);
+  x.push_back(0.25);  // an odd length: the last elements take the scalar tail
+  std::vector<double> want(x.size());
+  for (size_t i = 0; i < x.size(); i++) want[i] = tanh_formula::tanh_formula(x[i]);
+  for (const char *path : cpu_paths()) {
+    REQUIRE(force_simd_path(path));
+    std::vector<double> got(x.size());
+    k_unary(UnaryOp::Tanh, x.data(), int64_t(x.size()), got.data());
+    INFO("path " << path);
+    CHECK(same_bits(got, want));
+  }
 }
 
 TEST_CASE("reductions follow the documented orders", "[kernels]") {
