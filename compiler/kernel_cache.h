@@ -38,7 +38,7 @@ namespace kiln {
 // entry file format OR the code any lowering generates changes: cached entries
 // of other versions are then never used (the version is part of the key and of
 // each entry's trailer). Kiln's version is in the key too.
-constexpr int kKernelAbi = 11;  // 11: tanh is tanh_formula.h, not libm's
+constexpr int kKernelAbi = 12;  // 12: tanh_formula evaluates expm1 by Estrin
 
 // "" when the cache is disabled.
 std::string kernel_cache_dir();

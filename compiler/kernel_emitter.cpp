@@ -178,11 +178,18 @@ RV Emitter::tanh_steps(RV x, bool vector) {
   RV r = keep(td, d2(GCC_JIT_BINARY_OP_MINUS,
                      d2(GCC_JIT_BINARY_OP_MINUS, y, d2(GCC_JIT_BINARY_OP_MULT, k, cd(kLn2Hi))),
                      d2(GCC_JIT_BINARY_OP_MULT, k, cd(kLn2Lo))));
-  RV p = cd(kCoef[kTerms - 1]);
-  for (int i = kTerms - 2; i >= 0; i--)
-    p = keep(td, d2(GCC_JIT_BINARY_OP_PLUS, d2(GCC_JIT_BINARY_OP_MULT, p, r), cd(kCoef[i])));
-  p = keep(td,
-           d2(GCC_JIT_BINARY_OP_PLUS, r, d2(GCC_JIT_BINARY_OP_MULT, d2(GCC_JIT_BINARY_OP_MULT, r, r), p)));
+  // expm1_tail's Estrin scheme, operation for operation.
+  auto mul_add = [&](RV a, RV b, RV m) {  // a + b * m
+    return keep(td, d2(GCC_JIT_BINARY_OP_PLUS, a, d2(GCC_JIT_BINARY_OP_MULT, b, m)));
+  };
+  RV r2 = keep(td, d2(GCC_JIT_BINARY_OP_MULT, r, r));
+  RV r4 = keep(td, d2(GCC_JIT_BINARY_OP_MULT, r2, r2));
+  RV r8 = keep(td, d2(GCC_JIT_BINARY_OP_MULT, r4, r4));
+  RV q[kTerms / 2];
+  for (int j = 0; j < kTerms / 2; j++) q[j] = mul_add(cd(kCoef[2 * j]), cd(kCoef[2 * j + 1]), r);
+  RV s0 = mul_add(q[0], q[1], r2), s1 = mul_add(q[2], q[3], r2), s2 = mul_add(q[4], q[5], r2);
+  RV tail = mul_add(mul_add(s0, s1, r4), s2, r8);
+  RV p = mul_add(r, r2, tail);
   RV kb = i2(GCC_JIT_BINARY_OP_MINUS, bits(m), ci(kShiftBits));
   RV s =
       keep(td, real(i2(GCC_JIT_BINARY_OP_LSHIFT, i2(GCC_JIT_BINARY_OP_PLUS, kb, ci(kExponentBias)), ci(52))));

@@ -19,9 +19,11 @@
 // Method: tanh|x| = e / (e + 2) with e = expm1(2|x|). Write 2|x| = k ln2 + r with
 // k the nearest integer (|r| <= ln2/2, ln2 split in two so k*hi is exact); then
 // e = 2^k expm1(r) + (2^k - 1), expm1(r) from its Taylor series up to r^13 (the
-// first term left out is below 0.1 ulp). |x| is clamped to 20 first, where tanh
-// already rounds to 1. The sign is put back on the bit pattern, so tanh(-0) = -0,
-// and a NaN comes back unchanged.
+// first term left out is below 0.1 ulp), evaluated by Estrin's scheme (expm1_tail):
+// its dependency chain is 5 multiply-add steps deep where Horner's is 12, and
+// latency, not the number of operations, is what bounds a vector loop of tanh.
+// |x| is clamped to 20 first, where tanh already rounds to 1. The sign is put
+// back on the bit pattern, so tanh(-0) = -0, and a NaN comes back unchanged.
 //
 // Accuracy: within 2.5 ulp of the exact value over the whole double range (glibc's
 // tanh: 2.1 by the same measure); docs/tensors.md.
@@ -50,6 +52,22 @@ constexpr int64_t kInfBits = 0x7ff0000000000000;
 constexpr int64_t kShiftBits = std::bit_cast<int64_t>(kShift);
 constexpr int64_t kExponentBias = 1023;
 
+// (expm1(r) - r) / r^2 = sum of kCoef[i] r^i, as pairs c[2j] + c[2j+1] r combined
+// with r^2, r^4 and r^8. D is double or a vector of doubles; the order of every
+// operation is fixed here and repeated by Emitter::tanh_steps.
+// Always inlined: the SIMD loops instantiate it for vector types inside functions
+// compiled for AVX2 or AVX-512, and an out-of-line copy would not be. Vectors
+// go by reference, because passing one by value depends on those target options.
+template <class D> inline __attribute__((always_inline)) void expm1_tail(const D &r, const D &r2, D &out) {
+  D r4 = r2 * r2;
+  D r8 = r4 * r4;
+  D q0 = kCoef[0] + kCoef[1] * r, q1 = kCoef[2] + kCoef[3] * r, q2 = kCoef[4] + kCoef[5] * r;
+  D q3 = kCoef[6] + kCoef[7] * r, q4 = kCoef[8] + kCoef[9] * r, q5 = kCoef[10] + kCoef[11] * r;
+  D s0 = q0 + q1 * r2, s1 = q2 + q3 * r2, s2 = q4 + q5 * r2;
+  out = (s0 + s1 * r4) + s2 * r8;
+}
+static_assert(kTerms == 12, "expm1_tail pairs exactly twelve coefficients");
+
 // All ones when v < 0, else 0 (a logical shift: AVX2 has no 64-bit arithmetic one).
 constexpr int64_t negative_mask(int64_t v) { return -int64_t(uint64_t(v) >> 63); }
 
@@ -63,9 +81,9 @@ inline double tanh_formula(double x) {
   double m = y * kInvLn2 + kShift;
   double k = m - kShift;
   double r = (y - k * kLn2Hi) - k * kLn2Lo;
-  double p = kCoef[kTerms - 1];
-  for (int i = kTerms - 2; i >= 0; i--) p = p * r + kCoef[i];
-  p = r + (r * r) * p;
+  double r2 = r * r, tail;
+  expm1_tail(r, r2, tail);
+  double p = r + r2 * tail;
   double s = std::bit_cast<double>(((std::bit_cast<int64_t>(m) - kShiftBits) + kExponentBias) << 52);
   double e = s * p + (s - 1.0);
   double t = e / (e + 2.0);
