@@ -141,7 +141,7 @@ __attribute__((noinline)) static int capture_stack(ContinuationState *s) {
   __builtin_unwind_init();
   if (setjmp(s->regs)) return 1;
   uintptr_t low = (stack_pointer() - kBelowStackPointer) & ~uintptr_t(15);
-  size_t bytes = s->base - low;
+  size_t bytes = s->top - low;
   // Scanned: the frames hold Lisp values, and so may the saved registers.
   auto *copy = static_cast<uintptr_t *>(gc_alloc_unzeroed(bytes));
   copy_stack_words(copy, reinterpret_cast<const uintptr_t *>(low), bytes / sizeof(uintptr_t));
@@ -156,13 +156,18 @@ __attribute__((noinline)) static int capture_stack(ContinuationState *s) {
 
 [[noreturn]] __attribute__((noinline, no_sanitize("address"))) static void copy_back_and_jump(
     ContinuationState *s) {
-  size_t bytes = s->base - s->low;
-  copy_stack_words(reinterpret_cast<uintptr_t *>(s->low), static_cast<const uintptr_t *>(s->stack),
-                   bytes / sizeof(uintptr_t));
+  // Each capture of the chain gives its part: s its own [low, top), then each
+  // parent the rest of its copy above the part already written.
+  uintptr_t from = s->low;
+  for (ContinuationState *p = s; p; p = p->parent) {
+    const auto *src = static_cast<const uintptr_t *>(p->stack) + (from - p->low) / sizeof(uintptr_t);
+    copy_stack_words(reinterpret_cast<uintptr_t *>(from), src, (p->top - from) / sizeof(uintptr_t));
+    from = p->top;
+  }
 #if defined(__SANITIZE_ADDRESS__)
   // The frames being resumed expect their own redzones, not whatever the
   // frames that last used these addresses left in the shadow memory.
-  __asan_unpoison_memory_region(reinterpret_cast<void *>(s->low), bytes);
+  __asan_unpoison_memory_region(reinterpret_cast<void *>(s->low), s->base - s->low);
 #endif
   longjmp(s->regs, 1);
 }
@@ -270,7 +275,8 @@ Value call_with_current_continuation(Value f, bool escape_only) {
   s->site = g_site;
   s->barrier = g_barrier;
   s->escape_only = escape_only;
-  CallCcLink link{g_callcc_top, k->id};
+  CallCcLink link{g_callcc_top, k->id,
+                  reinterpret_cast<uintptr_t>(__builtin_frame_address(0)) + 2 * sizeof(void *), nullptr};
   s->link = &link;
   g_callcc_top = &link;
   struct Pop {
@@ -283,6 +289,14 @@ Value call_with_current_continuation(Value f, bool escape_only) {
     s->barrier_what = g_barrier->what;
   } else if (g_prompt && !escape_only) {
     s->base = g_prompt->base;
+    s->top = s->base;
+    for (CallCcLink *l = link.prev; l; l = l->prev)
+      if (l->state && l->state->stack && l->state->base == s->base && l->frame_top < s->base) {
+        s->top = l->frame_top;
+        s->parent = l->state;
+        break;
+      }
+    link.state = s;  // before the copy, so a reinstated frame has it too
     if (capture_stack(s)) {
       // Re-entered: this frame and every one above it up to the prompt are as
       // they were at the capture.

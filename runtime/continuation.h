@@ -8,7 +8,10 @@
 // - call/cc copies the stack between its own frame and the prompt's base into
 //   scanned GC memory, with the registers (setjmp), and records the dynamic
 //   state: the wind list, the handler stack, the current ports, the stack limit,
-//   the top-level environment.
+//   the top-level environment. When an enclosing call/cc is still running and
+//   has a copy, the new capture copies only up to that call/cc's frame and
+//   shares the enclosing copy for the rest (the `parent` chain), so captures at
+//   every level of a deep recursion cost the new frames, not the whole depth.
 // - Calling a continuation whose call/cc frame is still on the stack is an
 //   escape, a C++ throw as before (ContinuationThrow). Calling one whose frame
 //   is gone is a re-entry: the wind list is walked (after-thunks out, before-
@@ -17,6 +20,11 @@
 //   stack back to the same addresses and longjmps into it.
 //
 // Invariants:
+// - While a call/cc frame is running (its CallCcLink is on the chain), the
+//   frames above it, [link.frame_top, base), stay as they were at its capture:
+//   they are suspended in calls, and the evaluator's frames are written only
+//   by their own code (a Lisp frame that a closure or set! could reach from
+//   deeper code lives in the heap). That is what lets a capture share them.
 // - Every frame in a copied segment is safe to resume a second time: the
 //   evaluator's frames hold only Lisp values, nodes and stack frames of Lisp
 //   procedures. A builtin that calls back into Lisp while it holds C++ state
@@ -44,6 +52,8 @@ namespace kiln {
 
 struct Node;
 struct TopEnv;
+struct ContinuationState;
+using ContinuationStatePtr = ContinuationState *;
 
 extern Value g_winders;  // GC root: the wind list (see above)
 
@@ -78,6 +88,8 @@ class BarrierScope {
 struct CallCcLink {
   CallCcLink *prev;
   uint64_t id;
+  uintptr_t frame_top;         // the call/cc frame's top: its caller's frames lie above
+  ContinuationStatePtr state;  // its capture, once taken (nullptr before)
 };
 extern CallCcLink *g_callcc_top;
 
@@ -87,9 +99,11 @@ struct ContinuationState {
   jmp_buf regs;                       // resumes the copy (capture_stack)
   jmp_buf here;                       // resumes the live call/cc frame, for an escape that needs no unwinding
   ReentryBarrier *barrier = nullptr;  // g_barrier at capture
-  uintptr_t low = 0, base = 0;        // the copied segment [low, base)
-  void *stack = nullptr;              // its copy; nullptr for an escape-only continuation
-  CallCcLink *link = nullptr;         // the call/cc frame's own link (in the segment)
+  uintptr_t low = 0, base = 0;        // the saved stack [low, base)
+  uintptr_t top = 0;                  // this capture's own copy holds [low, top) ...
+  ContinuationState *parent = nullptr;  // ... and parent's chain [top, base) (nullptr: top == base)
+  void *stack = nullptr;                // the copy; nullptr for an escape-only continuation
+  CallCcLink *link = nullptr;           // the call/cc frame's own link (in the segment)
   Value winders = NIL, handlers = NIL, in_port = NOVALUE, out_port = NOVALUE;
   uintptr_t stack_limit = 0;
   TopEnv *env = nullptr;         // g_env at capture (eval with an environment changes it)

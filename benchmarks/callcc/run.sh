@@ -17,7 +17,7 @@ one() {  # prints seconds, or "fails" when the program exits non-zero
   echo "$e - $s" | bc
 }
 printf '| program | %s | %s |\n|---|---|---|\n' "baseline" "this build"
-for p in "$here"/escape.scm "$here"/escape_ec.scm "$here"/escape_deep.scm "$here"/generator.scm \
+for p in "$here"/escape.scm "$here"/escape_ec.scm "$here"/escape_deep.scm "$here"/generator.scm "$here"/ctak.scm \
          "$repo"/benchmarks/core/fib.scm "$repo"/benchmarks/core/tak.scm; do
   a=(); b=()
   for ((i = 0; i < runs; i++)); do a+=("$(one "$base" "$p")"); b+=("$(one "$kiln" "$p")"); done
