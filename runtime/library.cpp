@@ -457,27 +457,44 @@ std::vector<std::string> load_path_dirs() {
   return dirs;
 }
 
+// Binds the names of the import sets SPECS in env. R7RS makes it an error to
+// import one identifier twice with different bindings: within one import
+// declaration, and across all of a library's. A program's later import forms
+// (at the REPL, say) replace what earlier ones imported.
+static void bind_import_sets(TopEnv *env, Value specs, Value form) {
+  Value from = make_hashtable(HASH_EQ);  // name -> the library it came from, in this declaration
+  for (Value p = specs; is_pair(p); p = cdr(p)) {
+    std::string lib;
+    Value lib_name = NOVALUE;
+    for (Value b = import_set(car(p), form, &lib, 0); is_pair(b); b = cdr(b)) {
+      Value name = car(car(b)), cell = cdr(car(b)), old, old_lib;
+      if (lib_name == NOVALUE) lib_name = make_string(lib);
+      bool seen_here = hashtable_lookup(from, name, &old_lib);
+      if ((seen_here || env->is_library) && hashtable_lookup(env->imports, name, &old) && old != cell) {
+        std::string first = seen_here ? std::string(string_view_of(old_lib)) : "an earlier import";
+        throw_error_at(loc_of(form),
+                       fmt::format("import: {} is imported twice with different bindings, from {} "
+                                   "and from {}",
+                                   symbol_name(name), first, lib));
+      }
+      hashtable_set(from, name, lib_name);
+      hashtable_set(env->imports, name, cell);
+    }
+  }
+}
+
 void import_sets(Value specs, Value form) {
   if (!g_env) {
     if (!g_program_env) g_program_env = new_env(NIL, false);
     g_env = g_program_env;
   }
-  TopEnv *env = g_env;
-  for (Value p = specs; is_pair(p); p = cdr(p)) {
-    std::string lib;
-    for (Value b = import_set(car(p), form, &lib, 0); is_pair(b); b = cdr(b))
-      hashtable_set(env->imports, car(car(b)), cdr(car(b)));
-  }
+  bind_import_sets(g_env, specs, form);
 }
 
 TopEnv *make_import_environment(Value specs) {
   TopEnv *env = new_env(NIL, true);
   EnvGuard guard(env);
-  for (Value p = specs; is_pair(p); p = cdr(p)) {
-    std::string lib;
-    for (Value b = import_set(car(p), NIL, &lib, 0); is_pair(b); b = cdr(b))
-      hashtable_set(env->imports, car(car(b)), cdr(car(b)));
-  }
+  bind_import_sets(env, specs, NIL);
   return env;
 }
 

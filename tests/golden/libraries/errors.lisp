@@ -24,3 +24,17 @@
 (report '(import (bad "name")))
 (report '(import 42))
 (report '(let () (define-library (inner) (export)) 1))
+;; One identifier imported twice with different bindings: an error within one
+;; import declaration and across a library's declarations. The same binding
+;; twice is fine, and a later import form of the program replaces an earlier one.
+(report '(define-library (dup one) (export x) (import (scheme base)) (begin (define x 1))))
+(report '(define-library (dup two) (export x) (import (scheme base)) (begin (define x 2))))
+(report '(import (dup one) (dup two)))
+(report '(import (rename (only (scheme base) car) (car first)) (rename (only (scheme base) cdr) (cdr first))))
+(report '(define-library (dup three) (export y) (import (scheme base)) (import (dup one))
+           (import (prefix (dup two) other-) (rename (dup two) (x y))) (begin)))
+(report '(define-library (dup four) (export x) (import (dup one)) (import (dup two)) (begin)))
+(report '(import (only (scheme base) car) (only (scheme base) car)))
+(eval '(import (dup one)) (interaction-environment))
+(eval '(import (dup two)) (interaction-environment))
+(display (eval 'x (interaction-environment))) (newline)
