@@ -205,6 +205,8 @@ TEST_CASE("jit: every op compiled equals the graph interpreter bit for bit", "[j
   };
   std::vector<Case> cases = {
       {Shape::of({8, 16}), Shape::of({8, 16})},
+      // Transposes by vector blocks (whole vw x vw blocks, 2 x 3 of them at vw 8).
+      {Shape::of({24, 16}), Shape::of({1, 16})},
       {Shape::of({5, 7}), Shape::of({7})},
       {Shape::of({1, 9}), Shape::of({3, 1, 1})},
       {Shape::of({3, 4, 5}), Shape::of({4, 1})},
@@ -367,6 +369,26 @@ TEST_CASE("jit: parallel matmul chunks give the same bits for any thread count",
     }
   }
   set_compute_threads(saved_threads);
+}
+
+TEST_CASE("jit: 2-D transposes by vector blocks and by bands, same bits", "[jit]") {
+  CacheOff off;
+  // 16x24 and 32x32 are whole blocks at vector widths 2, 4 and 8; 12x20 is
+  // whole blocks at 2 and 4, bands at 8; 5x7 is bands everywhere.
+  for (Shape s : {Shape::of({16, 24}), Shape::of({32, 32}), Shape::of({12, 20}), Shape::of({5, 7})}) {
+    auto g = std::make_unique<Graph>();
+    int32_t x = g->param(0, ArgSpec{s, false});
+    int32_t w = g->param(1, ArgSpec{s, false});
+    int perm[2] = {1, 0};
+    g->outputs.push_back(GraphOutput{g->transpose(x, perm), false});
+    g->outputs.push_back(GraphOutput{g->matmul("test", x, g->transpose(w, perm)), false});  // x w^T
+    ArgSpec specs[2] = {ArgSpec{s, false}, ArgSpec{s, false}};
+    Value *args = gc_values(2);
+    args[0] = filled_tensor(s, 3);
+    args[1] = filled_tensor(s, 8);
+    INFO(shape_string(s));
+    check_kernel_matches_interpreter("transposes", std::move(g), specs, args, 2);
+  }
 }
 
 TEST_CASE("jit: a transposed left matmul operand is read in place, same bits", "[jit]") {
