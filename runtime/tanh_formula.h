@@ -25,8 +25,10 @@
 // |x| is clamped to 20 first, where tanh already rounds to 1. The sign is put
 // back on the bit pattern, so tanh(-0) = -0, and a NaN comes back unchanged.
 //
-// Accuracy: within 2.5 ulp of the exact value over the whole double range (glibc's
-// tanh: 2.1 by the same measure); docs/tensors.md.
+// Accuracy: within 2.6 ulp of the exact value over the whole double range; the
+// worst of 30 million samples is 2.54 ulp near |x| = 0.21, where e = 2 expm1(r) + 1
+// cancels (glibc's tanh: 2.19 on the same samples; Horner's scheme here: 2.51).
+// docs/tensors.md.
 #pragma once
 #include <bit>
 #include <cstdint>
