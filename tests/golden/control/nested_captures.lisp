@@ -47,7 +47,7 @@
                    (call/cc (lambda (k) (ctak-aux k (- x 1) y z)))
                    (call/cc (lambda (k) (ctak-aux k (- y 1) z x)))
                    (call/cc (lambda (k) (ctak-aux k (- z 1) x y))))))))
-(write (ctak 18 12 6)) (newline)
+(write (ctak 12 8 4)) (newline)
 
 ;; A generator whose walk captures inside the extent of its caller's capture,
 ;; re-entered many times: each switch restores the chain.
