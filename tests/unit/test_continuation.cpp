@@ -152,3 +152,42 @@ TEST_CASE("continuation: values only the stack copy refers to survive collection
   CHECK(eval_to_string("(%kg #f)") == "(2 1000 10)");
   eval_string("(set! %kg #f)", "t");
 }
+
+namespace {
+const ContinuationState *state_of_global(const char *name) {
+  Value k = eval_string(name, "t");
+  REQUIRE(has_type(k, T_CONTINUATION));
+  return static_cast<const ContinuationState *>(as<Continuation>(k)->state);
+}
+}  // namespace
+
+TEST_CASE("continuation: a capture inside another's extent copies only the frames since it",
+          "[continuation]") {
+  eval_string(
+      "(define %ko #f) (define %ki #f)"
+      "(define (%down n thunk) (if (= n 0) (thunk) (car (list (%down (- n 1) thunk)))))",
+      "t");
+  // Forty frames of non-tail recursion above both captures, then the outer one,
+  // then ten more frames, then the inner one inside the outer's extent.
+  CHECK(eval_to_string("(%down 40 (lambda () (call/cc (lambda (o) (set! %ko o)"
+                       "  (%down 10 (lambda () (call/cc (lambda (i) (set! %ki i) 'inner))))))))") == "inner");
+  const ContinuationState *outer = state_of_global("%ko");
+  const ContinuationState *inner = state_of_global("%ki");
+  CHECK(outer->parent == nullptr);
+  CHECK(outer->top == outer->base);
+  CHECK(inner->parent == outer);
+  CHECK(inner->base == outer->base);
+  CHECK(inner->top > inner->low);
+  CHECK(inner->top > outer->low);  // the outer copy covers everything above inner->top
+  CHECK(inner->top < outer->top);
+  // The inner copy holds the ten frames, not the fifty: well under half.
+  CHECK(inner->top - inner->low < (inner->base - inner->low) / 2);
+
+  // Under a call/ec (no copy to share), the capture copies up to the prompt.
+  CHECK(eval_to_string(
+            "(call/ec (lambda (o) (%down 10 (lambda () (call/cc (lambda (i) (set! %ki i) 1))))))") == "1");
+  const ContinuationState *alone = state_of_global("%ki");
+  CHECK(alone->parent == nullptr);
+  CHECK(alone->top == alone->base);
+  eval_string("(set! %ko #f) (set! %ki #f)", "t");
+}
