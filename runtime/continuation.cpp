@@ -185,6 +185,22 @@ __attribute__((noinline)) static int capture_stack(ContinuationState *s) {
   copy_back_and_jump(s);
 }
 
+// Bytes below the stack pointer cleared when an escape lands (see scrub_below).
+constexpr size_t kScrubAfterEscape = 4096;
+
+// Clears `bytes` of the dead stack below the caller's frame. An escape abandons
+// the frames below its target without unwinding them; the next frames pushed
+// there would inherit their words in every slot they do not write, a later
+// capture would copy those stale words, and the collector would follow them to
+// the abandoned computation's continuations and their copies, and so on back
+// in time. Clearing the top of the dead region after each escape halved the
+// memory `ctak 22 12 6` kept and its time (docs/continuations.md).
+__attribute__((noinline, no_sanitize("address"))) static void scrub_below(size_t bytes) {
+  auto *p = static_cast<char *>(alloca(bytes));
+  std::memset(p, 0, bytes);
+  asm volatile("" : : "r"(p) : "memory");
+}
+
 // ---- the wind list ---------------------------------------------------------
 
 void swap_parameters(Value swaps) {
@@ -308,6 +324,7 @@ Value call_with_current_continuation(Value f, bool escape_only) {
   // by longjmp (invoke_continuation).
   if (setjmp(s->here)) {
     arrive(s);
+    scrub_below(kScrubAfterEscape);
     return g_escape_values;
   }
   try {
