@@ -53,7 +53,6 @@ namespace kiln {
 struct Node;
 struct TopEnv;
 struct ContinuationState;
-using ContinuationStatePtr = ContinuationState *;
 
 extern Value g_winders;  // GC root: the wind list (see above)
 
@@ -88,8 +87,8 @@ class BarrierScope {
 struct CallCcLink {
   CallCcLink *prev;
   uint64_t id;
-  uintptr_t frame_top;         // the call/cc frame's top: its caller's frames lie above
-  ContinuationStatePtr state;  // its capture, once taken (nullptr before)
+  uintptr_t frame_top;       // the call/cc frame's top: its caller's frames lie above
+  ContinuationState *state;  // its capture, once taken (nullptr before)
 };
 extern CallCcLink *g_callcc_top;
 
