@@ -307,7 +307,7 @@ Value call_with_current_continuation(Value f, bool escape_only) {
     s->base = g_prompt->base;
     s->top = s->base;
     for (CallCcLink *l = link.prev; l; l = l->prev)
-      if (l->state && l->state->stack && l->state->base == s->base && l->frame_top < s->base) {
+      if (l->state && l->state->stack && l->state->base == s->base) {
         s->top = l->frame_top;
         s->parent = l->state;
         break;
