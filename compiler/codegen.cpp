@@ -254,14 +254,10 @@ void emit_kernel(gcc_jit_context *ctx, const Graph &g, const KernelLayout &L) {
   // Left-operand transposes are not materialised: their matmuls read the input
   // in place (a[i][kk] = x[kk][i]; the broadcast operand is loaded one element
   // at a time anyway).
-  std::vector<bool> read_in_place = left_operand_transposes(g);
+  const std::vector<bool> read_in_place = left_operand_transposes(g);
   for (int32_t i = 0; i < g.size(); i++) {
     const GraphNode &n = g[i];
     if (!read_in_place[size_t(i)]) continue;
-    if (!refs[size_t(n.in[0])].base) {
-      read_in_place[size_t(i)] = false;
-      continue;
-    }
     Ref &r = refs[size_t(i)];
     r = refs[size_t(n.in[0])];
     r.transposed = true;

@@ -4,10 +4,58 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
+#include <map>
 
 #include "../runtime/eval.h"
+#include "kernel_units.h"
 
 namespace kiln {
+
+// Gives every Scratch node that a unit stores an offset, reusing the buffers of
+// nodes no later unit reads: walking the units in emission order, a unit's
+// outputs get buffers before the buffers of its inputs it reads last are freed,
+// so a unit never writes a buffer it reads. A freed buffer goes to the next
+// node of the same rounded size (the most recently freed first: it is the one
+// still in cache). Run values the unit does not store get no buffer.
+static void assign_scratch(const Graph &g, KernelLayout &L) {
+  std::vector<bool> in_place = left_operand_transposes(g);
+  std::vector<KernelUnit> units = kernel_units(g, kernel_emission_order(g), in_place);
+  auto owner = [&](int32_t a) { return in_place[size_t(a)] ? g[a].in[0] : a; };
+  auto is_scratch = [&](int32_t a) { return L.slots[size_t(a)].place == KernelLayout::Place::Scratch; };
+  constexpr size_t kUnread = SIZE_MAX;
+  std::vector<size_t> last_read(size_t(g.size()), kUnread);
+  for (size_t u = 0; u < units.size(); u++)
+    for (int32_t a : units[u].slots) last_read[size_t(owner(a))] = u;
+  // Outputs not written straight into their result are copied after the units.
+  for (const GraphOutput &o : g.outputs) last_read[size_t(owner(o.node))] = units.size();
+
+  std::vector<bool> placed(size_t(g.size()), false);
+  std::map<int64_t, std::vector<int64_t>> free_buffers;  // rounded size -> offsets
+  for (size_t u = 0; u < units.size(); u++) {
+    // A node's first unit is the one computing it: operands precede readers.
+    for (int32_t a : units[u].slots) {
+      if (!is_scratch(a) || in_place[size_t(a)] || placed[size_t(a)]) continue;
+      placed[size_t(a)] = true;
+      int64_t rounded = (g[a].size() + 7) / 8 * 8;  // keep every buffer 64-byte aligned
+      std::vector<int64_t> &same = free_buffers[rounded];
+      if (!same.empty()) {
+        L.slots[size_t(a)].offset = same.back();
+        same.pop_back();
+      } else {
+        L.slots[size_t(a)].offset = L.scratch_doubles;
+        L.scratch_doubles += rounded;
+      }
+      if (last_read[size_t(a)] == kUnread) last_read[size_t(a)] = u;
+    }
+    for (int32_t a : units[u].slots) {
+      int32_t o = owner(a);
+      if (!is_scratch(o) || last_read[size_t(o)] != u) continue;
+      last_read[size_t(o)] = kUnread - 1;  // freed once
+      free_buffers[(g[o].size() + 7) / 8 * 8].push_back(L.slots[size_t(o)].offset);
+    }
+  }
+}
 
 KernelLayout plan_kernel(const Graph &g) {
   KernelLayout L;
@@ -37,10 +85,10 @@ KernelLayout plan_kernel(const Graph &g) {
         s = {KernelLayout::Place::ConstScalar, 0, 0};
       }
     } else if (!is_result[size_t(i)]) {
-      s = {KernelLayout::Place::Scratch, 0, L.scratch_doubles};
-      L.scratch_doubles += (n.size() + 7) / 8 * 8;  // keep every buffer 64-byte aligned
+      s = {KernelLayout::Place::Scratch, 0, 0};
     }
   }
+  assign_scratch(g, L);
   for (int32_t i = 0; i < g.size(); i++)
     if (g[i].op == Op::Take || g[i].op == Op::ScatterAdd) {
       L.index_checks.push_back({i, L.scratch_doubles});
@@ -68,8 +116,10 @@ std::vector<bool> left_operand_transposes(const Graph &g) {
   std::vector<bool> left(size_t(g.size()), false);
   for (int32_t i = 0; i < g.size(); i++) {
     const GraphNode &n = g[i];
+    const GraphNode &x = n.op == Op::Transpose ? g[n.in[0]] : n;
+    bool scalar_constant = x.op == Op::Const && !x.const_data;  // no buffer to read in place
     left[size_t(i)] = n.op == Op::Transpose && n.shape.rank == 2 && uses[size_t(i)] > 0 &&
-                      uses[size_t(i)] == left_uses[size_t(i)];
+                      uses[size_t(i)] == left_uses[size_t(i)] && !scalar_constant;
   }
   return left;
 }

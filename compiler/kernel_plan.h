@@ -58,8 +58,12 @@ struct KernelLayout {
 // Decides where each node's value lives: a parameter is read in place from its
 // argument, a scalar constant is a literal, a tensor constant is an argument
 // after the parameters, a computed output node writes straight into its first
-// result, and every other node gets its own 64-byte aligned scratch buffer;
-// then each Take and ScatterAdd node gets its index status.
+// result, and every other node the kernel stores gets a 64-byte aligned
+// scratch buffer, which it shares with nodes whose values are dead before it
+// is computed or computed after its last reader (in the units of
+// kernel_units.h, emitted in order); then each Take and ScatterAdd node gets
+// its index status. Nodes that are never stored (run values kept in registers,
+// transposes read in place) have offset 0 and are never written.
 KernelLayout plan_kernel(const Graph &g);
 
 // One step of emit_kernel: node `node`; for a serial sum (Sum, Mean, or SumTo
@@ -95,9 +99,9 @@ constexpr int64_t kTransposeBand = 8;
 int64_t transpose_band_iterations(const GraphNode &t);
 
 // Per node: a rank-2 transpose used only as the LEFT operand of matmuls (not as
-// both operands of one). Those matmuls read the transpose's input in place, so
-// it is never materialised (unless its input is a scalar constant, which has
-// no buffer to read: emit_kernel then copies it).
+// both operands of one) whose input has a buffer (is not a scalar constant).
+// Those matmuls read the transpose's input in place, so it is never
+// materialised.
 std::vector<bool> left_operand_transposes(const Graph &g);
 
 }  // namespace kiln

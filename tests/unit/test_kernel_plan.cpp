@@ -1,6 +1,7 @@
 // test_kernel_plan.cpp — the kernel plan (compiler/kernel_plan.h) on small
 // graphs: where every node's value lives (arguments, literals, results, aligned
-// scratch buffers that never overlap) and the order and grouping of the
+// scratch buffers that overlap only when one value is dead before the other is
+// computed) and the order and grouping of the
 // emission steps (every node once, operands first, fused runs, paired sums,
 // transposes hosting sums, left operands read in place). No code is compiled:
 // the plan is plain data (test_jit.cpp runs the kernels).
@@ -11,6 +12,7 @@
 
 #include "compiler/graph.h"
 #include "compiler/kernel_plan.h"
+#include "compiler/kernel_units.h"
 #include "runtime/tensor.h"
 
 // The plan must stay free of libgccjit (its header's include guard).
@@ -46,6 +48,40 @@ void check_schedule(const Graph &g, const std::vector<EmitStep> &steps) {
     for (int q = 0; q < op_arity(g[i].op); q++) CHECK(step_of(steps, g[i].in[q]) < step_of(steps, i));
   }
   if (!steps.empty()) CHECK_FALSE(steps.back().fuse_next);  // a run ends inside the kernel
+}
+
+// Every stored scratch buffer is 64-byte aligned and inside scratch_doubles,
+// and two nodes share memory only when one is computed after the other's last
+// reader: live ranges are taken over the units in emission order (outputs are
+// read after the last unit, by the copies into results).
+void check_buffers(const Graph &g, const KernelLayout &L) {
+  std::vector<bool> in_place = left_operand_transposes(g);
+  std::vector<KernelUnit> units = kernel_units(g, kernel_emission_order(g), in_place);
+  auto owner = [&](int32_t a) { return in_place[size_t(a)] ? g[a].in[0] : a; };
+  std::vector<int64_t> first(size_t(g.size()), -1), last(size_t(g.size()), -1);
+  for (size_t u = 0; u < units.size(); u++)
+    for (int32_t a : units[u].slots) {
+      int32_t o = owner(a);
+      if (first[size_t(o)] < 0) first[size_t(o)] = int64_t(u);
+      last[size_t(o)] = int64_t(u);
+    }
+  for (const GraphOutput &o : g.outputs) last[size_t(owner(o.node))] = int64_t(units.size());
+  std::vector<int32_t> stored;
+  for (int32_t i = 0; i < g.size(); i++)
+    if (L.slots[size_t(i)].place == Place::Scratch && first[size_t(i)] >= 0) stored.push_back(i);
+  for (int32_t a : stored) {
+    INFO("node " << a << " " << op_name(g[a].op));
+    CHECK(L.slots[size_t(a)].offset % 8 == 0);
+    CHECK(L.slots[size_t(a)].offset + g[a].size() <= L.scratch_doubles);
+    for (int32_t b : stored) {
+      if (b <= a) continue;
+      bool overlap_in_time = first[size_t(a)] <= last[size_t(b)] && first[size_t(b)] <= last[size_t(a)];
+      int64_t a0 = L.slots[size_t(a)].offset, b0 = L.slots[size_t(b)].offset;
+      bool overlap_in_memory = a0 < b0 + g[b].size() && b0 < a0 + g[a].size();
+      INFO("and node " << b << " " << op_name(g[b].op));
+      CHECK_FALSE((overlap_in_time && overlap_in_memory));
+    }
+  }
 }
 
 }  // namespace
@@ -90,22 +126,47 @@ TEST_CASE("kernel plan: parameters, constants, results and scratch", "[kernel_pl
   CHECK(slot(s).place == Place::Result);
   CHECK(slot(s).index == 4);
 
-  // Every other computed node has a scratch buffer: 64-byte aligned, disjoint,
-  // all inside scratch_doubles.
-  std::vector<std::pair<int64_t, int64_t>> spans;
+  // Every other computed node is in scratch (a, b*n, c, c-s); those stored
+  // have 64-byte aligned buffers, disjoint while both values are live.
+  int scratch_nodes = 0;
   for (int32_t i = 0; i < g.size(); i++) {
     if (slot(i).place != Place::Scratch) continue;
-    INFO("node " << i << " " << op_name(g[i].op));
+    scratch_nodes++;
     CHECK(g[i].op != Op::Param);
     CHECK(g[i].op != Op::Const);
-    CHECK(slot(i).offset % 8 == 0);
-    spans.push_back({slot(i).offset, slot(i).offset + g[i].size()});
   }
-  CHECK(spans.size() == 4);  // a, b*n, c, c-s
-  std::sort(spans.begin(), spans.end());
-  for (size_t q = 0; q + 1 < spans.size(); q++) CHECK(spans[q].second <= spans[q + 1].first);
-  CHECK(spans.back().second <= L.scratch_doubles);
-  CHECK(L.scratch_doubles == 4 * 16);  // four 15-element buffers, each rounded up to 16
+  CHECK(scratch_nodes == 4);
+  check_buffers(g, L);
+  CHECK(L.scratch_doubles > 0);
+  CHECK(L.scratch_doubles <= 4 * 16);  // at most four 15-element buffers, each rounded up to 16
+}
+
+TEST_CASE("kernel plan: a buffer is reused once its value is dead", "[kernel_plan]") {
+  // m1 = x W, m2 = m1 W, m3 = m2 W, m4 = m3 W, output sum(m4): two buffers
+  // take turns; m4 is read by the sum only, then m1's and m3's buffer is free.
+  Graph g;
+  int32_t x = g.param(0, tensor_spec({4, 8}));
+  int32_t w = g.param(1, tensor_spec({8, 8}));
+  int32_t m1 = g.matmul("test", x, w);
+  int32_t m2 = g.matmul("test", m1, w);
+  int32_t m3 = g.matmul("test", m2, w);
+  int32_t m4 = g.matmul("test", m3, w);
+  int32_t s = g.reduce_all(Op::Sum, m4);
+  g.outputs = {GraphOutput{s, true}};
+  KernelLayout L = plan_kernel(g);
+  check_buffers(g, L);
+  CHECK(L.scratch_doubles == 2 * 32);
+  CHECK(L.slots[size_t(m1)].offset == L.slots[size_t(m3)].offset);
+  CHECK(L.slots[size_t(m2)].offset == L.slots[size_t(m4)].offset);
+  CHECK(L.slots[size_t(m1)].offset != L.slots[size_t(m2)].offset);
+
+  // An output read again later keeps its value: its result buffer is not
+  // scratch, and what it reads stays live until then.
+  g.outputs = {GraphOutput{s, true}, GraphOutput{m2, false}, GraphOutput{m1, false}};
+  KernelLayout L2 = plan_kernel(g);
+  check_buffers(g, L2);
+  CHECK(L2.slots[size_t(m1)].place == Place::Result);
+  CHECK(L2.slots[size_t(m2)].place == Place::Result);
 }
 
 TEST_CASE("kernel plan: a graph with nothing computed needs no scratch", "[kernel_plan]") {
