@@ -125,15 +125,21 @@ Value apply_kernel(Value self, int argc, Value *argv) {
   for (size_t c = 0; c < nconst; c++)
     args[size_t(np) + c] = const_cast<double *>(g[k->layout->const_nodes[c]].const_data);
   double **results = static_cast<double **>(alloca(sizeof(double *) * (nout + 1)));
+  // The tensor outputs' data in one block (alloc_tensor_group).
+  const Shape **shapes = static_cast<const Shape **>(alloca(sizeof(Shape *) * (nout + 1)));
+  Tensor **tensors = static_cast<Tensor **>(alloca(sizeof(Tensor *) * (nout + 1)));
+  size_t ntensors = 0;
   for (size_t o = 0; o < nout; o++) {
-    const GraphOutput &go = g.outputs[o];
-    if (go.as_number) {
+    vals[o] = NOVALUE;
+    if (!g.outputs[o].as_number) shapes[ntensors++] = &g[g.outputs[o].node].shape;
+  }
+  if (ntensors) alloc_tensor_group(ntensors, shapes, tensors);
+  for (size_t o = 0, q = 0; o < nout; o++) {
+    if (g.outputs[o].as_number) {
       results[o] = &out_numbers[o];
-      vals[o] = NOVALUE;
     } else {
-      Tensor *t = alloc_tensor(g[go.node].shape);
-      vals[o] = from_ptr(t);
-      results[o] = t->data;
+      vals[o] = from_ptr(tensors[q]);
+      results[o] = tensors[q++]->data;
     }
   }
   k->fn(args, results, k->scratch, kernel_par);

@@ -61,6 +61,27 @@ Tensor *alloc_tensor(const Shape &s) {
   return t;
 }
 
+void alloc_tensor_group(size_t n, const Shape *const *shapes, Tensor **out) {
+  auto padded = [](int64_t size) { return (size_t(size) * sizeof(double) + kAlign - 1) / kAlign * kAlign; };
+  size_t bytes = kAlign;  // slack to align the first tensor
+  for (size_t i = 0; i < n; i++)
+    if (__builtin_add_overflow(bytes, padded(checked_tensor_size(*shapes[i])), &bytes)) [[unlikely]]
+      throw_errorf("out of memory allocating {} tensors", n);
+  if (g_gc_stress_every) gc_stress_tick();
+  // `block` stays in this frame while the headers are allocated.
+  void *block = gc_checked(GC_MALLOC_ATOMIC_IGNORE_OFF_PAGE(bytes), bytes);
+  char *next = reinterpret_cast<char *>(aligned_data(block));
+  for (size_t i = 0; i < n; i++) {
+    Tensor *t = alloc_obj<Tensor>(T_TENSOR);
+    t->shape = *shapes[i];
+    t->size = shapes[i]->size();
+    t->base = block;
+    t->data = reinterpret_cast<double *>(next);
+    next += padded(t->size);
+    out[i] = t;
+  }
+}
+
 Value make_tensor(const Shape &s) { return from_ptr(alloc_tensor(s)); }
 
 Value make_tensor_filled(const Shape &s, double x) {

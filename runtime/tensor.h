@@ -7,7 +7,8 @@
 // pointers point into itself, so the collector need not scan it. Larger data
 // is its own pointer-free block, allocated "ignore off page", under a scanned
 // header. Tensors are immutable once a builtin has returned them, so several
-// headers may share one data block (reshape does). Shapes have rank 0..kMaxRank
+// headers may share one data block (reshape does, and so do the outputs of one
+// kernel call: alloc_tensor_group). Shapes have rank 0..kMaxRank
 // and every dimension >= 1, so size >= 1.
 #pragma once
 #include <functional>
@@ -35,6 +36,11 @@ inline Tensor *tensor_of(Value v) { return as<Tensor>(v); }
 int64_t checked_tensor_size(const Shape &s);
 // A new tensor whose data is uninitialised (fill it before it escapes).
 Tensor *alloc_tensor(const Shape &s);
+// n new tensors of shapes[0..n) (data uninitialised) whose data share ONE
+// pointer-free block, each tensor's base: one allocation instead of n for a
+// compiled kernel's outputs (a 32-layer MLP's gradients were 64 large
+// allocations per call). The block lives while any of the tensors does.
+void alloc_tensor_group(size_t n, const Shape *const *shapes, Tensor **out);
 Value make_tensor(const Shape &s);
 Value make_tensor_filled(const Shape &s, double x);
 // Calls fill(lo, hi) over [0, n) in chunks, polling for Ctrl-C between them:

@@ -62,6 +62,35 @@ TEST_CASE("tensor data is 64-byte aligned inside its GC block", "[tensor]") {
   }
 }
 
+TEST_CASE("a tensor group shares one block, each tensor aligned and apart", "[tensor]") {
+  setup();
+  Shape shapes[4] = {Shape::of({32, 32}), Shape::of({1, 3}), Shape{}, Shape::of({5, 7})};
+  const Shape *ptrs[4] = {&shapes[0], &shapes[1], &shapes[2], &shapes[3]};
+  Tensor *ts[4];
+  alloc_tensor_group(4, ptrs, ts);
+  for (int i = 0; i < 4; i++) {
+    INFO("tensor " << i);
+    CHECK(ts[i]->shape == shapes[i]);
+    CHECK(ts[i]->size == shapes[i].size());
+    CHECK(reinterpret_cast<uintptr_t>(ts[i]->data) % 64 == 0);
+    CHECK(ts[i]->base == ts[0]->base);
+    CHECK(GC_base(ts[i]->data) == ts[i]->base);
+    // Inside the block, after the previous tensor's data.
+    const char *end = reinterpret_cast<const char *>(ts[i]->data + ts[i]->size);
+    CHECK(end <= static_cast<const char *>(ts[i]->base) + GC_size(ts[i]->base));
+    if (i > 0) CHECK(ts[i]->data >= ts[i - 1]->data + ts[i - 1]->size);
+    for (int64_t k = 0; k < ts[i]->size; k++) ts[i]->data[k] = double(i * 1000 + k);
+  }
+  // The last tensor alone keeps the block: collections do not reuse it.
+  Value last = from_ptr(ts[3]);
+  for (Tensor *&t : ts) t = nullptr;
+  for (int round = 0; round < 3; round++) {
+    for (int i = 0; i < 2000; i++) make_tensor_filled(Shape::of({32, 32}), -1.0);
+    GC_gcollect();
+  }
+  for (int64_t k = 0; k < 35; k++) CHECK(tensor_of(last)->data[k] == double(3000 + k));
+}
+
 TEST_CASE("tensors print as docs/language.md says", "[tensor]") {
   setup();
   CHECK(write_string(iota_tensor(Shape::of({2, 3}))) == "#<tensor 2x3 [0.0 1.0 2.0 3.0 4.0 5.0]>");
