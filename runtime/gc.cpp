@@ -105,7 +105,13 @@ void gc_init() {
 
 void *gc_alloc_unzeroed(size_t n) {
   if (g_gc_stress_every) gc_stress_tick();
-  return gc_checked(GC_generic_malloc(n, g_unzeroed_kind), n);
+  void *p = gc_checked(GC_generic_malloc(n, g_unzeroed_kind), n);
+  // The block may be larger than asked for; the caller fills only n bytes, and
+  // the collector scans all of it: the rest would keep whatever object lived
+  // there before, and its stale pointers would hold that object's referents.
+  size_t size = GC_size(p);
+  if (size > n) std::memset(static_cast<char *>(p) + n, 0, size - n);
+  return p;
 }
 
 void gc_stress_tick() {

@@ -71,7 +71,10 @@ inline void *gc_alloc_atomic(size_t n) {
 // collector clears ordinary blocks inside one call, and faulting in a 16 GiB
 // vector's pages that way held Ctrl-C off for 45 s. Until it is filled such a
 // block holds stale words the collector may take for pointers; that can only
-// keep garbage alive, never free live data.
+// keep garbage alive, never free live data. The caller must write all n bytes;
+// the block's slack beyond n (the collector rounds sizes up) is cleared here,
+// since nobody else would ever write it (stack copies of continuations
+// kept each other alive through it).
 void *gc_alloc_unzeroed(size_t n);
 // Never collected and always scanned: roots such as symbols.
 inline void *gc_alloc_root(size_t n) { return gc_checked(GC_MALLOC_UNCOLLECTABLE(n), n); }
