@@ -2,10 +2,21 @@
 // exact arithmetic and comparison, and correctly rounded conversion to doubles.
 #include "exact.h"
 
+#include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cmath>
+#include <condition_variable>
 #include <cstring>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <system_error>
+#include <thread>
+#include <vector>
 
 #include "error.h"
+#include "eval.h"
 #include "gc.h"
 #include "number.h"
 
@@ -294,9 +305,149 @@ Value exact_of_finite_double(double d) {
   return value_of_mpq(q);
 }
 
+// ---- big integers to digits --------------------------------------------------
+//
+// mpz_get_str on a 2^31-bit integer takes minutes in base 10 (GMP cannot be
+// interrupted), so a big integer's digits are made by divide and conquer on a
+// worker thread: the integer is split by radix^(L 2^i) into halves of known
+// digit counts, each half in turn, down to leaves of at most 2^17 bits that
+// mpz_get_str converts at once. The worker checks a cancel flag before every
+// GMP step; the evaluator's thread waits for it polling for Ctrl-C, and on an
+// interrupt sets the flag and leaves it to stop after its current step. The
+// worker holds its own copy of the integer (malloc memory, like every GMP
+// temporary), never GC memory.
+
+// Bits from which a conversion goes to the worker (below: well under 10 ms).
+constexpr size_t kThreadedDigitsBits = size_t(1) << 20;
+// Bits of the smallest power (radix^L), so leaves are under twice that.
+constexpr size_t kLeafBits = size_t(1) << 16;
+
+namespace {
+
+struct DigitsJob {
+  Mpz z;  // |the integer|
+  int radix = 10;
+  std::string out;
+  std::atomic<bool> cancel{false};
+  std::mutex m;
+  std::condition_variable cv;
+  bool done = false, failed = false;
+};
+
+class DigitsWriter {
+ public:
+  explicit DigitsWriter(DigitsJob &job) : job_(job) {}
+
+  void run() {
+    size_t leaf_digits = std::max<size_t>(1, size_t(double(kLeafBits) / std::log2(double(job_.radix))));
+    powers_.emplace_back(std::make_unique<Mpz>());
+    mpz_ui_pow_ui(*powers_.back(), unsigned(job_.radix), leaf_digits);
+    digits_.push_back(leaf_digits);
+    // radix^(L 2^i) while it is at most |z|: then |z| < the next square.
+    while (true) {
+      if (job_.cancel) return;
+      auto next = std::make_unique<Mpz>();
+      mpz_mul(*next, *powers_.back(), *powers_.back());
+      if (mpz_cmpabs(*next, job_.z) > 0) break;
+      powers_.push_back(std::move(next));
+      digits_.push_back(digits_.back() * 2);
+    }
+    if (mpz_cmpabs(*powers_.back(), job_.z) > 0) {  // only possible for the first power
+      leaf(job_.z, 0);
+      return;
+    }
+    write(job_.z, int(powers_.size()) - 1, 0);
+  }
+
+ private:
+  // Appends z's digits, left-padded with zeros to `width` (0: no padding);
+  // z < powers_[level]^2.
+  void write(mpz_srcptr z, int level, size_t width) {
+    if (job_.cancel) return;
+    if (level < 0) {
+      leaf(z, width);
+      return;
+    }
+    if (width == 0 && mpz_cmp(z, *powers_[size_t(level)]) < 0) {
+      write(z, level - 1, 0);
+      return;
+    }
+    Mpz q, r;
+    mpz_tdiv_qr(q, r, z, *powers_[size_t(level)]);
+    size_t low = digits_[size_t(level)];
+    write(q, level - 1, width ? width - low : 0);
+    write(r, level - 1, low);
+  }
+
+  void leaf(mpz_srcptr z, size_t width) {
+    std::string s(mpz_sizeinbase(z, job_.radix) + 2, '\0');
+    mpz_get_str(s.data(), job_.radix, z);
+    s.resize(std::strlen(s.c_str()));
+    if (width == 0 && s == "0") s.clear();  // no leading zero block for an empty high part
+    if (width > s.size()) job_.out.append(width - s.size(), '0');
+    job_.out += s;
+  }
+
+  DigitsJob &job_;
+  std::vector<std::unique_ptr<Mpz>> powers_;
+  std::vector<size_t> digits_;
+};
+
+void digits_worker(std::shared_ptr<DigitsJob> job) {
+  try {
+    DigitsWriter(*job).run();
+  } catch (...) {  // std::bad_alloc from the string
+    job->failed = true;
+  }
+  std::lock_guard<std::mutex> lock(job->m);
+  job->done = true;
+  job->cv.notify_one();
+}
+
+std::string finish_digits(DigitsJob &job, mpz_srcptr z) {
+  if (job.failed) throw_errorf("out of memory: cannot write an integer of {} bits", mpz_sizeinbase(z, 2));
+  std::string r = job.out.empty() ? std::string(1, '0') : std::move(job.out);
+  if (mpz_sgn(z) < 0) r.insert(r.begin(), '-');
+  return r;
+}
+
+std::string big_integer_digits(mpz_srcptr z, int radix) {
+  auto job = std::make_shared<DigitsJob>();
+  mpz_abs(job->z, z);
+  job->radix = radix;
+  std::thread worker;
+  try {
+    worker = std::thread(digits_worker, job);
+  } catch (const std::system_error &) {  // no thread to be had: convert here
+    DigitsWriter(*job).run();
+    worker = std::thread();
+    job->done = true;
+  }
+  if (!worker.joinable()) return finish_digits(*job, z);
+  try {
+    std::unique_lock<std::mutex> lock(job->m);
+    while (!job->done) {
+      job->cv.wait_for(lock, std::chrono::milliseconds(20));
+      lock.unlock();
+      check_interrupt();
+      lock.lock();
+    }
+  } catch (...) {
+    job->cancel = true;
+    worker.detach();  // it stops after its current GMP step and frees the job
+    throw;
+  }
+  worker.join();
+  return finish_digits(*job, z);
+}
+
+}  // namespace
+
 static std::string integer_to_string(Value v, int radix) {
   if (is_fixnum(v)) return int_to_string(fixnum_of(v), radix);
   IntView z(v);
+  bool power_of_two = (radix & (radix - 1)) == 0;  // linear in GMP
+  if (!power_of_two && mpz_sizeinbase(z, 2) > kThreadedDigitsBits) return big_integer_digits(z, radix);
   std::string s(mpz_sizeinbase(z, radix) + 2, '\0');
   mpz_get_str(s.data(), radix, z);
   s.resize(std::strlen(s.c_str()));
