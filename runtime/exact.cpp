@@ -344,14 +344,18 @@ class DigitsWriter {
     mpz_ui_pow_ui(*powers_.back(), unsigned(job_.radix), leaf_digits);
     digits_.push_back(leaf_digits);
     // radix^(L 2^i) while it is at most |z|: then |z| < the next square.
+    size_t zbits = mpz_sizeinbase(job_.z, 2);
     while (true) {
       if (job_.cancel) return;
+      // The square has 2b-1 or 2b bits: past |z| without computing it when 2b-1 is.
+      if (2 * mpz_sizeinbase(*powers_.back(), 2) - 1 > zbits) break;
       auto next = std::make_unique<Mpz>();
       mpz_mul(*next, *powers_.back(), *powers_.back());
       if (mpz_cmpabs(*next, job_.z) > 0) break;
       powers_.push_back(std::move(next));
       digits_.push_back(digits_.back() * 2);
     }
+    job_.out.reserve(mpz_sizeinbase(job_.z, job_.radix));
     if (mpz_cmpabs(*powers_.back(), job_.z) > 0) {  // only possible for the first power
       leaf(job_.z, 0);
       return;
@@ -404,30 +408,35 @@ void digits_worker(std::shared_ptr<DigitsJob> job) {
   job->cv.notify_one();
 }
 
-std::string finish_digits(DigitsJob &job, mpz_srcptr z) {
-  if (job.failed) throw_errorf("out of memory: cannot write an integer of {} bits", mpz_sizeinbase(z, 2));
+std::string finish_digits(DigitsJob &job, mpz_srcptr z, bool interruptible) {
+  if (job.failed) {
+    std::string what = fmt::format("out of memory: cannot write an integer of {} bits", mpz_sizeinbase(z, 2));
+    if (!interruptible) return "#<" + what + ">";  // inside an error report: no error here
+    throw_error(what);
+  }
   std::string r = job.out.empty() ? std::string(1, '0') : std::move(job.out);
   if (mpz_sgn(z) < 0) r.insert(r.begin(), '-');
   return r;
 }
 
-std::string big_integer_digits(mpz_srcptr z, int radix) {
+std::string big_integer_digits(mpz_srcptr z, int radix, bool interruptible) {
   auto job = std::make_shared<DigitsJob>();
   mpz_abs(job->z, z);
   job->radix = radix;
   std::thread worker;
   try {
     worker = std::thread(digits_worker, job);
-  } catch (const std::system_error &) {  // no thread to be had: convert here
+  } catch (const std::exception &) {  // no thread to be had (system_error, bad_alloc): convert here
     DigitsWriter(*job).run();
     worker = std::thread();
     job->done = true;
   }
-  if (!worker.joinable()) return finish_digits(*job, z);
+  if (!worker.joinable()) return finish_digits(*job, z, interruptible);
   try {
     std::unique_lock<std::mutex> lock(job->m);
     while (!job->done) {
       job->cv.wait_for(lock, std::chrono::milliseconds(20));
+      if (!interruptible) continue;
       lock.unlock();
       check_interrupt();
       lock.lock();
@@ -438,26 +447,28 @@ std::string big_integer_digits(mpz_srcptr z, int radix) {
     throw;
   }
   worker.join();
-  return finish_digits(*job, z);
+  return finish_digits(*job, z, interruptible);
 }
 
 }  // namespace
 
-static std::string integer_to_string(Value v, int radix) {
+static std::string integer_to_string(Value v, int radix, bool interruptible) {
   if (is_fixnum(v)) return int_to_string(fixnum_of(v), radix);
   IntView z(v);
   bool power_of_two = (radix & (radix - 1)) == 0;  // linear in GMP
-  if (!power_of_two && mpz_sizeinbase(z, 2) > kThreadedDigitsBits) return big_integer_digits(z, radix);
+  if (!power_of_two && mpz_sizeinbase(z, 2) > kThreadedDigitsBits)
+    return big_integer_digits(z, radix, interruptible);
   std::string s(mpz_sizeinbase(z, radix) + 2, '\0');
   mpz_get_str(s.data(), radix, z);
   s.resize(std::strlen(s.c_str()));
   return s;
 }
 
-std::string exact_to_string(Value v, int radix) {
+std::string exact_to_string(Value v, int radix, bool interruptible) {
   if (is_ratnum(v))
-    return integer_to_string(ratnum_num(v), radix) + "/" + integer_to_string(ratnum_den(v), radix);
-  return integer_to_string(v, radix);
+    return integer_to_string(ratnum_num(v), radix, interruptible) + "/" +
+           integer_to_string(ratnum_den(v), radix, interruptible);
+  return integer_to_string(v, radix, interruptible);
 }
 
 Value exact_integer_from_digits(std::string_view digits, int radix, bool negative) {

@@ -102,7 +102,10 @@ double exact_sqrt_to_double(mpq_srcptr q);  // q >= 0; sqrt correctly rounded
 double exact_log(Value v);                  // v > 0; no overflow for huge v
 Value exact_of_finite_double(double d);     // the rational equal to d
 // Text of an exact number in RADIX 2..36 (lower-case digits, "n/d" for ratnums).
-std::string exact_to_string(Value v, int radix);
+// A big integer's digits may take minutes (a 2^31-bit one in base 10); while
+// they are made, Ctrl-C raises `interrupted` unless `interruptible` is false
+// (callers that cannot take an error there: the printer inside error reports).
+std::string exact_to_string(Value v, int radix, bool interruptible = true);
 // An exact integer from digits in RADIX (text already checked), with a sign.
 Value exact_integer_from_digits(std::string_view digits, int radix, bool negative);
 

@@ -457,7 +457,7 @@ static bool next_element(std::string &out, OpenContainer &c, Labels *labels, Val
 // element in *first unless next_element gives that (*has_first false). At a container: in the first attempt
 // (no labels), counts its nesting, in the second, prints its label; a label reference prints whole.
 static std::optional<OpenContainer> print_start(std::string &out, Value v, bool write, Labels *labels,
-                                                size_t depth, Value *first, bool *has_first) {
+                                                size_t depth, Value *first, bool *has_first, bool poll) {
   if (is_container(v)) {
     if (labels) {
       if (print_label(out, labels, v)) return std::nullopt;
@@ -500,7 +500,7 @@ static std::optional<OpenContainer> print_start(std::string &out, Value v, bool 
   *has_first = true;
   switch (hdr(v)->type) {
   case T_BIGNUM:
-  case T_RATNUM: out += exact_to_string(v, 10); return std::nullopt;
+  case T_RATNUM: out += exact_to_string(v, 10, poll); return std::nullopt;
   case T_STRING:
     if (write) write_string_literal(out, string_view_of(v));
     else out += string_view_of(v);
@@ -650,7 +650,7 @@ static void print_iterative(std::string &out, Value root, bool write, Labels *la
     if (limit.poll && (steps & 1023) == 0) check_interrupt();
     Value first;
     bool has_first;
-    if (auto c = print_start(out, v, w, labels, open.size(), &first, &has_first)) {
+    if (auto c = print_start(out, v, w, labels, open.size(), &first, &has_first, limit.poll)) {
       open.push_back(*c);
       if (has_first) {
         v = first;

@@ -33,7 +33,7 @@ value printed with `write`, so floats are exact). Checks per program:
     of maximum/minimum/max: a select boundary feeding a tie can leave both one-sided
     differences flat while the subgradient is not;
   * where `import torch` works, graph-grad's gradient on B against PyTorch float64
-    autograd (normwise relative 1e-12), skipping programs whose forward hits a tie of
+    autograd (normwise relative 1e-10), skipping programs whose forward hits a tie of
     maximum/minimum/max, a NaN operand of those, or a zero base of pow.
   * trees: FT is F with 2-3 adjacent parameters packed into a list or a vector (one
     level nested at times) that it takes apart with car/cadr/caddr/vector-ref; FR
@@ -1453,7 +1453,10 @@ def check_torch(torch, prog, res):
             continue
         scale = floor
         for j, (r, k) in enumerate(zip(ref, kg)):
-            if not (abs(r - k) <= 1e-12 * max(abs(r), abs(k), scale)):
+            # 1e-10, not 1e-12: dividing by log-softmax values near -1e-4 amplifies
+            # rounding 10^4 times, and both sides then miss the exact gradient by
+            # 2e-11 relative, differently (seed 4134, program 159; mpmath).
+            if not (abs(r - k) <= 1e-10 * max(abs(r), abs(k), scale)):
                 return f"torch: d/d p{i}[{j}] on B: graph-grad {k!r}, PyTorch {r!r}", True
     return None, True
 
