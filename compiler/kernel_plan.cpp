@@ -23,6 +23,7 @@ static void assign_scratch(const Graph &g, KernelLayout &L) {
   std::vector<KernelUnit> units = kernel_units(g, kernel_emission_order(g), in_place);
   auto owner = [&](int32_t a) { return in_place[size_t(a)] ? g[a].in[0] : a; };
   auto is_scratch = [&](int32_t a) { return L.slots[size_t(a)].place == KernelLayout::Place::Scratch; };
+  auto rounded = [&](int32_t a) { return (g[a].size() + 7) / 8 * 8; };  // keeps buffers 64-byte aligned
   constexpr size_t kUnread = SIZE_MAX;
   std::vector<size_t> last_read(size_t(g.size()), kUnread);
   for (size_t u = 0; u < units.size(); u++)
@@ -30,29 +31,28 @@ static void assign_scratch(const Graph &g, KernelLayout &L) {
   // Outputs not written straight into their result are copied after the units.
   for (const GraphOutput &o : g.outputs) last_read[size_t(owner(o.node))] = units.size();
 
-  std::vector<bool> placed(size_t(g.size()), false);
+  std::vector<bool> placed(size_t(g.size()), false), freed(size_t(g.size()), false);
   std::map<int64_t, std::vector<int64_t>> free_buffers;  // rounded size -> offsets
   for (size_t u = 0; u < units.size(); u++) {
     // A node's first unit is the one computing it: operands precede readers.
     for (int32_t a : units[u].slots) {
       if (!is_scratch(a) || in_place[size_t(a)] || placed[size_t(a)]) continue;
       placed[size_t(a)] = true;
-      int64_t rounded = (g[a].size() + 7) / 8 * 8;  // keep every buffer 64-byte aligned
-      std::vector<int64_t> &same = free_buffers[rounded];
+      std::vector<int64_t> &same = free_buffers[rounded(a)];
       if (!same.empty()) {
         L.slots[size_t(a)].offset = same.back();
         same.pop_back();
       } else {
         L.slots[size_t(a)].offset = L.scratch_doubles;
-        L.scratch_doubles += rounded;
+        L.scratch_doubles += rounded(a);
       }
       if (last_read[size_t(a)] == kUnread) last_read[size_t(a)] = u;
     }
     for (int32_t a : units[u].slots) {
       int32_t o = owner(a);
-      if (!is_scratch(o) || last_read[size_t(o)] != u) continue;
-      last_read[size_t(o)] = kUnread - 1;  // freed once
-      free_buffers[(g[o].size() + 7) / 8 * 8].push_back(L.slots[size_t(o)].offset);
+      if (!is_scratch(o) || last_read[size_t(o)] != u || freed[size_t(o)]) continue;
+      freed[size_t(o)] = true;
+      free_buffers[rounded(o)].push_back(L.slots[size_t(o)].offset);
     }
   }
 }

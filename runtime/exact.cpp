@@ -321,6 +321,7 @@ Value exact_of_finite_double(double d) {
 constexpr size_t kThreadedDigitsBits = size_t(1) << 20;
 // Bits of the smallest power (radix^L), so leaves are under twice that.
 constexpr size_t kLeafBits = size_t(1) << 16;
+static_assert(kThreadedDigitsBits > 2 * kLeafBits, "the first power is below every integer converted");
 
 namespace {
 
@@ -356,11 +357,7 @@ class DigitsWriter {
       digits_.push_back(digits_.back() * 2);
     }
     job_.out.reserve(mpz_sizeinbase(job_.z, job_.radix));
-    if (mpz_cmpabs(*powers_.back(), job_.z) > 0) {  // only possible for the first power
-      leaf(job_.z, 0);
-      return;
-    }
-    write(job_.z, int(powers_.size()) - 1, 0);
+    write(job_.z, int(powers_.size()) - 1, 0);  // powers_[0] <= |z|: |z| has over 2^20 bits
   }
 
  private:
