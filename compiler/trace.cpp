@@ -379,7 +379,7 @@ bool is_mask(const Graph &g, int32_t i) {
 Value select_hook(Value test, Value then_value, Value else_value) {
   Graph &g = active_graph("if");
   int32_t cond = node_of("if", 1, test);
-  if (!is_mask(g, cond)) unsupported("if");
+  if (!is_mask(g, cond)) data_dependent_control();
   for (Value v : {then_value, else_value})
     if (!is_symbolic(v) && !is_number(v) && !is_tensor(v)) unsupported("if");
   return make_symbolic(g.select("if", cond, node_of("if", 2, then_value), node_of("if", 3, else_value)));
@@ -418,6 +418,7 @@ struct TraceScope {
   explicit TraceScope(Graph &g) {
     g_trace.graph = &g;
     g_trace.id = g_next_trace_id++;
+    ++g_symbolic_if_epoch;
   }
   ~TraceScope() {
     g_trace.graph = nullptr;

@@ -86,6 +86,14 @@ void used_before_definition(Value name) {
   throw_errorf("{}: variable used before its definition", is_symbol(name) ? symbol_name(name) : "?");
 }
 
+uint64_t g_symbolic_if_epoch = 0;
+
+void data_dependent_control() {
+  throw_error(
+      "graph: the value of a traced tensor decides control flow here (a Lisp 'if' on it, or a loop's test); "
+      "inside traced code use tensor-where, fori-loop, scan or while-loop");
+}
+
 void check_truth_known(Value v, const char *form) {
   if (truth_unknown(v)) g_type_hooks[hdr(v)->type].truth(v, form);
 }

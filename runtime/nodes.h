@@ -119,19 +119,46 @@ struct GlobalDefine : Node {
   }
 };
 
+// An `if` whose test is a symbolic value runs both branches and records a select.
+// A loop whose test reads a traced value recurses through the same `if` inside its
+// own branch without end; past kMaxSymbolicIfNesting such nested runs (a bound no
+// select-shaped program reaches: each level is both branches) it is that loop, and
+// raises at once instead of overflowing the stack seconds later.
+constexpr uint32_t kMaxSymbolicIfNesting = 200;
+// Bumped at the start of every trace, so a count left behind by a non-local exit
+// (a continuation) belongs to an old trace and is ignored.
+extern uint64_t g_symbolic_if_epoch;
+[[noreturn]] void data_dependent_control();
+
 struct If : Node {
   Node *test, *then_, *else_;
+  uint32_t symbolic_nesting = 0;
+  uint64_t nesting_epoch = 0;
   If(Node *t, Node *a, Node *b) : test(t), then_(a), else_(b) {}
   Value eval(Frame *env) override {
     Value t = test->eval(env);
     if (t == FALSE_V) return else_->eval(env);
     // Registered types only (tags above T_OPAQUE): see truth_unknown below.
-    if (is_ptr(t) && hdr(t)->type > T_OPAQUE && g_type_hooks[hdr(t)->type].select) [[unlikely]] {
-      Value a = finish_tail(then_->eval(env));
-      Value b = finish_tail(else_->eval(env));
-      return g_type_hooks[hdr(t)->type].select(t, a, b);
-    }
+    if (is_ptr(t) && hdr(t)->type > T_OPAQUE && g_type_hooks[hdr(t)->type].select) [[unlikely]]
+      return eval_both(t, env);
     return then_->eval(env);
+  }
+
+ private:
+  Value eval_both(Value t, Frame *env) {
+    if (nesting_epoch != g_symbolic_if_epoch) {
+      nesting_epoch = g_symbolic_if_epoch;
+      symbolic_nesting = 0;
+    }
+    if (symbolic_nesting >= kMaxSymbolicIfNesting) data_dependent_control();
+    struct Nested {
+      uint32_t &n;
+      explicit Nested(uint32_t &c) : n(c) { ++n; }
+      ~Nested() { --n; }
+    } nested(symbolic_nesting);
+    Value a = finish_tail(then_->eval(env));
+    Value b = finish_tail(else_->eval(env));
+    return g_type_hooks[hdr(t)->type].select(t, a, b);
   }
 };
 

@@ -104,7 +104,8 @@ TEST_CASE("graph: errors name the op and the shapes", "[graph]") {
   CHECK(error_of("(graph-eval (lambda (x) (log x 2)) 1.5)") ==
         "\"graph: 'log' is not supported inside a traced function\"");
   CHECK(error_of("(graph-eval (lambda (x) (if x 1 2)) 1.5)") ==
-        "\"graph: 'if' is not supported inside a traced function\"");
+        "\"graph: the value of a traced tensor decides control flow here (a Lisp 'if' on it, or a loop's "
+        "test); inside traced code use tensor-where, fori-loop, scan or while-loop\"");
   CHECK(error_of("(graph-eval (lambda (x) (graph-dot (lambda (y) y) x)) 1.5)") ==
         "\"graph: 'graph-dot' is not supported inside a traced function\"");
   // graph-eval and graph-grad nest (docs/graph.md, "Nesting"): no error.

@@ -161,8 +161,10 @@ TEST_CASE("trace: an if on a symbolic comparison records a select of both branch
 
   // A symbolic test that is not a comparison cannot become a select.
   Graph bad;
-  CHECK(error_of([&] { trace_into(bad, "test", lisp("(lambda (x s) (if (+ x s) x s))"), 2, args); }) ==
-        "graph: 'if' is not supported inside a traced function");
+  CHECK(
+      error_of([&] { trace_into(bad, "test", lisp("(lambda (x s) (if (+ x s) x s))"), 2, args); }) ==
+      "graph: the value of a traced tensor decides control flow here (a Lisp 'if' on it, or a loop's test); "
+      "inside traced code use tensor-where, fori-loop, scan or while-loop");
 }
 
 TEST_CASE("trace: and, or and not refuse a symbolic value", "[trace]") {
