@@ -6,6 +6,7 @@
 #   make test       deps + build + every ctest test
 #   make asan       -O2 -g AddressSanitizer/UBSan build in build-asan/, then ctest there
 #   make gc-stress  golden tests (all but GC_STRESS_SKIP) with KILN_GC_STRESS=1
+#   make timing-under-load  the timed tests again beside two busy loops
 #   make install    cmake --install build (PREFIX=/usr/local by default)
 #   make format     apply .clang-format to every C/C++ source (ctest `format` checks it)
 
@@ -45,14 +46,14 @@ DEB_PACKAGES := libgc-dev libgccjit-12-dev libfmt-dev catch2 libreadline-dev zli
 ASAN_ENV := ASAN_OPTIONS=detect_stack_use_after_return=0:detect_leaks=0 \
             UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 
-.PHONY: all deps build bench test asan asan-build gc-stress install format clean
+.PHONY: all deps build bench test timing-under-load asan asan-build gc-stress install format clean
 
 all: build
 
 deps:
 	@missing=""; \
 	for p in $(DEB_PACKAGES); do \
-	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'install ok installed' || missing="$$missing $$p"; \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep 'install ok installed' >/dev/null || missing="$$missing $$p"; \
 	done; \
 	if [ -z "$$missing" ]; then echo "deps: all packages present"; exit 0; fi; \
 	echo "deps: missing$$missing"; \
@@ -77,6 +78,12 @@ test: deps build
 # Line tables only (-g1): sanitizer reports still name file:line, and the build
 # is about a quarter cheaper than with full -g (docs/testing.md, "CI time").
 ASAN_CXX_FLAGS ?= -O2 -g1 -DNDEBUG
+
+# The tests with a time bound (ctest label `timing`) once more, with two busy loops
+# beside them: each bound is on responsiveness with a wide margin, so it must hold on
+# a loaded machine too (docs/testing.md). One test at a time: the loops are the load.
+timing-under-load: build
+	bash tests/support/under_load.sh 2 ctest --test-dir $(BUILD_DIR) --output-on-failure -j1 -L timing
 
 asan-build:
 	cmake -S . -B $(ASAN_DIR) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKILN_SANITIZE=ON \

@@ -18,7 +18,7 @@ results=${RESULTS:-$repo/benchmarks/RESULTS.md}
 heading="## Core interpreter vs Guile 3"
 
 [ -x "$kiln" ] || { echo "run.sh: no kiln binary at $kiln (run 'make build' first)" >&2; exit 1; }
-if ! command -v guile >/dev/null 2>&1 || ! guile --version | head -1 | grep -q ' 3\.'; then
+if ! command -v guile >/dev/null 2>&1 || ! guile --version | head -1 | grep ' 3\.' >/dev/null; then
   echo "run.sh: Guile 3 is needed for this comparison; install it with:" >&2
   echo "  apt-get install guile-3.0" >&2
   exit 1

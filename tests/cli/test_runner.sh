@@ -214,7 +214,10 @@ if [ -x /usr/bin/time ]; then
   # The runner itself (not the child) should stay well under the 100 MB printed.
   # AddressSanitizer's own memory (quarantine, shadow) puts a sanitizer build's
   # runner above any bound that would mean this, so only the plain build checks it.
-  if ! ldd "$KILN" 2>/dev/null | grep -q libasan; then
+  # Captured first: under pipefail, `ldd | grep -q` fails when grep quits before ldd
+  # has written everything (SIGPIPE), which once took an ASan build for a plain one.
+  libs=$(ldd "$KILN" 2>/dev/null || true)
+  if ! grep -q libasan <<<"$libs"; then
     [ "$rss" -lt 80000 ] || fail "runner max RSS $rss KB"
   fi
 else
