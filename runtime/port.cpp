@@ -44,6 +44,7 @@ static Port *new_port(PortKind kind, std::string_view name) {
   p->col = 1;
   p->source_id = 0;
   p->fold_case = 0;
+  p->after_cr = 0;
   return p;
 }
 
@@ -175,12 +176,14 @@ int port_read_char(Port *p) {
   if (p->closed) throw_error("read from a closed port");
   if (p->binary) not_textual();
   int c = next_char(p);
-  if (c == '\n') {
+  // LF, CR LF and CR each end one line (R7RS 7.1.1).
+  if (c == '\r' || (c == '\n' && !p->after_cr)) {
     p->line++;
     p->col = 1;
-  } else if (c >= 0) {
+  } else if (c >= 0 && c != '\n') {
     p->col++;
   }
+  p->after_cr = c == '\r';
   return c;
 }
 

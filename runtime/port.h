@@ -30,6 +30,7 @@ struct Port {
   uint32_t line, col;
   uint32_t source_id;  // srcloc file id naming this port; 0 until `read` first needs it
   uint8_t fold_case;   // #!fold-case was read from this port
+  uint8_t after_cr;    // the last char read was CR: an LF now ends the same line (CR LF)
 };
 inline bool is_port(Value v) { return has_type(v, T_PORT); }
 

@@ -45,12 +45,17 @@ void append_folded(std::string &out, uint32_t c) {
 
 bool is_hex_digit(int c) { return (c >= '0' && c <= '9') || ((c | 0x20) >= 'a' && (c | 0x20) <= 'f'); }
 
-// A character for an error message.
+// A character for an error message: control characters written as escapes
+// (\x0d;), so a message never carries a raw CR or ESC to the terminal.
 std::string char_text(int c) {
   std::string s;
-  if (c >= 0) utf8_append(s, uint32_t(c));
+  if (c < 0) return s;
+  if (c < 0x20 || c == 0x7f) return fmt::format("x{:x};", c);
+  utf8_append(s, uint32_t(c));
   return s;
 }
+
+bool at_line_end(int c) { return c < 0 || c == '\n' || c == '\r'; }
 
 class Reader {
  public:
@@ -74,6 +79,7 @@ class Reader {
   Port *port_;
   uint32_t file_;
   uint32_t line_ = 1, col_ = 1;  // string sources; a port keeps its own
+  bool after_cr_ = false;        // the last char was CR: an LF now ends the same line
   // Ports look one char further ahead by taking it from the port early; every
   // caller of peek2 consumes that char before read_top returns, so nothing is lost
   // between two `read`s.
@@ -138,12 +144,14 @@ class Reader {
       return c;
     }
     int c = decode_at(&pos_);
-    if (c == '\n') {
+    // LF, CR LF and CR each end one line (R7RS 7.1.1), for the places in messages.
+    if (c == '\r' || (c == '\n' && !after_cr_)) {
       line_++;
       col_ = 1;
-    } else if (c >= 0) {
+    } else if (c >= 0 && c != '\n') {
       col_++;
     }
+    after_cr_ = c == '\r';
     return c;
   }
 
@@ -195,7 +203,7 @@ class Reader {
       if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f') {
         get();
       } else if (c == ';') {
-        while (peek() >= 0 && peek() != '\n') get();
+        while (!at_line_end(peek())) get();
       } else if (c == '#' && (peek2() == '|' || peek2() == ';')) {
         SrcLoc start = here();
         get();
@@ -209,7 +217,7 @@ class Reader {
         }
       } else if (c == '#' && peek2() == '!') {
         if (at_script_line()) {
-          while (peek() >= 0 && peek() != '\n') get();  // "#!/usr/bin/env kiln"
+          while (!at_line_end(peek())) get();  // "#!/usr/bin/env kiln"
           continue;
         }
         get();
@@ -369,12 +377,15 @@ class Reader {
       if (read_escape(e, esc, s, "string")) continue;
       switch (e) {
       case '\n':
+      case '\r':
       case ' ':
       case '\t': {
-        // Line continuation: skip trailing blanks, the newline, and leading blanks.
+        // Line continuation: skip trailing blanks, the line ending (LF, CR LF or CR),
+        // and leading blanks.
         int ch = e;
         while (ch == ' ' || ch == '\t') ch = get();
-        if (ch != '\n' && ch >= 0) fail(esc, "bad string escape");
+        if (ch != '\n' && ch != '\r' && ch >= 0) fail(esc, "bad string escape");
+        if (ch == '\r' && peek() == '\n') get();
         while (peek() == ' ' || peek() == '\t') get();
         break;
       }

@@ -200,17 +200,18 @@ Value b_peek_char(int argc, Value *argv) {
   return c < 0 ? EOF_V : make_char(uint32_t(c));
 }
 
-// A line without its terminator ("\n" or "\r\n"); the eof object at end of input.
+// A line without its line ending (LF, CR LF or CR: R7RS 7.1.1); the eof object at
+// end of input.
 Value b_read_line(int argc, Value *argv) {
   Port *p = text_in_port("read-line", argc, argv, 0);
   std::string line;
   int c = port_read_char(p);
   if (c < 0) return EOF_V;
-  while (c >= 0 && c != '\n') {
+  while (c >= 0 && c != '\n' && c != '\r') {
     utf8_append(line, uint32_t(c));
     c = port_read_char(p);
   }
-  if (c == '\n' && !line.empty() && line.back() == '\r') line.pop_back();
+  if (c == '\r' && port_peek_char(p) == '\n') port_read_char(p);
   return make_string(line);
 }
 
