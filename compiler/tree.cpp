@@ -4,6 +4,7 @@
 #include "../runtime/args.h"
 #include "../runtime/error.h"
 #include "../runtime/gc.h"
+#include "../runtime/list_builder.h"
 #include "../runtime/object.h"
 #include "../runtime/tensor.h"
 #include "trace.h"
@@ -28,17 +29,6 @@ int64_t branch_length(const char *who, const std::string &what, Value v) {
   if (is_circular(v)) throw_errorf("{}: {}: a tree cannot be a circular list", who, what);
   throw_errorf("{}: {}: a tree cannot be an improper list, got {}", who, what, error_value_string(v));
 }
-
-// Builds a list front to back (head stays reachable from the caller's frame).
-struct Tail {
-  Value head = NIL, last = NIL;
-  void push(Value x) {
-    Value p = cons(x, NIL);
-    if (last == NIL) head = p;
-    else as<Pair>(last)->cdr = p;
-    last = p;
-  }
-};
 
 Value element(Value branch, int64_t i, Value &cursor) {
   if (is_vector(branch)) return as<Vector>(branch)->items[i];
@@ -114,7 +104,7 @@ Value rebuild(Value skel, const Value *leaves, int64_t &k) {
       as<Vector>(out)->items[i] = rebuild(as<Vector>(skel)->items[i], leaves, k);
     return out;
   }
-  Tail b;
+  ListBuilder b;
   for (Value c = skel; is_pair(c); c = cdr(c)) b.push(rebuild(car(c), leaves, k));
   return b.head;
 }
@@ -128,7 +118,7 @@ Value skeleton(Value v) {
     for (int64_t i = 0; i < n; i++) as<Vector>(out)->items[i] = skeleton(as<Vector>(v)->items[i]);
     return out;
   }
-  Tail b;
+  ListBuilder b;
   for (Value c = v; is_pair(c); c = cdr(c)) b.push(skeleton(car(c)));
   return b.head;
 }
@@ -226,7 +216,7 @@ Value tree_rebuild(Value skeleton, const Value *leaves, int64_t &k) { return reb
 Value assemble_results(const TreeLayout &t, const Value *outputs) {
   int64_t k = 0;
   if (!t.grad) return rebuild(t.out_skeleton, outputs, k);
-  Tail b;
+  ListBuilder b;
   b.push(outputs[k++]);
   if (t.with_aux) b.push(rebuild(t.out_skeleton, outputs, k));
   for (int32_t j = 0; j < t.nwrt; j++) b.push(rebuild(t.arg_skeletons[t.wrt[j]], outputs, k));

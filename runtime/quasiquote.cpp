@@ -6,21 +6,15 @@
 // Nesting (`(a `(b ,(c ,d)))) counts depth: only an unquote at depth 1 is
 // evaluated; deeper ones are kept as data with their insides analysed at depth - 1.
 #include "analyze_internal.h"
+#include "list_builder.h"
 
 namespace kiln {
 
 static Value qq_cons(int, Value *a) { return cons(a[0], a[1]); }
 static Value qq_append(int, Value *a) {
-  Value head = NIL, tail = NIL;
-  for (Value p = a[0]; is_pair(p); p = cdr(p)) {
-    Value cell = cons(car(p), NIL);
-    if (head == NIL) head = cell;
-    else as<Pair>(tail)->cdr = cell;
-    tail = cell;
-  }
-  if (head == NIL) return a[1];
-  as<Pair>(tail)->cdr = a[1];
-  return head;
+  ListBuilder out;
+  for (Value p = a[0]; is_pair(p); p = cdr(p)) out.push(car(p));
+  return out.finish(a[1]);
 }
 static Value qq_list_to_vector(int, Value *a) {
   int n = list_length(a[0]);

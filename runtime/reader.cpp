@@ -9,6 +9,7 @@
 
 #include "error.h"
 #include "eval_internal.h"
+#include "list_builder.h"
 #include "number.h"
 #include "srcloc.h"
 #include "unicode.h"
@@ -286,7 +287,7 @@ class Reader {
   Value read_list(char closer, SrcLoc start, bool in_vector = false) {
     if (stack_exhausted()) fail(start, "lists nested too deeply to read");
     open_.push_back(Open{closer, start.line, start.col});
-    Value head = NIL, tail = NIL;
+    ListBuilder items;
     for (;;) {
       skip_atmosphere();
       int c = peek();
@@ -299,34 +300,30 @@ class Reader {
         }
         get();
         open_.pop_back();
-        return head;
+        return items.head;
       }
       if (c == '.' && is_delimiter(peek2())) {
         SrcLoc dot = here();
         get();
-        return finish_dotted(head, tail, closer, dot, in_vector);
+        return finish_dotted(items, closer, dot, in_vector);
       }
       Value item = read_datum();
-      Value cell = with_loc(cons(item, NIL), start);
-      if (head == NIL) head = cell;
-      else as<Pair>(tail)->cdr = cell;
-      tail = cell;
+      items.push_cell(with_loc(cons(item, NIL), start));
     }
   }
 
   // After the '.' of a dotted list: the one datum that ends it, then its closer.
-  Value finish_dotted(Value head, Value tail, char closer, SrcLoc dot, bool in_vector) {
+  Value finish_dotted(ListBuilder &items, char closer, SrcLoc dot, bool in_vector) {
     if (in_vector) fail(dot, "unexpected '.' in a vector");
-    if (head == NIL) fail(dot, "unexpected '.' at the start of a list");
+    if (items.head == NIL) fail(dot, "unexpected '.' at the start of a list");
     Value rest = read_datum();
     skip_atmosphere();
     int e = peek();
     if (e < 0) fail_eof();
     if (e != closer) fail(here(), "expected one datum after '.'");
     get();
-    as<Pair>(tail)->cdr = rest;
     open_.pop_back();
-    return head;
+    return items.finish(rest);
   }
 
   // The escapes strings and |symbols| share, after the backslash: \n \t \r \a \b \0
@@ -643,14 +640,11 @@ Value SourceReader::next() { return static_cast<Reader *>(impl_)->read_top(); }
 
 Value read_all(std::string_view text, uint32_t file_id) {
   Reader r(text, file_id);
-  Value head = NIL, tail = NIL;
+  ListBuilder data;
   for (;;) {
     Value d = r.read_top();
-    if (d == NOVALUE) return head;
-    Value cell = cons(d, NIL);
-    if (head == NIL) head = cell;
-    else as<Pair>(tail)->cdr = cell;
-    tail = cell;
+    if (d == NOVALUE) return data.head;
+    data.push(d);
   }
 }
 

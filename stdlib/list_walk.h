@@ -7,6 +7,7 @@
 // calling Lisp code, and call Lisp code only through apply_proc.
 #pragma once
 #include "../runtime/eval.h"
+#include "../runtime/list_builder.h"
 #include "builtins.h"
 
 namespace kiln {
@@ -30,20 +31,6 @@ inline int64_t count_pairs(Value v) {
   }
   return n;
 }
-
-// Builds a list front to back in O(1) per element. A push polls for Ctrl-C:
-// the lists builtins build have the length of their input or of a count.
-struct ListBuilder {
-  Value head = NIL;
-  Value tail = NIL;
-  void push(Value x) {
-    check_interrupt();
-    Value cell = cons(x, NIL);
-    if (tail == NIL) head = cell;
-    else as<Pair>(tail)->cdr = cell;
-    tail = cell;
-  }
-};
 
 // A Value array of n slots: on the stack when small, in GC memory otherwise.
 class ValueBuf {

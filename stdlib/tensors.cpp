@@ -14,6 +14,7 @@
 
 #include "../runtime/eval.h"
 #include "../runtime/fused_elementwise.h"
+#include "../runtime/list_builder.h"
 #include "../runtime/number.h"
 #include "../runtime/printer.h"
 #include "../runtime/tensor.h"
@@ -194,14 +195,9 @@ Value b_tensor_ref(int argc, Value *argv) {
 Value nested_list(const Tensor *t, int depth, int64_t &pos) {
   if (depth == t->shape.rank) return make_double(t->data[pos++]);
   int64_t n = t->shape.dim[depth];
-  Value head = NIL, tail = NIL;
-  for (int64_t i = 0; i < n; i++) {
-    Value cell = cons(nested_list(t, depth + 1, pos), NIL);
-    if (head == NIL) head = cell;
-    else as<Pair>(tail)->cdr = cell;
-    tail = cell;
-  }
-  return head;
+  ListBuilder items;
+  for (int64_t i = 0; i < n; i++) items.push(nested_list(t, depth + 1, pos));
+  return items.head;
 }
 
 Value b_tensor_to_list(int argc, Value *argv) {
