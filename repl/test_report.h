@@ -10,6 +10,8 @@
 #include <string_view>
 #include <vector>
 
+#include "runtime/xml_text.h"
+
 namespace kiln {
 
 enum class Verdict { pass, fail, skip, updated };
@@ -36,10 +38,6 @@ std::string console_report(const TestResult &r);
 
 // One TAP 13 test point (number from 1), with a YAML block for a failure.
 std::string tap_report(const TestResult &r, size_t number);
-
-// Valid UTF-8 and control characters other than tab and newline become `\xHH;`.
-std::string printable_text(std::string_view s);
-std::string xml_escape(std::string_view s);
 
 // A whole JUnit document: one <testsuite> holding one <testcase> per result.
 std::string junit_xml(const std::vector<TestResult> &results, double total_seconds);

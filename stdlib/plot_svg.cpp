@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "../runtime/xml_text.h"
 #include "builtins.h"
 #include "plot_data.h"
 #include "port_args.h"
@@ -28,24 +29,6 @@ constexpr const char *kColours[kMaxPlotSeries] = {"#1f77b4", "#ff7f0e", "#2ca02c
                                                   "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"};
 // Series with at most this many finite points also get a dot at each point.
 constexpr size_t kMaxMarkedPoints = 50;
-
-std::string xml_text(std::string_view s) {
-  std::string out;
-  for (size_t i = 0; i < s.size(); i++) {
-    unsigned char c = s[i];
-    switch (c) {
-    case '&': out += "&amp;"; continue;
-    case '<': out += "&lt;"; continue;
-    case '>': out += "&gt;"; continue;
-    case '"': out += "&quot;"; continue;
-    case '\'': out += "&apos;"; continue;
-    default: break;
-    }
-    if (c < 0x20) out += c == '\t' || c == '\n' ? ' ' : '?';
-    else out += char(c);  // a string's text is UTF-8, as the file declares
-  }
-  return out;
-}
 
 // An axis: the data range it shows and where its ticks go.
 struct Axis {
@@ -125,11 +108,11 @@ std::string render(const PlotData &d) {
       "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{0}\" height=\"{1}\" viewBox=\"0 0 {0} {1}\" "
       "font-family=\"sans-serif\" font-size=\"12\">\n",
       width, kHeight);
-  if (d.has_title) o += fmt::format("<title>{}</title>\n", xml_text(d.title));
+  if (d.has_title) o += fmt::format("<title>{}</title>\n", xml_escape(d.title));
   o += fmt::format("<rect width=\"{}\" height=\"{}\" fill=\"white\"/>\n", width, kHeight);
   if (d.has_title)
     o += fmt::format("<text x=\"{:.1f}\" y=\"26\" text-anchor=\"middle\" font-size=\"16\">{}</text>\n",
-                     (kLeft + kRight) / 2, xml_text(d.title));
+                     (kLeft + kRight) / 2, xml_escape(d.title));
 
   o += "<g stroke=\"#dddddd\" stroke-width=\"1\">\n";
   for (double t : ya.ticks)
@@ -185,7 +168,7 @@ std::string render(const PlotData &d) {
     o += fmt::format(
         "<line x1=\"{:.1f}\" y1=\"{}\" x2=\"{:.1f}\" y2=\"{}\" stroke=\"{}\" stroke-width=\"2\"/>\n", x + 8,
         ly - 4, x + 30, ly - 4, kColours[k]);
-    o += fmt::format("<text x=\"{:.1f}\" y=\"{}\">{}</text>\n", x + 36, ly, xml_text(d.series[k].name));
+    o += fmt::format("<text x=\"{:.1f}\" y=\"{}\">{}</text>\n", x + 36, ly, xml_escape(d.series[k].name));
   }
   o += "</g>\n</svg>\n";
   return o;
