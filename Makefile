@@ -117,7 +117,7 @@ install: build
 	cmake --install $(BUILD_DIR)
 
 format:
-	find runtime stdlib compiler repl tests/unit benchmarks -type f \
+	find runtime stdlib compiler repl tests/unit tests/runtime_only tests/compiler_only tests/stdlib_only tests/support benchmarks -type f \
 	  \( -name '*.cpp' -o -name '*.h' -o -name '*.c' -o -name '*.inc' \) -exec clang-format -i {} +
 
 clean:

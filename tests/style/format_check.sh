@@ -9,7 +9,7 @@ set -u
 root="${1:?usage: format_check.sh SOURCE_DIR [CLANG_FORMAT]}"
 cf="${2:-clang-format}"
 cd "$root" || exit 2
-mapfile -t files < <(find runtime stdlib compiler repl tests/unit benchmarks \
+mapfile -t files < <(find runtime stdlib compiler repl tests/unit tests/runtime_only tests/compiler_only tests/stdlib_only tests/support benchmarks \
   -type f \( -name '*.cpp' -o -name '*.h' -o -name '*.c' -o -name '*.inc' \) | sort)
 bad=0
 for f in "${files[@]}"; do
