@@ -254,7 +254,7 @@ void emit_kernel(gcc_jit_context *ctx, const Graph &g, const KernelLayout &L) {
   // Left-operand transposes are not materialised: their matmuls read the input
   // in place (a[i][kk] = x[kk][i]; the broadcast operand is loaded one element
   // at a time anyway).
-  const std::vector<bool> read_in_place = left_operand_transposes(g);
+  const std::vector<bool> &read_in_place = L.read_in_place;
   for (int32_t i = 0; i < g.size(); i++) {
     const GraphNode &n = g[i];
     if (!read_in_place[size_t(i)]) continue;
@@ -277,7 +277,7 @@ void emit_kernel(gcc_jit_context *ctx, const Graph &g, const KernelLayout &L) {
     default: return refs[size_t(owner)].base;
     }
   };
-  std::vector<KernelUnit> units = kernel_units(g, kernel_emission_order(g), read_in_place);
+  const std::vector<KernelUnit> &units = L.units;
   std::vector<bool> shared = shared_units(units);
   // GCC would inline the shared functions back into the kernel (cloning each
   // per call site first), compiling their bodies once per call again: a

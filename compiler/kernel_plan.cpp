@@ -19,8 +19,8 @@ namespace kiln {
 // node of the same rounded size (the most recently freed first: it is the one
 // still in cache). Run values the unit does not store get no buffer.
 static void assign_scratch(const Graph &g, KernelLayout &L) {
-  std::vector<bool> in_place = left_operand_transposes(g);
-  std::vector<KernelUnit> units = kernel_units(g, kernel_emission_order(g), in_place);
+  const std::vector<bool> &in_place = L.read_in_place;
+  const std::vector<KernelUnit> &units = L.units;
   auto owner = [&](int32_t a) { return in_place[size_t(a)] ? g[a].in[0] : a; };
   auto is_scratch = [&](int32_t a) { return L.slots[size_t(a)].place == KernelLayout::Place::Scratch; };
   auto rounded = [&](int32_t a) { return (g[a].size() + 7) / 8 * 8; };  // keeps buffers 64-byte aligned
@@ -88,6 +88,8 @@ KernelLayout plan_kernel(const Graph &g) {
       s = {KernelLayout::Place::Scratch, 0, 0};
     }
   }
+  L.read_in_place = left_operand_transposes(g);
+  L.units = kernel_units(g, kernel_emission_order(g), L.read_in_place);
   assign_scratch(g, L);
   for (int32_t i = 0; i < g.size(); i++)
     if (g[i].op == Op::Take || g[i].op == Op::ScatterAdd) {

@@ -1,4 +1,4 @@
-// kernel_units.h — a kernel's steps (kernel_plan.h) grouped into units of
+// kernel_units.h — a kernel's steps (kernel_schedule.h) grouped into units of
 // emission, and the signature that decides which units share one generated
 // function. A unit is a fused element-wise run, a serial sum with its pair or
 // host transpose, or one node. A deep model repeats the same units layer after
@@ -26,7 +26,7 @@
 #include <vector>
 
 #include "graph.h"
-#include "kernel_plan.h"
+#include "kernel_schedule.h"
 
 namespace kiln {
 
