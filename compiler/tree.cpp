@@ -1,6 +1,8 @@
 // tree.cpp — flattening, matching and rebuilding trees (tree.h).
 #include "tree.h"
 
+#include <unordered_set>
+
 #include "../runtime/args.h"
 #include "../runtime/error.h"
 #include "../runtime/gc.h"
@@ -12,6 +14,10 @@
 namespace kiln {
 
 bool is_tree_branch(Value v) { return v == NIL || is_pair(v) || is_vector(v); }
+
+bool is_tree_entry(Value v) { return is_pair(v) && is_symbol(car(v)); }
+
+bool is_named_branch(Value v) { return is_pair(v) && is_tree_entry(car(v)); }
 
 namespace {
 
@@ -30,11 +36,48 @@ int64_t branch_length(const char *who, const std::string &what, Value v) {
   throw_errorf("{}: {}: a tree cannot be an improper list, got {}", who, what, error_value_string(v));
 }
 
-Value element(Value branch, int64_t i, Value &cursor) {
+// The tree a list element stands for: an entry's SUBTREE, anything else itself.
+// Only list elements are ever entries (never vector items or a whole argument).
+Value subtree(Value element) { return is_tree_entry(element) ? cdr(element) : element; }
+
+// Child i of a branch, walking a list with `cursor`: an entry stands for its subtree.
+Value child(Value branch, int64_t i, Value &cursor) {
   if (is_vector(branch)) return as<Vector>(branch)->items[i];
   Value x = car(cursor);
   cursor = cdr(cursor);
-  return x;
+  return subtree(x);
+}
+
+// "(w b)": the keys of a named branch, for messages.
+std::string key_list(Value named) {
+  std::string out = "(";
+  for (Value c = named; is_pair(c); c = cdr(c)) {
+    if (out.size() > 1) out += ' ';
+    out += is_tree_entry(car(c)) ? std::string(symbol_name(car(car(c)))) : "?";
+  }
+  return out + ")";
+}
+
+// A named branch's elements must all be entries with distinct keys; any other list
+// must hold no entry (a key inside a list of unnamed trees is a slip, not a name).
+void check_entries(const char *who, const std::string &what, Value list, int64_t n) {
+  bool named = is_named_branch(list);
+  std::unordered_set<uint64_t> keys;
+  Value c = list;
+  for (int64_t i = 0; i < n; i++, c = cdr(c)) {
+    Value e = car(c);
+    if (!named) {
+      if (is_tree_entry(e))
+        throw_errorf("{}: {}: a list mixes (KEY . TREE) entries with other trees, got {}", who, what,
+                     error_value_string(list));
+      continue;
+    }
+    if (!is_tree_entry(e))
+      throw_errorf("{}: {}: entry {} of an association list must be (KEY . TREE) with a symbol KEY, got {}",
+                   who, what, i + 1, error_value_string(e));
+    if (!keys.insert(car(e).bits).second)
+      throw_errorf("{}: {}: the key {} appears twice in an association list", who, what, symbol_name(car(e)));
+  }
 }
 
 struct LeafCheck {
@@ -45,6 +88,9 @@ struct LeafCheck {
 
   void walk(Value v, int depth) {
     if (depth > kMaxTreeDepth) too_deep(who, what);
+    if (is_tree_entry(v))
+      throw_errorf("{}: {}: a (KEY . TREE) entry must be an element of an association list, got {}", who,
+                   what, error_value_string(v));
     if (!is_tree_branch(v)) {
       leaves++;
       if (is_number(v) || is_tensor(v) || (symbolic_ok && is_symbolic_value(v))) return;
@@ -52,8 +98,9 @@ struct LeafCheck {
                    error_value_string(v));
     }
     int64_t n = branch_length(who, what, v);
+    if (!is_vector(v)) check_entries(who, what, v, n);
     Value cursor = v;
-    for (int64_t i = 0; i < n; i++) walk(element(v, i, cursor), depth + 1);
+    for (int64_t i = 0; i < n; i++) walk(child(v, i, cursor), depth + 1);
   }
 };
 
@@ -64,7 +111,7 @@ void flatten(Value v, Value *out, int64_t &k) {
   }
   int64_t n = is_vector(v) ? as<Vector>(v)->len : list_length(v);
   Value cursor = v;
-  for (int64_t i = 0; i < n; i++) flatten(element(v, i, cursor), out, k);
+  for (int64_t i = 0; i < n; i++) flatten(child(v, i, cursor), out, k);
 }
 
 std::string describe_branch(Value v) {
@@ -72,7 +119,14 @@ std::string describe_branch(Value v) {
   if (is_vector(v)) return fmt::format("a vector of {} trees", as<Vector>(v)->len);
   int64_t n = list_length(v);
   if (n < 0) return "an improper or circular list";
+  if (is_named_branch(v)) return "an association list with keys " + key_list(v);
   return fmt::format("a list of {} trees", n);
+}
+
+// Do a skeleton's element and a value's element agree on being an entry, and on its key?
+bool same_entry(Value skel_element, Value v_element) {
+  if (!is_tree_entry(skel_element)) return !is_tree_entry(v_element);
+  return is_tree_entry(v_element) && car(v_element) == car(skel_element);
 }
 
 // Compares `v` with `skel`; on a difference raises naming argument `arg`.
@@ -87,12 +141,18 @@ void match(const char *who, int arg, Value skel, Value v, int depth) {
     int64_t m = is_vector(v) ? as<Vector>(v)->len : list_length(v);
     same_kind = n == m;
   }
+  if (same_kind && !skel_leaf && !is_vector(skel)) {
+    // Keys are structure: the same keys in the same order, and no entry where the
+    // skeleton has none (flatten would take the entry's subtree for a tree).
+    for (Value sc = skel, vc = v; same_kind && is_pair(sc); sc = cdr(sc), vc = cdr(vc))
+      same_kind = same_entry(car(sc), car(vc));
+  }
   if (!same_kind)
     throw_errorf("{}: argument {}: expected {}, got {}", who, arg, describe_branch(skel),
                  error_value_string(v));
   if (skel_leaf) return;
   Value sc = skel, vc = v;
-  for (int64_t i = 0; i < n; i++) match(who, arg, element(skel, i, sc), element(v, i, vc), depth + 1);
+  for (int64_t i = 0; i < n; i++) match(who, arg, child(skel, i, sc), child(v, i, vc), depth + 1);
 }
 
 Value rebuild(Value skel, const Value *leaves, int64_t &k) {
@@ -105,7 +165,10 @@ Value rebuild(Value skel, const Value *leaves, int64_t &k) {
     return out;
   }
   ListBuilder b;
-  for (Value c = skel; is_pair(c); c = cdr(c)) b.push(rebuild(car(c), leaves, k));
+  for (Value c = skel; is_pair(c); c = cdr(c)) {
+    Value e = car(c);
+    b.push(is_tree_entry(e) ? cons(car(e), rebuild(cdr(e), leaves, k)) : rebuild(e, leaves, k));
+  }
   return b.head;
 }
 
@@ -119,7 +182,10 @@ Value skeleton(Value v) {
     return out;
   }
   ListBuilder b;
-  for (Value c = v; is_pair(c); c = cdr(c)) b.push(skeleton(car(c)));
+  for (Value c = v; is_pair(c); c = cdr(c)) {
+    Value e = car(c);
+    b.push(is_tree_entry(e) ? cons(car(e), skeleton(cdr(e))) : skeleton(e));
+  }
   return b.head;
 }
 
@@ -207,7 +273,7 @@ int64_t skeleton_leaf_count(Value skel) {
     for (int64_t i = 0; i < as<Vector>(skel)->len; i++) n += skeleton_leaf_count(as<Vector>(skel)->items[i]);
     return n;
   }
-  for (Value c = skel; is_pair(c); c = cdr(c)) n += skeleton_leaf_count(car(c));
+  for (Value c = skel; is_pair(c); c = cdr(c)) n += skeleton_leaf_count(subtree(car(c)));
   return n;
 }
 

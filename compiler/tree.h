@@ -24,6 +24,10 @@ constexpr int kMaxTreeDepth = 10000;
 
 // NIL, a pair or a vector: something whose elements are trees.
 bool is_tree_branch(Value v);
+// A (KEY . TREE) pair with a symbol KEY: an element of an association list.
+bool is_tree_entry(Value v);
+// A list whose first element is an entry (an association list, if well formed).
+bool is_named_branch(Value v);
 
 // What a traced procedure's arguments and result look like, and which results a
 // build returns: F's value (forward) or (LOSS [AUX] G...) (grad).

@@ -8,6 +8,7 @@ namespace kiln {
 
 extern const char *const kPreludeSource;   // prelude_embed.cpp, generated from prelude.lisp
 extern const char *const kTrainingSource;  // training_embed.cpp, generated from training.lisp
+extern const char *const kModelsSource;    // models_embed.cpp, generated from models.lisp
 extern const char *const kProgressSource;  // progress_embed.cpp, generated from progress.lisp
 
 void init_kiln() {
@@ -18,6 +19,7 @@ void init_kiln() {
   init_builtins();
   eval_string(kPreludeSource, "<prelude>");
   eval_string(kTrainingSource, "<training>");
+  eval_string(kModelsSource, "<models>");
   eval_string(kProgressSource, "<progress>");
 }
 

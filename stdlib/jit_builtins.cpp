@@ -61,7 +61,7 @@ Value compile_common(const char *who, int argc, Value *argv, bool grad) {
 // without allocating; a hit costs the signature, a linear search of the few
 // signatures seen, and the kernel's own argument checks.
 
-enum SignatureWord : int64_t { kNumberLeaf = 1, kTensorLeaf, kList, kVector, kOther, kTooDeep };
+enum SignatureWord : int64_t { kNumberLeaf = 1, kTensorLeaf, kList, kVector, kOther, kTooDeep, kEntry };
 
 void signature_of(Value v, std::vector<int64_t> &sig, int depth) {
   if (depth > kMaxTreeDepth) {
@@ -85,7 +85,17 @@ void signature_of(Value v, std::vector<int64_t> &sig, int depth) {
     sig.push_back(kList);
     sig.push_back(n);
     if (n < 0) return;  // improper or circular: the build raises
-    for (Value c = v; is_pair(c); c = cdr(c)) signature_of(car(c), sig, depth + 1);
+    for (Value c = v; is_pair(c); c = cdr(c)) {
+      Value e = car(c);
+      if (is_tree_entry(e)) {
+        // A key is structure: its symbol's address (the kernel's skeleton keeps the
+        // symbol alive, so the address cannot be reused by another symbol).
+        sig.push_back(kEntry);
+        sig.push_back(int64_t(car(e).bits));
+        e = cdr(e);
+      }
+      signature_of(e, sig, depth + 1);
+    }
   } else {
     sig.push_back(kOther);
   }

@@ -60,6 +60,14 @@ Value b_check_same_shape(int, Value *argv) {
   return TRUE_V;
 }
 
+// (%shape-of WHO POS X): X's shape as a list, () for a number; for anything but a
+// number, a tensor or a symbolic value, WHO's type error for argument POS.
+Value b_shape_of(int, Value *argv) {
+  const char *who = who_of("%shape-of", argv[0]);
+  int64_t pos = arg_index("%shape-of", 2, argv[1]);
+  return shape_list(shape_of(who, int(pos), argv[2], true));
+}
+
 // (%cross-entropy-labels LOGITS LABELS) -> indices or rows, after checking that
 // LOGITS is N x C and LABELS N class indices or an N x C tensor of target rows
 // (the indices' values are %one-hot's to check, stdlib/tensor_select.cpp).
@@ -168,6 +176,7 @@ BuiltinRegistrar reg([] {
   defbuiltin("%tensor-axis", 3, 3, b_tensor_axis_helper);
   defbuiltin("%check-same-shape", 3, 3, b_check_same_shape);
   defbuiltin("%cross-entropy-labels", 2, 2, b_cross_entropy_labels);
+  defbuiltin("%shape-of", 3, 3, b_shape_of);
   defbuiltin("random-permutation", 2, 2, b_random_permutation,
              "(random-permutation N SEED): a list of 0..N-1 in a random order (Fisher-Yates over "
              "SplitMix64(SEED)): the same order for the same seed on every machine.");
