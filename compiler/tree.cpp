@@ -144,8 +144,12 @@ void match(const char *who, int arg, Value skel, Value v, int depth) {
   if (same_kind && !skel_leaf && !is_vector(skel)) {
     // Keys are structure: the same keys in the same order, and no entry where the
     // skeleton has none (flatten would take the entry's subtree for a tree).
-    for (Value sc = skel, vc = v; same_kind && is_pair(sc); sc = cdr(sc), vc = cdr(vc))
+    for (Value sc = skel, vc = v; same_kind && is_pair(sc); sc = cdr(sc), vc = cdr(vc)) {
       same_kind = same_entry(car(sc), car(vc));
+      if (!same_kind && !is_tree_entry(car(sc)))
+        throw_errorf("{}: argument {}: expected {}, got the (KEY . TREE) entry {}", who, arg,
+                     describe_branch(car(sc)), error_value_string(car(vc)));
+    }
   }
   if (!same_kind)
     throw_errorf("{}: argument {}: expected {}, got {}", who, arg, describe_branch(skel),

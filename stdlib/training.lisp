@@ -142,7 +142,10 @@
 ;; global_norm; PyTorch's clip_grad_norm_ takes the norm of per-tensor norms, which
 ;; differs only in rounding).
 (define (global-norm tree)
-  (sqrt (tree-reduce (lambda (acc x) (+ acc (tensor-sum (square x)))) 0.0 tree)))
+  (sqrt (tree-reduce (lambda (acc x)
+                       (%shape-of "global-norm" 1 x)  ; a leaf that is no number or tensor: its error
+                       (+ acc (tensor-sum (square x))))
+                     0.0 tree)))
 
 ;; Every leaf times MAX / max(norm, MAX): unchanged (times exactly 1.0) when the
 ;; global norm is at most MAX, else scaled to norm MAX (optax's clip_by_global_norm).
@@ -290,8 +293,9 @@
           (span (inexact (- steps warmup)))
           (pi (* 4.0 (atan 1.0))))
       (lambda (s)
+        (%shape-of "cosine-schedule's procedure" 1 s)  ; a number, a tensor of them or a traced value
         (if (and (number? s) (not (and (real? s) (>= s 0))))
-            (error "cosine-schedule: the step must be a real number >= 0, got" s))
+            (error "cosine-schedule's procedure: the step must be a real number >= 0, got" s))
         (let* ((s (if (number? s) (inexact s) s))
                (p (min (max (/ (- s w) span) 0.0) 1.0))
                (decay (* 0.5 (+ 1.0 (cos (* pi p))))))
