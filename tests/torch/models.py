@@ -1,0 +1,213 @@
+#!/usr/bin/env python3
+"""The model building blocks and tree library of SPEC §14 against PyTorch float64:
+linear, layer-norm and attention (rank 2, with and without a causal mask): the value
+and the gradient of a weighted sum of it with respect to every input, from
+graph-grad, from a compiled kernel (graph-compile-grad) and from jit of grad,
+against torch.autograd at 1e-12 relative; global-norm and clip-by-global-norm
+against the same formulas in torch; and ten steps of adamw-step on a named tree
+(eager and jitted) against torch.optim.AdamW. Skips (exit 0, saying so) where
+Debian's python3-torch is missing.
+
+usage: models.py KILN
+"""
+import math
+import random
+import subprocess
+import sys
+
+try:
+    import torch
+    import torch.nn.functional as F
+except ImportError:
+    print("models: skipped (python3-torch is not installed)")
+    sys.exit(0)
+
+torch.set_default_dtype(torch.float64)
+kiln = sys.argv[1]
+rng = random.Random(29)
+
+
+def data(*shape, lo=-2.0, hi=2.0):
+    """Nested lists of floats (values not exact in binary, so rounding shows)."""
+    if not shape:
+        return rng.uniform(lo, hi)
+    return [data(*shape[1:], lo=lo, hi=hi) for _ in range(shape[0])]
+
+
+def lisp(v):
+    if isinstance(v, list):
+        return "(" + " ".join(lisp(x) for x in v) + ")"
+    return repr(float(v))
+
+
+def T(v):
+    return f"(tensor '{lisp(v)})"
+
+
+def wsum(w, y):
+    return (w * y).sum()
+
+
+def torch_attention(q, k, v, mask=None):
+    s = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+    if mask is not None:
+        s = s + mask
+    return torch.softmax(s, -1) @ v
+
+
+def torch_causal(n):
+    return torch.triu(torch.full((n, n), -math.inf), diagonal=1)
+
+
+X, W, B = data(5, 4), data(4, 3), data(3)
+Z, G, BETA = data(3, 6), data(6), data(6)
+Z3 = data(2, 3, 5)
+Q, K, V = data(4, 8), data(6, 8), data(6, 3)
+QC, KC, VC = data(5, 4), data(5, 4), data(5, 2)
+# Each case: name, Kiln (lambda (ARGS...) LOSS), arguments, the same loss in torch.
+CASES = [
+    ("linear", "(lambda (x w b wt) (tensor-sum (* wt (linear x w b))))", [X, W, B, data(5, 3)],
+     lambda x, w, b, wt: wsum(wt, x @ w + b)),
+    ("linear-tanh", "(lambda (x w b) (tensor-mean (square (tensor-tanh (linear x w b)))))", [X, W, B],
+     lambda x, w, b: (torch.tanh(x @ w + b) ** 2).mean()),
+    ("layer-norm", "(lambda (x g b wt) (tensor-sum (* wt (layer-norm x g b))))", [Z, G, BETA, data(3, 6)],
+     lambda x, g, b, wt: wsum(wt, F.layer_norm(x, (6,), g, b))),
+    ("layer-norm-eps", "(lambda (x g b wt) (tensor-sum (* wt (layer-norm x g b 0.1))))",
+     [Z, G, BETA, data(3, 6)], lambda x, g, b, wt: wsum(wt, F.layer_norm(x, (6,), g, b, eps=0.1))),
+    ("layer-norm-rank3", "(lambda (x g b) (tensor-sum (square (layer-norm x g b))))",
+     [Z3, data(5), data(5)], lambda x, g, b: (F.layer_norm(x, (5,), g, b) ** 2).sum()),
+    ("attention", "(lambda (q k v wt) (tensor-sum (* wt (attention q k v))))", [Q, K, V, data(4, 3)],
+     lambda q, k, v, wt: wsum(wt, torch_attention(q, k, v))),
+    ("attention-causal", "(lambda (q k v wt) (tensor-sum (* wt (attention q k v (causal-mask 5)))))",
+     [QC, KC, VC, data(5, 2)], lambda q, k, v, wt: wsum(wt, torch_attention(q, k, v, torch_causal(5)))),
+    ("attention-mask-arg", "(lambda (q k v m) (tensor-sum (square (attention q k v m))))",
+     [Q, K, V, data(4, 6)], lambda q, k, v, m: (torch_attention(q, k, v, m) ** 2).sum()),
+    ("global-norm", "(lambda (a b c) (global-norm (list (cons 'a a) (cons 'b (list b c)))))",
+     [data(3, 2), data(4), 0.7], lambda a, b, c: torch.sqrt((a * a).sum() + (b * b).sum() + c * c)),
+]
+CASE_LOSS = "(define (emit-grads name f . args)\n" \
+    "  (emit (string-append name \" grad\") (apply graph-grad f args))\n" \
+    "  (emit (string-append name \" compiled\") (apply (apply graph-compile-grad f args) args))\n" \
+    "  (emit (string-append name \" jit\") (apply (jit (grad f)) args)))"
+
+# Values without gradients.
+BIG = data(3, 4, lo=-5.0, hi=5.0)
+VALUES = [
+    ("clip-small", f"(clip-by-global-norm (list (cons 'a {T(BIG)}) (cons 'b 2.5)) 1.5)",
+     lambda: clip_torch([torch.tensor(BIG), torch.tensor(2.5)], 1.5)),
+    ("clip-none", f"(clip-by-global-norm (list (cons 'a {T(BIG)}) (cons 'b 2.5)) 1000.0)",
+     lambda: clip_torch([torch.tensor(BIG), torch.tensor(2.5)], 1000.0)),
+    ("causal-mask", "(tensor-where (causal-mask 4) -1.0 1.0)",
+     lambda: torch.where(torch_causal(4) == 0, 1.0, -1.0)),
+    ("layer-norm-value", f"(layer-norm {T(Z3)} 1.0 0.0)", lambda: F.layer_norm(torch.tensor(Z3), (5,))),
+]
+
+
+def clip_torch(leaves, max_norm):
+    norm = torch.sqrt(sum((t * t).sum() for t in leaves))
+    scale = min(1.0, max_norm / norm.item())
+    return torch.cat([(t * scale).flatten() for t in leaves])
+
+
+# adamw-step on a named regression model against torch.optim.AdamW.
+STEPS = 10
+AX, AY = data(6, 3), data(6, 2)
+AW, AB = data(3, 2), data(2)
+ADAMW = [
+    ("adamw", "(adamw-step state params g 0.05)", dict(lr=0.05)),
+    ("adamw-options", "(adamw-step state params g 0.1 0.8 0.95 1e-6 0.3)",
+     dict(lr=0.1, betas=(0.8, 0.95), eps=1e-6, weight_decay=0.3)),
+]
+
+lines = ["""
+(define (emit name . vals)
+  (display name)
+  (for-each (lambda (v)
+              (let walk ((v v))
+                (cond ((tensor? v) (walk (tensor->list v)))
+                      ((symbol? v) #t)
+                      ((pair? v) (walk (car v)) (walk (cdr v)))
+                      ((null? v) #t)
+                      (else (display " ") (write v)))))
+            vals)
+  (newline))
+""", CASE_LOSS]
+for name, fn, args, _ in CASES:
+    argv = " ".join(T(a) if isinstance(a, list) else repr(float(a)) for a in args)
+    lines.append(f"(emit-grads \"{name}\" {fn} {argv})")
+for name, expr, _ in VALUES:
+    lines.append(f"(emit \"{name}\" {expr})")
+lines.append(f"""
+(define ax {T(AX)})
+(define ay {T(AY)})
+(define (loss params)
+  (tensor-mean (square (- (linear ax (tree-ref params 'w) (tree-ref params 'b)) ay))))
+(define (run name step)
+  (let loop ((i 0) (params (list (cons 'w {T(AW)}) (cons 'b {T(AB)}))) (state #f))
+    (let ((state (or state (adam-init params))))
+      (if (< i {STEPS})
+          (let ((r (step state params)))
+            (emit (string-append name " step " (number->string (+ i 1))) (car r))
+            (loop (+ i 1) (car r) (cdr r)))))))
+""")
+for name, call, _ in ADAMW:
+    step = f"(lambda (state params) (let ((g (cadr ((grad loss) params)))) {call}))"
+    lines.append(f"(run \"{name} eager\" {step})")
+    lines.append(f"(run \"{name} jit\" (jit {step}))")
+
+out = subprocess.run([kiln, "-e", "\n".join(lines)], capture_output=True, text=True, timeout=600)
+if out.returncode != 0:
+    print(out.stdout + out.stderr)
+    sys.exit(1)
+got = {}
+for line in out.stdout.splitlines():
+    words = line.split(" ")
+    if len(words) > 2 and words[2] == "step":
+        k = 4
+    elif len(words) > 1 and words[1] in ("grad", "compiled", "jit"):
+        k = 2
+    else:
+        k = 1
+    got[" ".join(words[:k])] = [float(w) for w in words[k:]]
+
+want = {}
+for name, _, args, torch_fn in CASES:
+    ts = [torch.tensor(a, dtype=torch.float64, requires_grad=True) for a in args]
+    loss = torch_fn(*ts)
+    loss.backward()
+    vals = [loss.item()]
+    for t in ts:
+        vals += t.grad.flatten().tolist()
+    for path in ("grad", "compiled", "jit"):
+        want[f"{name} {path}"] = vals
+for name, _, torch_fn in VALUES:
+    want[name] = [float(v) for v in torch_fn().flatten().tolist()]
+for name, _, options in ADAMW:
+    w = torch.tensor(AW, requires_grad=True)
+    b = torch.tensor(AB, requires_grad=True)
+    opt = torch.optim.AdamW([w, b], foreach=False, **options)
+    x, y = torch.tensor(AX), torch.tensor(AY)
+    for i in range(STEPS):
+        opt.zero_grad()
+        ((x @ w + b - y) ** 2).mean().backward()
+        opt.step()
+        vals = w.detach().flatten().tolist() + b.detach().flatten().tolist()
+        want[f"{name} eager step {i + 1}"] = vals
+        want[f"{name} jit step {i + 1}"] = vals
+
+bad = 0
+worst = 0.0
+for key, w_vals in want.items():
+    k_vals = got.get(key)
+    if k_vals is None or len(k_vals) != len(w_vals):
+        print(f"models: {key}: kiln printed {k_vals}, torch {w_vals}")
+        bad += 1
+        continue
+    diffs = [abs(a - b) / max(1.0, abs(b)) for a, b in zip(k_vals, w_vals)]
+    worst = max([worst] + diffs)
+    if max(diffs) > 1e-12:
+        print(f"models: {key}: largest difference {max(diffs):.3g}\n  kiln  {k_vals}\n  torch {w_vals}")
+        bad += 1
+print(f"models: {len(want)} results compared, {bad} differ beyond 1e-12 relative "
+      f"(largest difference {worst:.3g})")
+sys.exit(1 if bad else 0)
