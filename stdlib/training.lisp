@@ -250,7 +250,8 @@
 
 ;; As torch 1.13's _single_tensor_adamw (amsgrad off): adam-step's update after the
 ;; decoupled weight decay p <- p*(1 - lr*wd) (param.mul_), on adam-init's state.
-;; WD defaults to PyTorch's 0.01 and applies to every leaf.
+;; WD defaults to PyTorch's 0.01; a tree of numbers shaped like PARAMS gives each leaf
+;; its own (PyTorch's parameter groups: 0.0 for the biases and norms, say).
 (define (adamw-step state params grads lr . opts)
   (%check-state "adamw-step" state 3 "(STEP M V) as adam-init makes")
   (%check-like "adamw-step" "PARAMS and GRADS" params grads)
@@ -259,7 +260,9 @@
   (let* ((o (%optional "adamw-step" opts '(0.9 0.999 1e-8 0.01)))
          (b1 (car o)) (b2 (cadr o)) (eps (caddr o)) (wd (cadddr o))
          (t (+ (car state) 1))
-         (decay (- 1 (* lr wd)))
+         (decays (if (%branch? wd)
+                     (%tree-map "adamw-step" "PARAMS and WD" (lambda (p w) (- 1 (* lr w))) (list params wd))
+                     (%tree-map "adamw-step" "" (lambda (p) (- 1 (* lr wd))) (list params))))
          (m (%tree-map "adamw-step" "" (lambda (m g) (+ (* m b1) (* (- 1 b1) g)))
                        (list (cadr state) grads)))
          (v (%tree-map "adamw-step" "" (lambda (v g) (+ (* v b2) (* (* (- 1 b2) g) g)))
@@ -267,9 +270,9 @@
          (neg-step-size (- (/ lr (- 1 (expt b1 t)))))
          (bc2-sqrt (sqrt (- 1 (expt b2 t))))
          (new (%tree-map "adamw-step" ""
-                         (lambda (p m v)
+                         (lambda (p m v decay)
                            (+ (* p decay) (/ (* neg-step-size m) (+ (/ (sqrt v) bc2-sqrt) eps))))
-                         (list params m v))))
+                         (list params m v decays))))
     (cons new (list t m v))))
 
 ;;; ---- Schedules -----------------------------------------------------------------

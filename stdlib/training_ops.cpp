@@ -1,8 +1,9 @@
-// training_ops.cpp — the C++ side of the training library's ops (SPEC §13,
-// docs/training.md): the seeded initialisers and random-permutation, and the
-// %-helpers stdlib/training.lisp calls to check its arguments, so its
-// composites (softmax, log-softmax, cross-entropy, one-hot, mse) raise errors
-// that name them and say what is wrong, eagerly and while tracing alike.
+// training_ops.cpp — the C++ side of the training library's ops (SPEC §13-14,
+// docs/training.md, docs/models.md): the seeded initialisers and
+// random-permutation, and the %-helpers stdlib/training.lisp and models.lisp
+// call to check their arguments, so their composites (softmax, log-softmax,
+// cross-entropy, one-hot, mse, linear, layer-norm, attention) raise errors that
+// name them and say what is wrong, eagerly and while tracing alike.
 //
 // Invariant: the helpers look only at shapes and at concrete argument values and
 // never record anything. They accept symbolic values wherever a tensor goes:

@@ -114,9 +114,14 @@ STEPS = 10
 AX, AY = data(6, 3), data(6, 2)
 AW, AB = data(3, 2), data(2)
 ADAMW = [
-    ("adamw", "(adamw-step state params g 0.05)", dict(lr=0.05)),
+    ("adamw", "(adamw-step state params g 0.05)", lambda w, b: torch.optim.AdamW([w, b], lr=0.05, foreach=False)),
     ("adamw-options", "(adamw-step state params g 0.1 0.8 0.95 1e-6 0.3)",
-     dict(lr=0.1, betas=(0.8, 0.95), eps=1e-6, weight_decay=0.3)),
+     lambda w, b: torch.optim.AdamW([w, b], lr=0.1, betas=(0.8, 0.95), eps=1e-6, weight_decay=0.3,
+                                    foreach=False)),
+    # a WD per leaf: PyTorch's parameter groups
+    ("adamw-groups", "(adamw-step state params g 0.1 0.9 0.999 1e-8 '((w . 0.5) (b . 0.0)))",
+     lambda w, b: torch.optim.AdamW([{"params": [w], "weight_decay": 0.5}, {"params": [b], "weight_decay": 0.0}],
+                                    lr=0.1, foreach=False)),
 ]
 
 lines = ["""
@@ -182,10 +187,10 @@ for name, _, args, torch_fn in CASES:
         want[f"{name} {path}"] = vals
 for name, _, torch_fn in VALUES:
     want[name] = [float(v) for v in torch_fn().flatten().tolist()]
-for name, _, options in ADAMW:
+for name, _, make in ADAMW:
     w = torch.tensor(AW, requires_grad=True)
     b = torch.tensor(AB, requires_grad=True)
-    opt = torch.optim.AdamW([w, b], foreach=False, **options)
+    opt = make(w, b)
     x, y = torch.tensor(AX), torch.tensor(AY)
     for i in range(STEPS):
         opt.zero_grad()

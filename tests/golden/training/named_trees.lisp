@@ -62,6 +62,11 @@
 (define w1 (adamw-step (adam-init params) params grads 0.01))
 (show (car w1))
 (show (car (adamw-step (cdr w1) (car w1) grads 0.01 0.8 0.99 1e-6 0.1)))
+;; a WD per leaf (PyTorch's parameter groups): w decays as with 0.1, the rest not at all
+(define per-leaf '((w . 0.1) (b . 0.0) (blocks ((g . 0.0)) #(0.0 0.0))))
+(define wp (car (adamw-step (adam-init params) params grads 0.01 0.9 0.999 1e-8 per-leaf)))
+(show (list (equal? (tree-ref wp 'w) (tree-ref (car (adamw-step (adam-init params) params grads 0.01 0.9 0.999 1e-8 0.1)) 'w))
+            (equal? (cdr wp) (cdr (car (adam-step (adam-init params) params grads 0.01))))))
 
 ;; ten jitted steps of each optimiser on a named model equal ten eager ones, bit for bit
 (define x (tensor '((1.0 2.0) (-1.0 0.5) (0.0 3.0))))
@@ -128,6 +133,7 @@
 (try (lambda () (adamw-step (adam-init 1.0) 1.0 1.0 0.1 0.9 0.999 1e-8 0.01 5)))
 (try (lambda () (adamw-step (momentum-init 1.0) 1.0 1.0 0.1)))
 (try (lambda () (adamw-step (adam-init params) params (cdr params) 0.1)))
+(try (lambda () (adamw-step (adam-init params) params grads 0.1 0.9 0.999 1e-8 '((w . 0.1) (b . 0.0)))))
 (try (lambda () ((jit (lambda (p g) (adamw-step (adam-init p) p g 0.1))) params (cdr grads))))
 (try (lambda () (cosine-schedule 1.0 0)))
 (try (lambda () (cosine-schedule 1.0 10 10)))
