@@ -3,7 +3,8 @@
 linear, layer-norm and attention (rank 2, with and without a causal mask): the value
 and the gradient of a weighted sum of it with respect to every input, from
 graph-grad, from a compiled kernel (graph-compile-grad) and from jit of grad,
-against torch.autograd at 1e-12 relative; global-norm and clip-by-global-norm
+against torch.autograd at 1e-12 relative, and second derivatives of layer-norm and
+attention (grad of a function of grad, against create_graph=True); global-norm and clip-by-global-norm
 against the same formulas in torch; and ten steps of adamw-step on a named tree
 (eager and jitted) against torch.optim.AdamW. Skips (exit 0, saying so) where
 Debian's python3-torch is missing.
@@ -55,6 +56,11 @@ def torch_attention(q, k, v, mask=None):
     return torch.softmax(s, -1) @ v
 
 
+def second(loss_of, x):
+    (g,) = torch.autograd.grad(loss_of(x), x, create_graph=True)
+    return (g * g).sum()
+
+
 def torch_causal(n):
     return torch.triu(torch.full((n, n), -math.inf), diagonal=1)
 
@@ -82,6 +88,15 @@ CASES = [
      [QC, KC, VC, data(5, 2)], lambda q, k, v, wt: wsum(wt, torch_attention(q, k, v, torch_causal(5)))),
     ("attention-mask-arg", "(lambda (q k v m) (tensor-sum (square (attention q k v m))))",
      [Q, K, V, data(4, 6)], lambda q, k, v, m: (torch_attention(q, k, v, m) ** 2).sum()),
+    # second derivatives: the gradient of |d loss / d first argument|^2
+    ("layer-norm-second",
+     "(lambda (x g b) (tensor-sum (square (cadr ((grad (lambda (x g b) (tensor-sum (* (tensor-tanh x) "
+     "(layer-norm x g b))))) x g b)))))",
+     [Z, G, BETA], lambda x, g, b: second(lambda x: (torch.tanh(x) * F.layer_norm(x, (6,), g, b)).sum(), x)),
+    ("attention-second",
+     "(lambda (q k v) (tensor-sum (square (cadr ((grad (lambda (q k v) (tensor-sum (square (attention q k v "
+     "(causal-mask 5)))))) q k v)))))",
+     [QC, KC, VC], lambda q, k, v: second(lambda q: (torch_attention(q, k, v, torch_causal(5)) ** 2).sum(), q)),
     ("global-norm", "(lambda (a b c) (global-norm (list (cons 'a a) (cons 'b (list b c)))))",
      [data(3, 2), data(4), 0.7], lambda a, b, c: torch.sqrt((a * a).sum() + (b * b).sum() + c * c)),
 ]
