@@ -39,9 +39,13 @@ GC_STRESS_SKIP ?= lists/basics lists/errors lists/higher_order lists/sort \
 # libgccjit's headers come with the matching gcc; tmux drives the REPL tests;
 # python3 drives some test tools; zlib gives model files their CRC-32; GMP gives
 # exact integers of any size and exact rationals; libunistring gives Unicode
-# character classes and case mappings.
+# character classes and case mappings; ZeroMQ (with cppzmq's C++ header),
+# nlohmann-json and OpenSSL's HMAC-SHA256 build the Jupyter kernel (`kiln jupyter`,
+# docs/notebook.md); jupyter-client and nbclient drive it in the tests/jupyter tests
+# (which skip without them).
 DEB_PACKAGES := libgc-dev libgccjit-12-dev libfmt-dev catch2 libreadline-dev zlib1g-dev libgmp-dev \
-                libunistring-dev cmake g++ pkg-config make tmux python3 clang-format
+                libunistring-dev cmake g++ pkg-config make tmux python3 clang-format \
+                libzmq3-dev cppzmq-dev nlohmann-json3-dev libssl-dev python3-jupyter-client python3-nbclient
 
 ASAN_ENV := ASAN_OPTIONS=detect_stack_use_after_return=0:detect_leaks=0 \
             UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1

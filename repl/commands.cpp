@@ -172,19 +172,12 @@ static std::string rule_shapes(Value name, Value patterns) {
   return text;
 }
 
-static void describe_command(ReplSession &s, std::string_view arg) {
-  if (arg.empty() || arg.find_first_of(" \t\n()[]\"'") != std::string_view::npos) {
-    print_repl_error(s, "error: usage: ,describe NAME");
-    return;
-  }
+bool describe_name(std::string_view arg, std::string *text_out) {
   // The variable the name means in the program, imports included
   // (runtime/library.h): `s:car` after (import (prefix (scheme base) s:)) is car.
   Value name = env_cell(program_env(), intern(arg));
   Value v = sym(name)->global;
-  if (!is_special_form_name(name) && v == NOVALUE) {
-    print_repl_error(s, fmt::format("error: ,describe: {} is not bound", arg));
-    return;
-  }
+  if (!is_special_form_name(name) && v == NOVALUE) return false;
   std::string text = fmt::format("{}: {}\n", arg, kind_of(name));
   std::string doc = doc_text(sym(name)->doc);
   SrcLoc defined_at;
@@ -230,6 +223,20 @@ static void describe_command(ReplSession &s, std::string_view arg) {
   }
   if (!doc.empty()) text += "  doc: " + doc + "\n";
   if (defined_at.known()) text += "  defined at " + format_loc(defined_at) + "\n";
+  *text_out = std::move(text);
+  return true;
+}
+
+static void describe_command(ReplSession &s, std::string_view arg) {
+  if (arg.empty() || arg.find_first_of(" \t\n()[]\"'") != std::string_view::npos) {
+    print_repl_error(s, "error: usage: ,describe NAME");
+    return;
+  }
+  std::string text;
+  if (!describe_name(arg, &text)) {
+    print_repl_error(s, fmt::format("error: ,describe: {} is not bound", arg));
+    return;
+  }
   out(text);
 }
 

@@ -6,6 +6,7 @@
 // abbreviated to any prefix that names only one command (,d car).
 #pragma once
 #include <string>
+#include <string_view>
 
 #include "repl_eval.h"
 
@@ -16,5 +17,9 @@ namespace kiln {
 bool is_repl_command(const std::string &entry);
 
 void run_repl_command(ReplSession &s, const std::string &entry);
+
+// What ,describe NAME prints (kind, arity, doc, where defined), for NAME (one
+// symbol's text); false when NAME is not bound. The notebook's inspect uses it.
+bool describe_name(std::string_view name, std::string *text);
 
 }  // namespace kiln

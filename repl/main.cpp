@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "compiler/jit_context.h"
+#include "notebook_command.h"
 #include "runtime/big_stack.h"
 #include "runtime/eval.h"
 #include "runtime/library.h"
@@ -24,6 +25,8 @@ namespace kiln {
 static const char *kUsage =
     "usage: kiln [OPTIONS] [FILE [ARG...]]\n"
     "       kiln test [OPTIONS] PATH...\n"
+    "       kiln jupyter install [--user | --prefix DIR]\n"
+    "       kiln jupyter kernel CONNECTION-FILE\n"
     "\n"
     "  FILE [ARG...]   run FILE; (command-line) returns (\"FILE\" \"ARG\" ...)\n"
     "  - [ARG...]      read the program from standard input\n"
@@ -41,6 +44,8 @@ static const char *kUsage =
     "kiln test runs golden tests (NAME.lisp or NAME.scm with NAME.out); its options:\n"
     "  -k TEXT, --list, -j/--jobs N, --timeout SEC, --fail-fast, -u/--update,\n"
     "  --junit FILE, --tap, -h/--help, -- (kiln test --help says what each does)\n"
+    "kiln jupyter installs the Jupyter kernel spec or runs as the kernel\n"
+    "  (kiln jupyter --help; docs/notebook.md)\n"
     "\n"
     "With no FILE: the REPL on a terminal, otherwise the program on stdin.\n"
     "Environment (docs/cli.md): KILN_THREADS, KILN_STACK_MB, KILN_CACHE_DIR,\n"
@@ -128,6 +133,7 @@ static int usage_error(const std::string &msg) {
 int main(int argc, char **argv) {
   using namespace kiln;
   if (argc > 1 && std::strcmp(argv[1], "test") == 0) return run_test_command(argc - 1, argv + 1);
+  if (argc > 1 && std::strcmp(argv[1], "jupyter") == 0) return run_jupyter_command(argc - 1, argv + 1);
   Options o;
   for (int i = 1; i < argc; i++) {
     std::string a = argv[i];

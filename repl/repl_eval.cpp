@@ -15,6 +15,7 @@
 #include "runtime/reader.h"
 #include "runtime/srcloc.h"
 #include "session.h"
+#include "tensor_echo.h"
 
 namespace kiln {
 
@@ -26,24 +27,23 @@ bool colour_terminal() {
   return isatty(STDERR_FILENO);
 }
 
-void print_repl_error(const ReplSession &s, const std::string &message) {
+static void report_error(const ReplSession &s, const std::string &message, const ReplError *error) {
+  if (s.output) {
+    s.output->error(message, error);
+    return;
+  }
   std::string line = s.colour ? "\033[31m" + message + "\033[0m\n" : message + "\n";
   std::fflush(stdout);
   std::fputs(line.c_str(), stderr);
   std::fflush(stderr);
 }
 
+void print_repl_error(const ReplSession &s, const std::string &message) { report_error(s, message, nullptr); }
+
 void print_result(Value v) {
-  if (v == UNSPEC) return;
-  std::string out;
-  if (is_values(v)) {
-    MultipleValues *mv = as<MultipleValues>(v);
-    for (int64_t i = 0; i < mv->n; i++) {
-      if (mv->items[i] != UNSPEC) out += write_string(mv->items[i]) + "\n";
-    }
-  } else {
-    out = write_string(v) + "\n";
-  }
+  std::string out = echo_string(v);
+  if (out.empty()) return;
+  out += '\n';
   std::fputs(out.c_str(), stdout);
   std::fflush(stdout);
 }
@@ -58,13 +58,13 @@ bool run_in_repl(ReplSession &s, const std::function<void()> &fn) {
     try {
       std::string line = error_headline(e);
       g_raised = NOVALUE;
-      print_repl_error(s, line);
       // Unwinding every frame left `pending` at the call that entered the
       // outermost one: the top-level form. An error while a macro use is
       // expanded unwinds no call of it, so the form's own place stands in.
       SrcLoc outermost = e.pending.known() ? e.pending : s.current_form;
       s.last_error = ReplError{line, std::move(e.trace), outermost};
       s.had_error = true;
+      report_error(s, line, &s.last_error);
     } catch (const std::bad_alloc &) {
       report_malloc_exhausted();
     }
@@ -78,6 +78,11 @@ bool run_in_repl(ReplSession &s, const std::function<void()> &fn) {
   } catch (const std::length_error &) {  // a size past what malloc can hold
     report_malloc_exhausted();
   } catch (InterruptThrow &) {
+    if (s.output) {
+      s.output->interrupted();
+      clear_pending_interrupts();
+      return false;
+    }
     // On a terminal the line discipline has echoed ^C without a newline.
     std::fflush(stdout);
     std::fputs(s.interactive ? "\ninterrupted\n" : "interrupted\n", stderr);
@@ -95,7 +100,9 @@ void eval_entry(ReplSession &s, const std::string &text) {
       Value form = reader.next();
       if (form == NOVALUE) break;
       s.current_form = loc_of(form);
-      print_result(eval_toplevel(form));
+      Value v = eval_toplevel(form);
+      if (s.output) s.output->value(v);
+      else print_result(v);
     }
   });
 }

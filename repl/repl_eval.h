@@ -23,6 +23,17 @@ struct ReplError {
   SrcLoc outermost;               // the top-level call the frames were entered from
 };
 
+// Where the outcome of an entry goes when it is not the terminal: the Jupyter
+// kernel (repl/jupyter_kernel.cpp) turns values and errors into messages.
+struct ReplOutput {
+  virtual ~ReplOutput() = default;
+  virtual void value(Value v) = 0;  // each top-level form's value, UNSPEC included
+  // An error's one line; `error` is the session's last_error when the line
+  // reports a Lisp error (else null: a command's usage error, an interrupt).
+  virtual void error(const std::string &line, const ReplError *error) = 0;
+  virtual void interrupted() = 0;  // Ctrl-C (SIGINT) stopped the entry
+};
+
 struct ReplSession {
   bool interactive = false;  // stdin is a terminal
   bool colour = false;       // errors in red
@@ -30,8 +41,9 @@ struct ReplSession {
   int exit_code = 0;
   int entries = 0;  // numbers the <repl-N> source names
   bool had_error = false;
-  ReplError last_error;  // valid when had_error
-  SrcLoc current_form;   // the top-level form being evaluated, if known
+  ReplError last_error;          // valid when had_error
+  SrcLoc current_form;           // the top-level form being evaluated, if known
+  ReplOutput *output = nullptr;  // null: print on stdout and stderr
 };
 
 // Whether errors may be coloured: stderr is a terminal, NO_COLOR is unset or
@@ -39,8 +51,8 @@ struct ReplSession {
 bool colour_terminal();
 
 void print_repl_error(const ReplSession &s, const std::string &message);
-// Echoes a result in write form: nothing for the unspecified value, one line
-// per value for multiple values.
+// Echoes a result (tensor_echo.h): write form, a tensor of rank >= 2 by rows;
+// nothing for the unspecified value, one line per value for multiple values.
 void print_result(Value v);
 
 // Runs fn, reporting errors and interrupts. Returns true when fn completed.

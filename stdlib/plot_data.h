@@ -39,6 +39,10 @@ inline double plot_fraction(double y, double lo, double hi) {
   return (y * 0.5 - lo * 0.5) / (hi * 0.5 - lo * 0.5);
 }
 
+// The standalone SVG document plot-svg writes (stdlib/plot_svg.cpp); plot shows
+// it too where a notebook displays pictures (rich_display.h).
+std::string plot_svg_document(const PlotData &d);
+
 // x as "%.Pg" would print it (fmt's spelling: "1e-05", "0.5", "3"), with -0 as 0.
 std::string plot_number(double x, int precision);
 // The fewest significant digits, from 3, that print different values differently.

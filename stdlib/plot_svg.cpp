@@ -16,6 +16,7 @@
 #include "builtins.h"
 #include "plot_data.h"
 #include "port_args.h"
+#include "rich_display.h"
 
 namespace kiln {
 
@@ -98,7 +99,9 @@ Legend legend_size(const PlotData &d) {
   return {44 + 7.0 * double(longest_name), 8 + 18.0 * double(d.series.size())};
 }
 
-std::string render(const PlotData &d) {
+}  // namespace
+
+std::string plot_svg_document(const PlotData &d) {
   Axis xa = x_axis(d), ya = y_axis(d);
   Legend lg = legend_size(d);
   double width = std::ceil(kRight + kLegendGap + lg.width + 10);
@@ -174,10 +177,12 @@ std::string render(const PlotData &d) {
   return o;
 }
 
+namespace {
+
 Value b_plot_svg(int argc, Value *argv) {
   std::string path = arg_path("plot-svg", 1, argv[0]);
   PlotData d = read_plot_args("plot-svg", argc, argv, 1);
-  std::string svg = render(d);
+  std::string svg = plot_svg_document(d);
   FILE *f = std::fopen(path.c_str(), "wb");
   if (!f) file_error(fmt::format("plot-svg: cannot open \"{}\": {}", path, std::strerror(errno)));
   bool ok = std::fwrite(svg.data(), 1, svg.size(), f) == svg.size();
@@ -187,6 +192,7 @@ Value b_plot_svg(int argc, Value *argv) {
     saved = errno;
   }
   if (!ok) file_error(fmt::format("plot-svg: cannot write \"{}\": {}", path, std::strerror(saved)));
+  if (RichDisplay *display = rich_display()) display->show({{"image/svg+xml", svg}, {"text/plain", path}});
   return UNSPEC;
 }
 

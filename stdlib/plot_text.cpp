@@ -13,6 +13,7 @@
 #include "../runtime/port.h"
 #include "builtins.h"
 #include "plot_data.h"
+#include "rich_display.h"
 
 namespace kiln {
 
@@ -138,6 +139,11 @@ Value b_plot(int argc, Value *argv) {
   Value port = current_output_port();
   if (!is_port(port) || !(as<Port>(port)->kind & PORT_OUTPUT))
     throw_errorf("plot: the current output port is not an output port");
+  // A notebook shows the chart as a picture, with the text as its plain form.
+  if (RichDisplay *display = rich_display_for(port)) {
+    display->show({{"image/svg+xml", plot_svg_document(d)}, {"text/plain", render(d)}});
+    return UNSPEC;
+  }
   port_write(as<Port>(port), render(d));
   return UNSPEC;
 }
