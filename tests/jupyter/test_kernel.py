@@ -120,6 +120,17 @@ def session_tests(km, kc, tmp, log_path):
     check(info["language_info"]["name"] == "kiln", "language kiln")
     check(info["language_info"]["file_extension"] == ".lisp", "file extension")
 
+    # kernel_info on control too; comm_info and history; an unknown request is logged
+    kc.control_channel.send(kc.session.msg("kernel_info_request", {}))
+    r = kc.get_control_msg(timeout=TIMEOUT)
+    check(r["msg_type"] == "kernel_info_reply" and r["content"]["protocol_version"] == "5.3", "kernel_info on control")
+    for request, answer, field in [("comm_info_request", "comm_info_reply", "comms"),
+                                   ("history_request", "history_reply", "history")]:
+        kc.shell_channel.send(kc.session.msg(request, {}))
+        r = kc.get_shell_msg(timeout=TIMEOUT)
+        check(r["msg_type"] == answer and r["content"]["status"] == "ok" and field in r["content"], request)
+    kc.shell_channel.send(kc.session.msg("frobnicate_request", {}))
+
     # execute: stdout and stderr streams, the value in write form, counts
     reply, msgs = run(kc, '(display "hello") (newline) (write-string "careful" (current-error-port)) (list 1 "a" 2.5)')
     check(reply["status"] == "ok", "execute ok")
@@ -335,6 +346,7 @@ def session_tests(km, kc, tmp, log_path):
     check("refused a message on shell: unsigned message" in log, "unsigned message logged")
     check("refused a message on shell:" in log and "frames after the delimiter" in log, "malformed message logged")
     check("replayed message" in log, "replay logged")
+    check("ignored a frobnicate_request on shell" in log, "an unknown request is logged")
 
     # restart: a fresh kernel, nothing defined
     km.restart_kernel()
