@@ -138,6 +138,7 @@ class Kernel final : public ReplOutput, public RichDisplay {
     set_stdin_reader(read_input_byte);
     set_rich_display(this);
     session_.output = this;
+    session_.source_prefix = "cell";
     // The helper threads never take Ctrl-C: it is the evaluating thread's.
     heartbeat_thread_ = std::thread([this] { heartbeat_loop(); });
     control_thread_ = std::thread([this] { control_loop(); });
@@ -307,7 +308,10 @@ class Kernel final : public ReplOutput, public RichDisplay {
     std::string code = text_of(c, "code");
     bool silent = flag_of(c, "silent", false);
     bool store_history = flag_of(c, "store_history", !silent);
-    if (!silent && store_history) execution_count_++;
+    if (!silent && store_history) {
+      execution_count_++;
+      session_.entries = int(execution_count_ - 1);  // so the cell In [N] is <cell-N> in messages
+    }
     if (!silent)
       publish("execute_input", {{"code", code}, {"execution_count", execution_count_}}, msg.header);
     last_value_ = UNSPEC;

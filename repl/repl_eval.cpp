@@ -93,7 +93,7 @@ bool run_in_repl(ReplSession &s, const std::function<void()> &fn) {
 }
 
 void eval_entry(ReplSession &s, const std::string &text) {
-  std::string name = fmt::format("<repl-{}>", ++s.entries);
+  std::string name = fmt::format("<{}-{}>", s.source_prefix, ++s.entries);
   run_in_repl(s, [&] {
     SourceReader reader(text, register_source_file(name));
     for (;;) {

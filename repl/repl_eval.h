@@ -39,7 +39,8 @@ struct ReplSession {
   bool colour = false;       // errors in red
   bool finished = false;     // (exit n) or ,quit: leave the loop
   int exit_code = 0;
-  int entries = 0;  // numbers the <repl-N> source names
+  int entries = 0;                     // numbers the <repl-N> source names
+  const char *source_prefix = "repl";  // the notebook's cells are <cell-N>
   bool had_error = false;
   ReplError last_error;          // valid when had_error
   SrcLoc current_form;           // the top-level form being evaluated, if known

@@ -168,10 +168,12 @@ def session_tests(km, kc, tmp, log_path):
     check(len(errors) == 1, "one error message")
     if errors:
         e = errors[0]
-        check("car" in e["evalue"] and "error:" in e["evalue"], "evalue is the message: %r" % e["evalue"])
+        # Where car was called: in f, which cell 2 defined.
+        check(e["evalue"] == "<cell-2>:1:15: error: car: argument 1 must be a pair, got 5",
+              "evalue is the message, cells named by their count: %r" % e["evalue"])
         check(e["traceback"][0] == e["evalue"], "traceback starts with the message")
-        check(any(line.startswith("  at f (") for line in e["traceback"]), "backtrace names f: %r" % e["traceback"])
-        check(any("top level" in line for line in e["traceback"]), "backtrace ends at top level")
+        check(any(line.startswith("  at f (<cell-2>:1:") for line in e["traceback"]), "backtrace names f: %r" % e["traceback"])
+        check(e["traceback"][-1] == "  at top level (<cell-4>:1:1)", "backtrace ends at the cell: %r" % e["traceback"])
     reply, msgs = run(kc, "(+ y 2)")
     check(of_type(msgs, "execute_result")[0]["data"]["text/plain"] == "43", "the kernel goes on after an error")
     reply, msgs = run(kc, "(car")
