@@ -272,10 +272,7 @@ static void bt_command(ReplSession &s) {
     out("no error yet in this session\n");
     return;
   }
-  const ReplError &e = s.last_error;
-  std::string text = e.headline + "\n" + format_trace(e.trace);
-  if (e.outermost.known()) text += "  at top level (" + format_loc(e.outermost) + ")\n";
-  out(text);
+  out(s.last_error.headline + "\n" + backtrace_lines(s.last_error));
 }
 
 // ---- dispatch ----------------------------------------------------------------

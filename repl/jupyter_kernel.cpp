@@ -168,13 +168,12 @@ class Kernel final : public ReplOutput, public RichDisplay {
     cell_error_.evalue = line;
     json tb = json::array({line});
     if (e) {
-      for (const TraceEntry &t : e->trace) {
-        std::string frame = "  at " + t.name;
-        std::string where = format_loc(t.loc);
-        if (!where.empty()) frame += " (" + where + ")";
-        tb.push_back(frame);
+      std::string lines = backtrace_lines(*e);
+      for (size_t at = 0, end; at < lines.size(); at = end + 1) {
+        end = lines.find('\n', at);
+        if (end == std::string::npos) end = lines.size();
+        tb.push_back(lines.substr(at, end - at));
       }
-      if (e->outermost.known()) tb.push_back("  at top level (" + format_loc(e->outermost) + ")");
     }
     cell_error_.traceback = tb;
   }

@@ -38,6 +38,12 @@ static void report_error(const ReplSession &s, const std::string &message, const
   std::fflush(stderr);
 }
 
+std::string backtrace_lines(const ReplError &e) {
+  std::string text = format_trace(e.trace);
+  if (e.outermost.known()) text += "  at top level (" + format_loc(e.outermost) + ")\n";
+  return text;
+}
+
 void print_repl_error(const ReplSession &s, const std::string &message) { report_error(s, message, nullptr); }
 
 void print_result(Value v) {

@@ -47,6 +47,10 @@ struct ReplSession {
   ReplOutput *output = nullptr;  // null: print on stdout and stderr
 };
 
+// What ,bt shows below the error's line: one "  at NAME (WHERE)" line per frame,
+// innermost first, then "  at top level (WHERE)" when the form's place is known.
+std::string backtrace_lines(const ReplError &e);
+
 // Whether errors may be coloured: stderr is a terminal, NO_COLOR is unset or
 // empty, and TERM is not "dumb".
 bool colour_terminal();
