@@ -139,7 +139,11 @@ struct Builder {
     case Op::SumTo: give(a, g.broadcast_to(gr, shape(a))); return;
     case Op::BroadcastTo: give(a, g.sum_to(gr, shape(a))); return;
     case Op::Matmul: {
-      static const int swap[2] = {1, 0};
+      // The last two axes swap; batch axes stay (a broadcast batch axis was a
+      // BroadcastTo, whose rule sums the gradient back).
+      int r = n.shape.rank, swap[kMaxRank];
+      for (int k = 0; k < r; k++) swap[k] = k;
+      std::swap(swap[r - 2], swap[r - 1]);
       if (needs[size_t(a)]) give(a, g.matmul(kWho, gr, g.transpose(b, swap)));
       if (needs[size_t(b)]) give(b, g.matmul(kWho, g.transpose(a, swap), gr));
       return;

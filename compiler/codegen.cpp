@@ -123,7 +123,27 @@ static void emit_node(Emitter &E, const Graph &g, const std::vector<Ref> &refs, 
   case Op::BroadcastTo:  // k_binary(Mul, x, 1.0)
     E.binary(BinaryOp::Mul, in(0), ish(0), Ref{nullptr, 1.0}, Shape{}, out, n.shape);
     break;
-  case Op::Matmul: E.matmul(in(0), in(1), out, ish(0).dim[0], ish(0).dim[1], ish(1).dim[1]); break;
+  case Op::Matmul: {
+    int r = n.shape.rank;
+    int64_t m = ish(0).dim[r - 2], k = ish(0).dim[r - 1], nn = ish(1).dim[r - 1];
+    int64_t items = n.size() / (m * nn);
+    if (items == 1) {
+      E.matmul(in(0), in(1), out, m, k, nn);
+      break;
+    }
+    // One matrix product per batch item, in order (k_matmul_batched).
+    E.loop(0, items, 1, [&](RV b) {
+      auto at = [&](RV base, int64_t stride) {
+        return E.rv(E.local_init(E.t_dptr, "mb",
+                                 gcc_jit_lvalue_get_address(E.elem(base, E.imul(b, stride)), nullptr)));
+      };
+      Ref ai = in(0), bi = in(1);
+      ai.base = at(ai.base, m * k);
+      bi.base = at(bi.base, k * nn);
+      E.matmul(ai, bi, at(out, m * nn), m, k, nn);
+    });
+    break;
+  }
   case Op::Transpose: E.transpose(in(0), ish(0), n.perm, out, n.shape); break;
   case Op::Reshape: E.copy(in(0), out, n.size()); break;
   case Op::MaxMask: E.max_mask(in(0), ish(0), n.axis, out); break;

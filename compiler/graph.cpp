@@ -271,13 +271,16 @@ int32_t Graph::broadcast_to(int32_t x, const Shape &target) {
 
 int32_t Graph::matmul(const char *who, int32_t a, int32_t b) {
   const Shape &as = nodes[size_t(a)].shape, &bs = nodes[size_t(b)].shape;
-  if (as.rank != 2 || bs.rank != 2 || as.dim[1] != bs.dim[0])
-    throw_errorf("{}: inner dimensions differ ({} and {})", who, shape_string(as), shape_string(bs));
+  int r = as.rank;
+  bool ok = r >= 2 && bs.rank == r && as.dim[r - 1] == bs.dim[r - 2];
+  for (int i = 0; ok && i + 2 < r; i++) ok = as.dim[i] == bs.dim[i];
+  if (!ok) throw_errorf("{}: inner dimensions differ ({} and {})", who, shape_string(as), shape_string(bs));
   GraphNode n;
   n.op = Op::Matmul;
   n.in[0] = a;
   n.in[1] = b;
-  n.shape = Shape::of({as.dim[0], bs.dim[1]});
+  n.shape = as;
+  n.shape.dim[r - 1] = bs.dim[r - 1];
   return intern(n);
 }
 

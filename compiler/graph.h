@@ -42,8 +42,10 @@ namespace kiln {
 //                               to g's shape)
 // BroadcastTo   x               `shape` (x broadcasts k_binary(Mul, x, 1.0): x*1.0 is x
 //                               to it)                 bit for bit, NaN included
-// Matmul        a(m x k) b(k x n)  m x n              k_matmul (rank 2 only; the tracer
-//                                                      reshapes rank-1 operands)
+// Matmul        a(.. m x k)     .. x m x n            k_matmul_batched: one k_matmul per
+//               b(.. k x n)                            item of the batch axes `..`, which
+//                                                      a and b share (the tracer reshapes
+//                                                      rank-1 operands and broadcasts)
 // Transpose     x               x.dim[perm[i]]        k_transpose(perm)
 // Reshape       x               `shape` (same size)   plain copy of the elements
 // MaxMask       x               x                     1.0 at the first maximal element
@@ -157,7 +159,7 @@ class Graph {
   int32_t reduce_axis(Op op, int32_t x, int axis, bool keepdims);  // SumAxis/...
   int32_t sum_to(int32_t g, const Shape &target);                  // identity when shapes agree
   int32_t broadcast_to(int32_t x, const Shape &target);            // identity when shapes agree
-  int32_t matmul(const char *who, int32_t a, int32_t b);           // both rank 2
+  int32_t matmul(const char *who, int32_t a, int32_t b);           // same rank >= 2, same batch axes
   int32_t transpose(int32_t x, const int *perm);
   int32_t reshape(int32_t x, const Shape &s, bool is_number = false);  // identity when same
   int32_t max_mask(int32_t x, int axis);

@@ -65,7 +65,10 @@ bool eval_node(const Graph &g, const GraphNode &n, const double *const *in, doub
   }
   case Op::Matmul: {
     const Shape &a = shape_of(0), &b = shape_of(1);
-    k_matmul(in[0], in[1], out, a.dim[0], a.dim[1], b.dim[1]);
+    int r = a.rank;
+    Shape batch = a;
+    batch.rank = r - 2;
+    k_matmul_batched(in[0], batch, in[1], batch, out, batch, a.dim[r - 2], a.dim[r - 1], b.dim[r - 1]);
     return true;
   }
   case Op::Transpose: {

@@ -112,7 +112,7 @@ std::vector<bool> left_operand_transposes(const Graph &g) {
   for (int32_t i = 0; i < g.size(); i++) {
     const GraphNode &n = g[i];
     for (int q = 0; q < op_arity(n.op); q++) uses[size_t(n.in[q])]++;
-    if (n.op == Op::Matmul && n.in[0] != n.in[1]) left_uses[size_t(n.in[0])]++;
+    if (n.op == Op::Matmul && n.shape.rank == 2 && n.in[0] != n.in[1]) left_uses[size_t(n.in[0])]++;
   }
   for (const GraphOutput &o : g.outputs) uses[size_t(o.node)]++;
   std::vector<bool> left(size_t(g.size()), false);

@@ -82,7 +82,7 @@ class SignatureWriter {
 
 int64_t unit_work(const Graph &g, int32_t i) {
   const GraphNode &n = g[i];
-  if (n.op == Op::Matmul) return g[n.in[0]].size() * g[n.in[1]].shape.dim[1];
+  if (n.op == Op::Matmul) return g[n.in[0]].size() * n.shape.dim[n.shape.rank - 1];
   int64_t w = n.size();
   for (int q = 0; q < op_arity(n.op); q++) w += g[n.in[q]].size();
   return w;

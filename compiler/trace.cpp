@@ -187,12 +187,33 @@ Value symbolic_matmul(const char *who, Value x, Value y) {
   Graph &g = active_graph(who);
   int32_t a = tensor_node_of(who, 1, x), b = tensor_node_of(who, 2, y);
   Shape as = g[a].shape, bs = g[b].shape;
-  Shape os = matmul_shape(as, bs);
+  MatmulDims d;
+  Shape os = matmul_shape(as, bs, &d);
   // A rank-1 left operand is a 1 x k row, a rank-1 right operand a k x 1 column.
-  int32_t a2 = as.rank == 2 ? a : g.reshape(a, Shape::of({1, as.dim[0]}));
-  int32_t b2 = bs.rank == 2 ? b : g.reshape(b, Shape::of({bs.dim[0], 1}));
-  int32_t c = g.matmul(who, a2, b2);
-  if (os.rank != 2) c = g.reshape(c, os, os.rank == 0);
+  int32_t a2 = as.rank >= 2 ? a : g.reshape(a, Shape::of({1, as.dim[0]}));
+  int32_t b2 = bs.rank >= 2 ? b : g.reshape(b, Shape::of({bs.dim[0], 1}));
+  int32_t c;
+  if (d.b_batch.rank == 0) {
+    // A batch of left matrices times one right matrix is one matrix product of
+    // all their rows: the same sums, and no copies of b.
+    int32_t rows = g.reshape(a2, Shape::of({d.batch.size() * d.m, d.k}));
+    c = g.matmul(who, rows, b2);
+  } else {
+    // The batch axes broadcast (BroadcastTo copies; its gradient sums back):
+    // each operand gets leading 1s up to the batch rank, then stretches.
+    auto batched = [&](int32_t x, const Shape &own, int64_t r, int64_t c) {
+      Shape s, t = d.batch;
+      for (int i = 0; i < d.batch.rank - own.rank; i++) s.dim[s.rank++] = 1;
+      for (int i = 0; i < own.rank; i++) s.dim[s.rank++] = own.dim[i];
+      for (Shape *p : {&s, &t}) {
+        p->dim[p->rank++] = r;
+        p->dim[p->rank++] = c;
+      }
+      return g.broadcast_to(g.reshape(x, s), t);
+    };
+    c = g.matmul(who, batched(a2, d.a_batch, d.m, d.k), batched(b2, d.b_batch, d.k, d.n));
+  }
+  c = g.reshape(c, os, os.rank == 0);
   return make_symbolic(c);
 }
 

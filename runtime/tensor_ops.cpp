@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <vector>
 
 #include "tanh_formula.h"
 #include "tensor_ops_dispatch.h"
@@ -401,6 +402,65 @@ void k_matmul(const double *a, const double *b, double *c, int64_t m, int64_t k,
   rows = std::max<int64_t>(4, (rows + 3) / 4 * 4);
   MatmulJob job{a, b, c, m, k, n, rows, &K};
   parallel_for((m + rows - 1) / rows, threads, matmul_chunk, &job);
+}
+
+}  // namespace kiln
+
+namespace kiln {
+
+namespace {
+struct BatchedMatmulJob {
+  const double *a, *b;
+  double *c;
+  const int64_t *a_off, *b_off;
+  int64_t items_per_chunk, items, m, k, n;
+  const SimdOps *K;
+};
+void batched_matmul_chunk(void *ctx, int64_t chunk) {
+  auto *j = static_cast<BatchedMatmulJob *>(ctx);
+  int64_t i1 = std::min(j->items, (chunk + 1) * j->items_per_chunk);
+  for (int64_t i = chunk * j->items_per_chunk; i < i1; i++)
+    j->K->matmul_rows(j->a + j->a_off[i], j->b + j->b_off[i], j->c + i * j->m * j->n, 0, j->m, j->k, j->n);
+}
+}  // namespace
+
+void k_matmul_batched(const double *a, const Shape &a_batch, const double *b, const Shape &b_batch, double *c,
+                      const Shape &batch, int64_t m, int64_t k, int64_t n) {
+  int64_t items = batch.size();
+  if (items == 1) return k_matmul(a, b, c, m, k, n);
+  // Each batch item's first element in a and b (a broadcast axis has stride 0).
+  int64_t as[kMaxRank], bs[kMaxRank];
+  broadcast_strides(a_batch, batch, as);
+  broadcast_strides(b_batch, batch, bs);
+  std::vector<int64_t> a_off(static_cast<size_t>(items)), b_off(static_cast<size_t>(items));
+  int64_t idx[kMaxRank] = {}, ao = 0, bo = 0;
+  for (int64_t i = 0; i < items; i++) {
+    a_off[size_t(i)] = ao * m * k;
+    b_off[size_t(i)] = bo * k * n;
+    for (int d = batch.rank - 1; d >= 0; d--) {
+      idx[d]++;
+      ao += as[d];
+      bo += bs[d];
+      if (idx[d] < batch.dim[d]) break;
+      ao -= as[d] * batch.dim[d];
+      bo -= bs[d] * batch.dim[d];
+      idx[d] = 0;
+    }
+  }
+  const SimdOps &K = simd();
+  int threads = compute_threads();
+  int64_t work = items * m * k * n;
+  // Threads split whole matrices when there are enough of them, otherwise each
+  // matrix's rows (k_matmul); either way only across output elements.
+  if (threads > 1 && work >= kParallelMatmulWork && items >= int64_t(threads) * 2) {
+    int64_t chunks_wanted = int64_t(threads) * 4;
+    int64_t per = std::max<int64_t>(1, (items + chunks_wanted - 1) / chunks_wanted);
+    BatchedMatmulJob job{a, b, c, a_off.data(), b_off.data(), per, items, m, k, n, &K};
+    parallel_for((items + per - 1) / per, threads, batched_matmul_chunk, &job);
+    return;
+  }
+  for (int64_t i = 0; i < items; i++)
+    k_matmul(a + a_off[size_t(i)], b + b_off[size_t(i)], c + i * m * n, m, k, n);
 }
 
 }  // namespace kiln

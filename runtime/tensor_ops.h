@@ -118,6 +118,11 @@ constexpr int64_t kParallelMatmulWork = int64_t(1) << 21;
 // across compute_threads() threads above kParallelMatmulWork; the result does not
 // depend on the thread count or CPU path.
 void k_matmul(const double *a, const double *b, double *c, int64_t m, int64_t k, int64_t n);
+// c[batch.., m x n] = a[a_batch.., m x k] * b[b_batch.., k x n]: one k_matmul per
+// item of `batch`, the broadcast of a_batch and b_batch (NumPy rules, a length-1
+// axis repeats). Threads split whole items when there are many, else rows.
+void k_matmul_batched(const double *a, const Shape &a_batch, const double *b, const Shape &b_batch, double *c,
+                      const Shape &batch, int64_t m, int64_t k, int64_t n);
 // Single-threaded reference with the same summation order, written as the plain
 // triple loop: the oracle tests and JIT kernels compare against, bit for bit.
 void k_matmul_reference(const double *a, const double *b, double *c, int64_t m, int64_t k, int64_t n);

@@ -150,17 +150,28 @@ Shape reshape_shape(const Shape &from, Value spec) {
   return s;
 }
 
-Shape matmul_shape(const Shape &as, const Shape &bs) {
+Shape matmul_shape(const Shape &as, const Shape &bs, MatmulDims *dims) {
   for (int i = 0; i < 2; i++) {
     const Shape &s = i ? bs : as;
-    if (s.rank != 1 && s.rank != 2)
-      throw_errorf("matmul: argument {} must be a rank-1 or rank-2 tensor, got {}", i + 1, describe_shape(s));
+    if (s.rank < 1)
+      throw_errorf("matmul: argument {} must be a tensor of rank 1 or more, got {}", i + 1,
+                   describe_shape(s));
   }
-  if (as.dim[as.rank - 1] != bs.dim[0])
+  // A rank-1 left operand is a 1 x k row, a rank-1 right operand a k x 1 column.
+  int64_t m = as.rank >= 2 ? as.dim[as.rank - 2] : 1, k = as.dim[as.rank - 1];
+  int64_t kb = bs.rank >= 2 ? bs.dim[bs.rank - 2] : bs.dim[0], n = bs.rank >= 2 ? bs.dim[bs.rank - 1] : 1;
+  if (k != kb)
     throw_errorf("matmul: inner dimensions differ ({} and {})", shape_string(as), shape_string(bs));
-  Shape os;
-  if (as.rank == 2) os.dim[os.rank++] = as.dim[0];
-  if (bs.rank == 2) os.dim[os.rank++] = bs.dim[1];
+  Shape ab, bb, batch;
+  for (int i = 0; i + 2 < as.rank; i++) ab.dim[ab.rank++] = as.dim[i];
+  for (int i = 0; i + 2 < bs.rank; i++) bb.dim[bb.rank++] = bs.dim[i];
+  if (!broadcast_shapes(ab, bb, batch))
+    throw_errorf("matmul: batch dimensions of {} and {} do not broadcast", shape_string(as),
+                 shape_string(bs));
+  if (dims) *dims = MatmulDims{ab, bb, batch, m, k, n};
+  Shape os = batch;
+  if (as.rank >= 2) os.dim[os.rank++] = m;
+  if (bs.rank >= 2) os.dim[os.rank++] = n;
   return os;
 }
 

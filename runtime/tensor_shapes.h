@@ -33,10 +33,17 @@ int tensor_axis(const char *who, int pos, Value axis, const Shape &s);
 // The shape of (reshape T SPEC) for T of shape s: SPEC is a list of positive
 // integers with at most one -1 (inferred); raises reshape's error texts otherwise.
 Shape reshape_shape(const Shape &s, Value spec);
-// The shape of (matmul A B) under NumPy's rules for rank-1 and rank-2 operands (a
-// rank-1 left operand is a row, a rank-1 right one a column, and those unit
-// dimensions are dropped: the result may be rank 0); raises matmul's errors.
-Shape matmul_shape(const Shape &a, const Shape &b);
+// (matmul A B) as NumPy's matmul: the last two axes are matrices (a rank-1 left
+// operand is a 1 x k row, a rank-1 right one a k x 1 column, and those unit
+// dimensions are dropped from the result, which may be rank 0); the axes before
+// them are batch axes, broadcast against each other.
+struct MatmulDims {
+  Shape a_batch, b_batch, batch;  // each operand's batch axes, and their broadcast
+  int64_t m, k, n;
+};
+// The result's shape (and, when dims is given, the batch and matrix sizes);
+// raises matmul's errors.
+Shape matmul_shape(const Shape &a, const Shape &b, MatmulDims *dims = nullptr);
 // (tensor-slice T AXIS START END) for T of shape s: the result's shape, with the
 // resolved axis and START stored; raises tensor-slice's error texts otherwise.
 Shape slice_shape(const Shape &s, Value axis, Value start, Value end, int &axis_out, int64_t &start_out);

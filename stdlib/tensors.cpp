@@ -268,11 +268,10 @@ Value b_matmul(int argc, Value *argv) {
   if (Value r = foreign_call("matmul", argc, argv); r != NOVALUE) return r;
   Tensor *a = arg_tensor("matmul", 1, argv[0]);
   Tensor *b = arg_tensor("matmul", 2, argv[1]);
-  Shape os = matmul_shape(a->shape, b->shape);
-  const Shape &as = a->shape, &bs = b->shape;
-  int64_t m = as.rank == 2 ? as.dim[0] : 1, k = as.dim[as.rank - 1], n = bs.rank == 2 ? bs.dim[1] : 1;
+  MatmulDims d;
+  Shape os = matmul_shape(a->shape, b->shape, &d);
   Tensor *c = alloc_tensor(os);
-  k_matmul(a->data, b->data, c->data, m, k, n);
+  k_matmul_batched(a->data, d.a_batch, b->data, d.b_batch, c->data, d.batch, d.m, d.k, d.n);
   if (os.rank == 0) return make_double(c->data[0]);
   return from_ptr(c);
 }
@@ -374,7 +373,8 @@ BuiltinRegistrar reg([] {
              "(tensor-max T [AXIS [KEEPDIMS]]): the largest element, or the largest along AXIS.");
 
   defbuiltin("matmul", 2, 2, b_matmul,
-             "(matmul A B): matrix product (rank 2 x rank 2; rank-1 operands as in NumPy).");
+             "(matmul A B): matrix product of the last two axes, the leading (batch) axes broadcast; "
+             "rank-1 operands as in NumPy.");
   defbuiltin("transpose", 1, 2, b_transpose,
              "(transpose T [AXES]): swap the two axes of a rank-2 tensor, or permute by AXES.");
   defbuiltin("reshape", 2, 2, b_reshape,

@@ -82,7 +82,8 @@
 ;; matmul
 (check "matmul" (lambda (a b) (matmul a b)) t23 t43)
 (check "matmul" (lambda (a b) (matmul a b)) t234 t43)
-(check "matmul" (lambda (a b) (matmul a b)) t23 t234)
+(check "matmul" (lambda (a b) (matmul a b)) t234 t234)
+(check "matmul" (lambda (a b) (matmul a b)) t234 (tensor-rand '(3 4 2) 4))
 (check "matmul" (lambda (a b) (matmul a b)) t0 t23)
 (check "matmul" (lambda (a) (matmul a "s")) t23)
 (check "matmul" (lambda (a b) (matmul a b)) 2.0 t23)
