@@ -17,6 +17,7 @@
 #include "../runtime/tensor.h"
 #include "../runtime/tensor_shapes.h"
 #include "autodiff.h"
+#include "window_graph.h"
 
 namespace kiln {
 
@@ -105,6 +106,7 @@ enum class Kind : uint8_t {
   Take,
   OneHot,
   Clip,
+  Window,  // conv2d, conv1d, max-pool2d, avg-pool2d: `add` is the WindowOp
   ShapeQuery
 };
 
@@ -158,6 +160,8 @@ const std::unordered_map<std::string_view, OpInfo> &op_table() {
     t["1+"] = {Kind::Unary, Op::Add, OneArgument::None, false, 1};
     t["1-"] = {Kind::Unary, Op::Sub, OneArgument::None, false, 1};
     t["tensor-clip"] = {Kind::Clip, Op::Maximum};
+    for (WindowOp w : {WindowOp::Conv2d, WindowOp::Conv1d, WindowOp::MaxPool2d, WindowOp::AvgPool2d})
+      t[window_op_name(w)] = {Kind::Window, Op::Matmul, OneArgument::None, false, int(w)};
     t["%one-hot"] = {Kind::OneHot, Op::Take};
     t["tensor-shape"] = {Kind::ShapeQuery, Op::Param, OneArgument::None, false, 0};
     t["tensor-rank"] = {Kind::ShapeQuery, Op::Param, OneArgument::None, false, 1};
@@ -215,6 +219,19 @@ Value symbolic_matmul(const char *who, Value x, Value y) {
   }
   c = g.reshape(c, os, os.rank == 0);
   return make_symbolic(c);
+}
+
+// Convolutions and pooling: the composite of window_graph.h. STRIDE and the
+// other sizes must be constants (they fix the graph's shapes).
+Value symbolic_window(WindowOp op, int argc, Value *argv) {
+  const char *who = window_op_name(op);
+  Graph &g = active_graph(who);
+  int32_t x = tensor_node_of(who, 1, argv[0]);
+  if (window_is_conv(op)) {
+    int32_t w = tensor_node_of(who, 2, argv[1]);
+    return make_symbolic(record_window(g, conv_window(op, g[x].shape, g[w].shape, argc, argv + 2), x, w));
+  }
+  return make_symbolic(record_window(g, pool_window(op, g[x].shape, argc, argv + 1), x, -1));
 }
 
 Value symbolic_transpose(const char *who, int argc, Value *argv) {
@@ -380,6 +397,7 @@ Value symbolic_op(const char *op, int argc, Value *argv) {
   case Kind::Argmax: return symbolic_argmax(op, argc, argv);
   case Kind::Take: return symbolic_take(op, argc, argv);
   case Kind::OneHot: return symbolic_one_hot(argv);
+  case Kind::Window: return symbolic_window(WindowOp(info.add), argc, argv);
   case Kind::ShapeQuery: {
     const Shape &s = shape_of_operand(argv[0]);
     if (info.add == 0) return shape_list(s);
