@@ -74,11 +74,11 @@ void fit(const Rules &r, Window &g) {
   int64_t eh = g.dh * (g.kh - 1) + 1, ew = g.dw * (g.kw - 1) + 1;
   int64_t ih = g.h + 2 * g.ph, iw = g.w + 2 * g.pw;
   if (eh > ih || ew > iw) {
-    std::string kernel = sizes(r.one_axis, g.kh, g.kw);
+    std::string kernel = sizes(r.one_axis, g.kh, g.kw), input = sizes(r.one_axis, ih, iw);
     if (g.dh != 1 || g.dw != 1)
-      kernel +=
-          fmt::format(" at dilation {} spans {}", sizes(r.one_axis, g.dh, g.dw), sizes(r.one_axis, eh, ew));
-    r.fail(fmt::format("kernel {} is larger than the padded input {}", kernel, sizes(r.one_axis, ih, iw)));
+      r.fail(fmt::format("kernel {} at dilation {} spans {}, larger than the padded input {}", kernel,
+                         sizes(r.one_axis, g.dh, g.dw), sizes(r.one_axis, eh, ew), input));
+    r.fail(fmt::format("kernel {} is larger than the padded input {}", kernel, input));
   }
   g.oh = (ih - eh) / g.sh + 1;
   g.ow = (iw - ew) / g.sw + 1;

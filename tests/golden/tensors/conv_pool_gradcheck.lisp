@@ -1,0 +1,41 @@
+;; Gradients of batched matmul, conv2d, conv1d, max-pool2d and avg-pool2d against
+;; central finite differences (step 1e-6) for every entry of every argument:
+;; prints the largest difference relative to max(1, |gradient|) per case, which
+;; must be below 1e-6. (tests/torch/windows.py compares with PyTorch at 1e-12.)
+(define (basis shape i)
+  (reshape (one-hot (list i) (apply * shape)) shape))
+(define (numeric f args k)
+  ;; d f / d (argument k), entry by entry
+  (let* ((x (list-ref args k)) (shape (tensor-shape x)) (h 1e-6))
+    (define (at delta i)
+      (apply f (let loop ((a args) (j 0))
+                 (if (null? a) '()
+                     (cons (if (= j k) (tensor-add x (tensor-mul (basis shape i) delta)) (car a))
+                           (loop (cdr a) (+ j 1)))))))
+    (let loop ((i 0) (acc '()))
+      (if (= i (apply * shape))
+          (reshape (tensor (reverse acc)) shape)
+          (loop (+ i 1) (cons (/ (- (at h i) (at (- h) i)) (* 2 h)) acc))))))
+(define (check name f . args)
+  (let* ((g (cdr (apply (grad f) args)))
+         (worst (let loop ((k 0) (gs g) (worst 0.0))
+                  (if (null? gs) worst
+                      (let* ((a (car gs)) (n (numeric f args k))
+                             (d (tensor-max (tensor-div (tensor-abs (tensor-sub a n))
+                                                        (tensor-maximum (tensor-abs a) 1.0)))))
+                        (loop (+ k 1) (cdr gs) (max worst d)))))))
+    (display name) (display (if (< worst 1e-6) ": ok" ": FAILED ")) (if (>= worst 1e-6) (display worst))
+    (newline)))
+(define (weighted y v) (tensor-sum (tensor-mul v (tensor-tanh y))))
+(check "matmul 2x1x3x4 3x4x2" (lambda (a b) (weighted (matmul a b) (tensor-randn '(2 3 3 2) 9)))
+       (tensor-randn '(2 1 3 4) 1) (tensor-randn '(3 4 2) 2))
+(check "conv2d stride 2 padding (1 2) dilation (2 1)"
+       (lambda (x w) (weighted (conv2d x w 2 '(1 2) '(2 1)) (tensor-randn '(2 2 3 3) 9)))
+       (tensor-randn '(2 2 5 4) 3) (tensor-randn '(2 2 2 3) 4))
+(check "conv1d stride 2 padding 1" (lambda (x w) (weighted (conv1d x w 2 1) (tensor-randn '(1 3 4) 9)))
+       (tensor-randn '(1 2 7) 5) (tensor-randn '(3 2 3) 6))
+(check "max-pool2d 3 stride 2 padding 1" (lambda (x) (weighted (max-pool2d x 3 2 1) (tensor-randn '(2 2 3 3) 9)))
+       (tensor-randn '(2 2 5 5) 7))
+(check "avg-pool2d (2 3) stride 1 padding 1"
+       (lambda (x) (weighted (avg-pool2d x '(2 3) 1 1) (tensor-randn '(1 2 6 5) 9)))
+       (tensor-randn '(1 2 5 5) 8))
