@@ -12,7 +12,9 @@ generic arithmetic `+ - * / max min expt abs sqrt exp log sin cos tan square 1+ 
 select, and the ops of SPEC §13 that compute on tensors: `softmax` and `log-softmax`
 (any axis), `tensor-argmax`, `tensor-take` (constant indices with repeats),
 `tensor-where`, `tensor-clip` (constant bounds), `cross-entropy` (constant class
-labels) and `mse`; not stop-gradient, which finite differences cannot check (it is
+labels) and `mse`; and those of SPEC §14: `matmul` with batch axes (broadcast, ranks up
+to 4), `conv2d`, `conv1d`, `max-pool2d` and `avg-pool2d` (odd sizes, strides, paddings,
+dilations; their rank-4 operands come from any op); not stop-gradient, which finite differences cannot check (it is
 tested through softmax), nor the constructors one-hot, random-permutation, he-normal
 and glorot-uniform, whose values are constants in a trace), a loss L = sum(F * W)
 with a constant W, and two input sets: A on a coarse
@@ -203,6 +205,10 @@ def to_lisp(n):
         return f"({n.name} {to_lisp(n.kids[0])}{tail})"
     if k == "matmul":
         return f"(matmul {to_lisp(n.kids[0])} {to_lisp(n.kids[1])})"
+    if k == "window":  # extra: the optional arguments as written
+        args = " ".join(to_lisp(c) for c in n.kids)
+        opts = "".join(" " + (str(v) if isinstance(v, int) else f"'({v[0]} {v[1]})") for v in n.extra)
+        return f"({n.name} {args}{opts})"
     if k == "transpose":
         if n.extra is None:
             return f"(transpose {to_lisp(n.kids[0])})"
@@ -242,7 +248,7 @@ def to_lisp(n):
 # Generation
 # ---------------------------------------------------------------------------
 
-KINKS = {"relu", "tensor-abs", "abs", "tensor-maximum", "max", "min", "tensor-max", "tensor-argmax",
+KINKS = {"max-pool2d", "relu", "tensor-abs", "abs", "tensor-maximum", "max", "min", "tensor-max", "tensor-argmax",
          "tensor-clip", "tensor-where"}
 
 
@@ -351,8 +357,10 @@ class Gen:
         r = len(shape)
         if r >= 1:
             choices += ["slice", "concat", "reshape", "red"]
-        if r in (0, 1, 2):
+        if r in (0, 1, 2, 3, 4):
             choices += ["matmul", "matmul"]
+        if r in (3, 4):  # SPEC §14: convolutions and pooling
+            choices += ["window", "window"]
         if r in (2, 3):
             choices += ["transpose"]
         # SPEC §13 ops
@@ -413,6 +421,18 @@ class Gen:
             return Node("red", name, [self.gen(src, depth - 1, True)], (shown, keep), shape)
         if kind == "matmul":
             k = self.dim()
+            if r >= 3:
+                # batch axes: each operand's own (fewer, or 1s that broadcast), or none
+                m, n = shape[-2:]
+                batch = shape[:-2]
+                ba, bb = self.broadcast_pair(batch)
+                if rng.random() < 0.25:
+                    ba, bb = batch, ()
+                sa, sb = ba + (m, k), bb + (k, n)
+                if rng.random() < 0.15 and n == 1:
+                    return self.matmul_vector(shape, batch + (m, k), (k,), depth)
+                return Node("matmul", None, [self.gen(sa, depth - 1, True), self.gen(sb, depth - 1, True)],
+                            None, shape)
             if r == 2:
                 m, n = shape
                 sa, sb = (m, k), (k, n)
@@ -423,6 +443,8 @@ class Gen:
                 sa, sb = (k,), (k,)
             return Node("matmul", None, [self.gen(sa, depth - 1, True), self.gen(sb, depth - 1, True)],
                         None, shape)
+        if kind == "window":
+            return self.window(shape, depth)
         if kind == "transpose":
             if r == 2 and rng.random() < 0.6:
                 perm = None if rng.random() < 0.6 else [1, 0]
@@ -521,6 +543,57 @@ class Gen:
             return Node("loss", "mse", [self.gen(s, depth - 1), self.gen(s, depth - 1)], None, shape)
         raise ValueError(kind)
 
+    def matmul_vector(self, shape, sa, sb, depth):
+        """(reshape (matmul A v) shape): a rank-1 right operand drops its axis."""
+        mm = Node("matmul", None, [self.gen(sa, depth - 1, True), self.gen(sb, depth - 1, True)], None, shape[:-1])
+        return Node("reshape", None, [mm], list(shape), shape)
+
+    def window(self, shape, depth):
+        """conv2d / max-pool2d / avg-pool2d giving a rank-4 `shape`, conv1d a rank-3
+        one: random kernel, stride, padding, dilation, and an input that fits."""
+        rng = self.rng
+        one = len(shape) == 3
+        name = "conv1d" if one else rng.choice(["conv2d", "conv2d", "max-pool2d", "avg-pool2d"])
+        conv = name.startswith("conv")
+        spatial = shape[2:]
+        ks, ss, ps, ds, ins = [], [], [], [], []
+        for o in spatial:
+            k = rng.choice([1, 2, 2, 3, 3]) if conv else rng.choice([1, 2, 2, 3])
+            st = rng.choice([1, 1, 2, 3])
+            d = rng.choice([1, 1, 2]) if conv else 1
+            pad = rng.choice([0, 0, 1, 2]) if conv else rng.randint(0, k // 2)
+            eff = d * (k - 1) + 1
+            h = (o - 1) * st + eff - 2 * pad + rng.randint(0, st - 1)
+            while h < 1 or (not conv and h + 2 * pad < eff):
+                pad -= 1
+                h += 2
+            ks.append(k), ss.append(st), ps.append(pad), ds.append(d), ins.append(h)
+
+        def arg(vals, default):
+            if len(vals) == 1:
+                return vals[0]
+            if vals[0] == vals[1] and rng.random() < 0.6:
+                return vals[0]
+            return tuple(vals)
+        if conv:
+            c = self.dim()
+            x_shape = (shape[0], c) + tuple(ins)
+            w_shape = (shape[1], c) + tuple(ks)
+            opts = [arg(ss, 1), arg(ps, 0), arg(ds, 1)]
+            while len(opts) > 0 and opts[-1] == [1, 0, 1][len(opts) - 1] and rng.random() < 0.5:
+                opts.pop()
+            kids = [self.gen(x_shape, depth - 1, True), self.gen(w_shape, depth - 1, True)]
+        else:
+            x_shape = shape[:2] + tuple(ins)
+            k = arg(ks, None)
+            opts = [k, arg(ss, None), arg(ps, 0)]
+            if opts[2] == 0 and rng.random() < 0.5:
+                opts.pop()
+                if opts[1] == k and rng.random() < 0.5:
+                    opts.pop()
+            kids = [self.gen(x_shape, depth - 1, True)]
+        return Node("window", name, kids, opts, shape)
+
     def pick(self, names):
         return self.rng.choice([n for n in names if not (self.smooth and n in KINKS)])
 
@@ -528,7 +601,7 @@ class Gen:
         rng = self.rng
         dims = []
         left = total
-        rank = rng.choice([1, 2, 3])
+        rank = rng.choice([1, 2, 3, 4])  # rank 4: convolutions and pooling (SPEC §14) feed reshapes
         for _ in range(rank - 1):
             divs = [d for d in range(1, left + 1) if left % d == 0]
             d = rng.choice(divs)
@@ -1356,6 +1429,23 @@ def torch_eval(torch, n, leaves):
         return f(x) if axis is None else f(x, dim=axis, keepdim=keep)
     if k == "matmul":
         return T.matmul(args[0], args[1])
+    if k == "window":
+        F = T.nn.functional
+        if n.name.startswith("conv"):
+            names = ["stride", "padding", "dilation"]
+            kw = {names[i]: v for i, v in enumerate(n.extra)}
+            return (F.conv1d if n.name == "conv1d" else F.conv2d)(args[0], args[1], **kw)
+        x = args[0]
+        kernel = n.extra[0]
+        stride = n.extra[1] if len(n.extra) > 1 else kernel
+        pad = n.extra[2] if len(n.extra) > 2 else 0
+        if n.name == "max-pool2d":
+            if bool(x.isnan().any()):
+                raise TorchSkip("NaN in max-pool2d")
+            if pool_has_tie(T, x.detach(), kernel, stride, pad):
+                raise TorchSkip("tie in max-pool2d")
+            return F.max_pool2d(x, kernel, stride, pad)
+        return F.avg_pool2d(x, kernel, stride, pad)
     if k == "transpose":
         return args[0].t() if n.extra is None else args[0].permute(*n.extra)
     if k == "reshape":
@@ -1400,6 +1490,18 @@ def torch_eval(torch, n, leaves):
         a, b = args
         return T.nn.functional.mse_loss(a, b)
     raise ValueError(k)
+
+
+def pool_has_tie(T, x, kernel, stride, pad):
+    """Whether a max-pool2d window holds two entries within rounding of its maximum
+    (Kiln passes the gradient to the first of them; torch may pick another)."""
+    F = T.nn.functional
+    pair = lambda v: v if isinstance(v, tuple) else (v, v)
+    cols = F.unfold(F.pad(x, (pair(pad)[1],) * 2 + (pair(pad)[0],) * 2, value=-math.inf), pair(kernel),
+                    stride=pair(stride))
+    cols = cols.reshape(x.shape[0], x.shape[1], -1, cols.shape[-1])
+    m = cols.amax(dim=2, keepdim=True)
+    return bool((T.isclose(cols, m, rtol=1e-13, atol=0.0).sum(dim=2) > 1).any())
 
 
 # torch_grads' answer when the forward meets a TorchSkip rule (a tie or NaN operand
@@ -1783,7 +1885,7 @@ def shrink_candidates(prog, rng):
                 repls.append(Node("const", None, [], 0.5, ()))
         for r in repls:
             if n.kind in ("red", "matmul", "transpose", "reshape", "slice", "concat", "axisop", "argmax",
-                          "take") and r.kind == "const":
+                          "take", "window") and r.kind == "const":
                 continue
             c = compact(prog, replace_at(prog.body, n, r))
             if c is not None and c.size() < prog.size() or (c is not None and len(c.params) < len(prog.params)):
