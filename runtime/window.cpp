@@ -147,28 +147,41 @@ struct WindowJob {
   const double *x, *w;
   double *out;
   const Window *g;
-  const int64_t *src;  // per (oh, ow, kh, kw): Window::source
   int64_t planes_per_chunk, planes;
 };
 
-// One output plane (n, o) of a convolution: per output row, the accumulators of
-// its OW elements each add their products in (c, kh, kw) order.
-void conv_plane(const WindowJob &j, int64_t plane, double *acc) {
+// The input planes of sample n (conv: all C of them; pools: plane `first` alone)
+// copied into `pad` with the padding filled in, so the loops below read every
+// window position without a test: a position in the padding reads `fill`, the
+// value the traced composite appends for it (window_graph.h).
+void pad_planes(const Window &g, const double *x, int64_t count, double fill, std::vector<double> &pad) {
+  int64_t hp = g.h + 2 * g.ph, wp = g.w + 2 * g.pw;
+  pad.assign(static_cast<size_t>(count * hp * wp), fill);
+  for (int64_t c = 0; c < count; c++)
+    for (int64_t r = 0; r < g.h; r++)
+      std::copy(x + (c * g.h + r) * g.w, x + (c * g.h + r + 1) * g.w,
+                pad.begin() + ((c * hp + r + g.ph) * wp + g.pw));
+}
+
+// One output plane (n, o) of a convolution from sample n's padded planes: per
+// output row, the accumulators of its OW elements each add their products in
+// (c, kh, kw) order (vectorised across the row, never along a sum).
+void conv_plane(const WindowJob &j, int64_t o, const double *pad, double *acc, double *dst) {
   const Window &g = *j.g;
-  int64_t n = plane / g.o, o = plane % g.o, kk = g.kh * g.kw, hw = g.h * g.w;
-  double *dst = j.out + plane * g.oh * g.ow;
+  int64_t hp = g.h + 2 * g.ph, wp = g.w + 2 * g.pw, kk = g.kh * g.kw;
   for (int64_t y = 0; y < g.oh; y++) {
     for (int64_t x = 0; x < g.ow; x++) acc[x] = 0.0;
     for (int64_t c = 0; c < g.c; c++) {
-      const double *xp = j.x + (n * g.c + c) * hw;
-      const double *wp = j.w + (o * g.c + c) * kk;
-      for (int64_t k = 0; k < kk; k++) {
-        double wv = wp[k];
-        const int64_t *s = j.src + (y * g.ow) * kk + k;
-        for (int64_t x = 0; x < g.ow; x++) {
-          int64_t at = s[x * kk];
-          double xv = at >= 0 ? xp[at] : 0.0;
-          acc[x] = acc[x] + wv * xv;
+      const double *wc = j.w + (o * g.c + c) * kk;
+      for (int64_t ky = 0; ky < g.kh; ky++) {
+        const double *row = pad + (c * hp + y * g.sh + ky * g.dh) * wp;
+        for (int64_t kx = 0; kx < g.kw; kx++) {
+          double wv = wc[ky * g.kw + kx];
+          const double *r = row + kx * g.dw;
+          if (g.sw == 1)
+            for (int64_t x = 0; x < g.ow; x++) acc[x] = acc[x] + wv * r[x];
+          else
+            for (int64_t x = 0; x < g.ow; x++) acc[x] = acc[x] + wv * r[x * g.sw];
         }
       }
     }
@@ -176,53 +189,50 @@ void conv_plane(const WindowJob &j, int64_t plane, double *acc) {
   }
 }
 
-// One output plane (n, c) of a pooling.
-void pool_plane(const WindowJob &j, int64_t plane) {
-  const Window &g = *j.g;
-  int64_t kk = g.kh * g.kw;
-  const double *xp = j.x + plane * g.h * g.w;
-  double *dst = j.out + plane * g.oh * g.ow;
+// One output plane of a pooling from its padded plane.
+void pool_plane(const Window &g, const double *pad, double *dst) {
+  int64_t wp = g.w + 2 * g.pw;
   bool max = g.op == WindowOp::MaxPool2d;
-  double pad = max ? -INFINITY : 0.0;
-  for (int64_t p = 0; p < g.oh * g.ow; p++) {
-    const int64_t *s = j.src + p * kk;
-    if (max) {
-      double m = s[0] >= 0 ? xp[s[0]] : pad;
-      for (int64_t k = 1; k < kk; k++) {
-        double v = s[k] >= 0 ? xp[s[k]] : pad;
-        m = (v > m || v != v) ? v : m;
-      }
-      dst[p] = m;
-    } else {
-      double acc = 0.0;
-      for (int64_t k = 0; k < kk; k++) acc = acc + (s[k] >= 0 ? xp[s[k]] : pad);
-      dst[p] = acc / double(kk);
+  for (int64_t y = 0; y < g.oh; y++)
+    for (int64_t x = 0; x < g.ow; x++) {
+      const double *p = pad + y * g.sh * wp + x * g.sw;
+      double acc = max ? p[0] : 0.0;
+      for (int64_t ky = 0; ky < g.kh; ky++)
+        for (int64_t kx = 0; kx < g.kw; kx++) {
+          double v = p[ky * wp + kx];
+          if (!max) acc = acc + v;
+          else if (ky + kx > 0) acc = (v > acc || v != v) ? v : acc;
+        }
+      dst[y * g.ow + x] = max ? acc : acc / double(g.kh * g.kw);
     }
-  }
 }
 
 void window_chunk(void *ctx, int64_t chunk) {
   auto *j = static_cast<WindowJob *>(ctx);
+  const Window &g = *j->g;
+  bool conv = window_is_conv(g.op);
   int64_t p1 = std::min(j->planes, (chunk + 1) * j->planes_per_chunk);
-  std::vector<double> acc(window_is_conv(j->g->op) ? static_cast<size_t>(j->g->ow) : 0);
+  std::vector<double> pad, acc(static_cast<size_t>(g.ow));
+  int64_t padded_n = -1;
   for (int64_t p = chunk * j->planes_per_chunk; p < p1; p++) {
-    if (window_is_conv(j->g->op)) conv_plane(*j, p, acc.data());
-    else pool_plane(*j, p);
+    double *dst = j->out + p * g.oh * g.ow;
+    if (conv) {
+      int64_t n = p / g.o;
+      if (n != padded_n) pad_planes(g, j->x + n * g.c * g.h * g.w, g.c, 0.0, pad);
+      padded_n = n;
+      conv_plane(*j, p % g.o, pad.data(), acc.data(), dst);
+    } else {
+      pad_planes(g, j->x + p * g.h * g.w, 1, g.op == WindowOp::MaxPool2d ? -INFINITY : 0.0, pad);
+      pool_plane(g, pad.data(), dst);
+    }
   }
 }
 
 void run_window(const double *x, const double *w, double *out, const Window &g) {
-  int64_t kk = g.kh * g.kw;
-  std::vector<int64_t> src(static_cast<size_t>(g.oh * g.ow * kk));
-  for (int64_t y = 0; y < g.oh; y++)
-    for (int64_t q = 0; q < g.ow; q++)
-      for (int64_t ky = 0; ky < g.kh; ky++)
-        for (int64_t kx = 0; kx < g.kw; kx++)
-          src[size_t(((y * g.ow + q) * g.kh + ky) * g.kw + kx)] = g.source(y, q, ky, kx);
   int64_t planes = g.n * g.o;
-  int64_t work = planes * g.oh * g.ow * kk * (window_is_conv(g.op) ? g.c : 1);
+  int64_t work = planes * g.oh * g.ow * g.kh * g.kw * (window_is_conv(g.op) ? g.c : 1);
   int threads = compute_threads();
-  WindowJob job{x, w, out, &g, src.data(), planes, planes};
+  WindowJob job{x, w, out, &g, planes, planes};
   if (threads <= 1 || work < kParallelMatmulWork || planes < 2) {
     window_chunk(&job, 0);
     return;
