@@ -440,14 +440,29 @@ void Emitter::take(const Ref &x, const Shape &big, int axis, const Ref &idx, int
   int64_t outer, len, inner;
   axis_split(big, axis, outer, len, inner);
   LV flag = local_init(t_double, "flag", lit(0.0)), bad = local_init(t_double, "bad", lit(0.0));
-  loop(0, count, 1, [&](RV j) {
-    RV k = checked_index(load(idx, j), len, flag, bad);
+  if (inner == 1 && outer > 1) {
+    // Single entries (the windows of a convolution): each index is checked once
+    // first, then every line is gathered in order, so the stores run along out
+    // instead of striding across it (the checks in the gather only keep a bad
+    // index in range; the first pass has reported it).
+    loop(0, count, 1, [&](RV j) { checked_index(load(idx, j), len, flag, bad); });
+    LV f2 = local_init(t_double, "flag", lit(0.0)), b2 = local_init(t_double, "bad", lit(0.0));
     loop(0, outer, 1, [&](RV o) {
-      RV src = once_long(imul(iadd(imul(o, len), k), inner));
-      RV dst = once_long(imul(iadd(imul(o, count), j), inner));
-      loop(0, inner, 1, [&](RV t) { st(out, iadd(dst, t), load(x, iadd(src, t))); });
+      RV src = once_long(imul(o, len)), dst = once_long(imul(o, count));
+      loop(0, count, 1, [&](RV j) {
+        st(out, iadd(dst, j), load(x, iadd(src, checked_index(load(idx, j), len, f2, b2))));
+      });
     });
-  });
+  } else {
+    loop(0, count, 1, [&](RV j) {
+      RV k = checked_index(load(idx, j), len, flag, bad);
+      loop(0, outer, 1, [&](RV o) {
+        RV src = once_long(imul(iadd(imul(o, len), k), inner));
+        RV dst = once_long(imul(iadd(imul(o, count), j), inner));
+        loop(0, inner, 1, [&](RV t) { st(out, iadd(dst, t), load(x, iadd(src, t))); });
+      });
+    });
+  }
   st(status, ix(0), rv(flag));
   st(status, ix(1), rv(bad));
 }
@@ -458,17 +473,31 @@ void Emitter::scatter_add(const Ref &g, const Shape &big, int axis, const Ref &i
   axis_split(big, axis, outer, len, inner);
   loop(0, big.size(), 1, [&](RV i) { st(out, i, lit(0.0)); });
   LV flag = local_init(t_double, "flag", lit(0.0)), bad = local_init(t_double, "bad", lit(0.0));
-  loop(0, count, 1, [&](RV j) {
-    RV k = checked_index(load(idx, j), len, flag, bad);
+  if (inner == 1 && outer > 1) {
+    // As take: checks first, then line by line; each out element still gets its
+    // contributions in ascending j.
+    loop(0, count, 1, [&](RV j) { checked_index(load(idx, j), len, flag, bad); });
+    LV f2 = local_init(t_double, "flag", lit(0.0)), b2 = local_init(t_double, "bad", lit(0.0));
     loop(0, outer, 1, [&](RV o) {
-      RV dst = once_long(imul(iadd(imul(o, len), k), inner));
-      RV src = once_long(imul(iadd(imul(o, count), j), inner));
-      loop(0, inner, 1, [&](RV t) {
-        LV d = elem(out, iadd(dst, t));
-        assign(d, dop(GCC_JIT_BINARY_OP_PLUS, rv(d), load(g, iadd(src, t))));
+      RV dst = once_long(imul(o, len)), src = once_long(imul(o, count));
+      loop(0, count, 1, [&](RV j) {
+        LV d = elem(out, iadd(dst, checked_index(load(idx, j), len, f2, b2)));
+        assign(d, dop(GCC_JIT_BINARY_OP_PLUS, rv(d), load(g, iadd(src, j))));
       });
     });
-  });
+  } else {
+    loop(0, count, 1, [&](RV j) {
+      RV k = checked_index(load(idx, j), len, flag, bad);
+      loop(0, outer, 1, [&](RV o) {
+        RV dst = once_long(imul(iadd(imul(o, len), k), inner));
+        RV src = once_long(imul(iadd(imul(o, count), j), inner));
+        loop(0, inner, 1, [&](RV t) {
+          LV d = elem(out, iadd(dst, t));
+          assign(d, dop(GCC_JIT_BINARY_OP_PLUS, rv(d), load(g, iadd(src, t))));
+        });
+      });
+    });
+  }
   st(status, ix(0), rv(flag));
   st(status, ix(1), rv(bad));
 }

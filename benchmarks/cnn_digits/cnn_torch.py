@@ -22,6 +22,17 @@ except ImportError:
     sys.exit(77)
 
 
+def loaded_blas():
+    """The BLAS library this process mapped (Debian's torch links the libblas.so.3
+    alternative: the reference BLAS unless an optimised one is installed)."""
+    libs = set()
+    for line in open("/proc/self/maps"):
+        path = line.split()[-1]
+        if "blas" in path or "lapack" in path:
+            libs.add(path)
+    return ", ".join(sorted(libs)) or "none mapped"
+
+
 def main():
     d = sys.argv[1]
     load = lambda name: np.load(os.path.join(d, name + ".npy"))
@@ -63,6 +74,7 @@ def main():
         final = F.cross_entropy(forward(x_train), y_train).item()
         accuracy = (forward(x_test).argmax(1) == y_test).double().mean().item()
     print(f"final-loss {final:.17g}")
+    print(f"blas {loaded_blas()}")
     print(f"test-accuracy {accuracy:.6f}")
 
 

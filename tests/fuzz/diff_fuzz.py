@@ -359,7 +359,7 @@ class Gen:
             choices += ["slice", "concat", "reshape", "red"]
         if r in (0, 1, 2, 3, 4):
             choices += ["matmul", "matmul"]
-        if r in (3, 4):  # SPEC §14: convolutions and pooling
+        if r in (2, 3, 4):  # SPEC §14: convolutions and pooling
             choices += ["window", "window"]
         if r in (2, 3):
             choices += ["transpose"]
@@ -552,6 +552,11 @@ class Gen:
         """conv2d / max-pool2d / avg-pool2d giving a rank-4 `shape`, conv1d a rank-3
         one: random kernel, stride, padding, dilation, and an input that fits."""
         rng = self.rng
+        if len(shape) == 2 or (len(shape) == 3 and rng.random() < 0.5):
+            # a rank-4 result reshaped: N x C x H x 1, N x C x 1 x W, or 1x1 spatially
+            four = shape + (1,) * (4 - len(shape)) if rng.random() < 0.5 else shape[:2] + (1,) + shape[2:]
+            four = four + (1,) * (4 - len(four))
+            return Node("reshape", None, [self.window(four, depth)], list(shape), shape)
         one = len(shape) == 3
         name = "conv1d" if one else rng.choice(["conv2d", "conv2d", "max-pool2d", "avg-pool2d"])
         conv = name.startswith("conv")
