@@ -24,6 +24,11 @@
              (all-equal? matmul r1 r3) (all-equal? matmul (tensor-randn '(4 5) 5) r3)
              (all-equal? matmul (tensor-randn '(9 1 33 20) 6) (tensor-randn '(7 20 17) 7))))
 (newline)
+;; items large enough (2^21 multiply-adds) to be split over threads, compiled too
+(define big-a (tensor-randn '(3 200 150) 11))
+(write (list (all-equal? matmul big-a (tensor-randn '(3 150 130) 12))
+             (all-equal? matmul (tensor-randn '(2 1 130 200) 13) big-a)))
+(newline)
 ;; gradients: a broadcast batch axis sums its gradient back (sum-to)
 (define (loss x y) (tensor-sum (tensor-mul (matmul x y) (matmul x y))))
 (define g (graph-grad loss r4 r3))
