@@ -163,12 +163,28 @@ void pad_planes(const Window &g, const double *x, int64_t count, double fill, st
                 pad.begin() + ((c * hp + r + g.ph) * wp + g.pw));
 }
 
-// One output plane (n, o) of a convolution from sample n's padded planes: per
-// output row, the accumulators of its OW elements each add their products in
-// (c, kh, kw) order (vectorised across the row, never along a sum).
+// One output plane (n, o) of a convolution from sample n's padded planes: the
+// accumulators of a row (or, at stride 1, of the whole plane) each add their
+// products in (c, kh, kw) order (vectorised across them, never along a sum).
 void conv_plane(const WindowJob &j, int64_t o, const double *pad, double *acc, double *dst) {
   const Window &g = *j.g;
   int64_t hp = g.h + 2 * g.ph, wp = g.w + 2 * g.pw, kk = g.kh * g.kw;
+  if (g.sh == 1 && g.sw == 1) {
+    // Stride 1: the whole plane in one run over the padded width (the columns
+    // past OW are computed and dropped), long enough to vectorise on small images.
+    int64_t span = (g.oh - 1) * wp + g.ow;
+    for (int64_t p = 0; p < span; p++) acc[p] = 0.0;
+    for (int64_t c = 0; c < g.c; c++)
+      for (int64_t ky = 0; ky < g.kh; ky++)
+        for (int64_t kx = 0; kx < g.kw; kx++) {
+          double wv = j.w[((o * g.c + c) * g.kh + ky) * g.kw + kx];
+          const double *r = pad + (c * hp + ky * g.dh) * wp + kx * g.dw;
+          for (int64_t p = 0; p < span; p++) acc[p] = acc[p] + wv * r[p];
+        }
+    for (int64_t y = 0; y < g.oh; y++)
+      for (int64_t x = 0; x < g.ow; x++) dst[y * g.ow + x] = acc[y * wp + x];
+    return;
+  }
   for (int64_t y = 0; y < g.oh; y++) {
     for (int64_t x = 0; x < g.ow; x++) acc[x] = 0.0;
     for (int64_t c = 0; c < g.c; c++) {
@@ -212,7 +228,7 @@ void window_chunk(void *ctx, int64_t chunk) {
   const Window &g = *j->g;
   bool conv = window_is_conv(g.op);
   int64_t p1 = std::min(j->planes, (chunk + 1) * j->planes_per_chunk);
-  std::vector<double> pad, acc(static_cast<size_t>(g.ow));
+  std::vector<double> pad, acc(static_cast<size_t>((g.oh - 1) * (g.w + 2 * g.pw) + g.ow));
   int64_t padded_n = -1;
   for (int64_t p = chunk * j->planes_per_chunk; p < p1; p++) {
     double *dst = j->out + p * g.oh * g.ow;
