@@ -355,7 +355,7 @@ int32_t key_node_of(const char *who, int pos, Value v) {
     return g.constant(number_as_double(v), true);
   }
   int32_t k = node_of(who, pos, v);
-  if (g[k].shape.rank != 0) random_key_error_at(who, pos, v);
+  if (!g[k].is_number) random_key_error_at(who, pos, v);  // as eagerly: a number, not a tensor
   return k;
 }
 
