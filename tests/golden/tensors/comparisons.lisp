@@ -24,6 +24,12 @@
 (write (equal? (graph-grad masked (tensor '(-1.0 0.0 2.0)))
                ((graph-compile-grad masked (tensor '(-1.0 0.0 2.0))) (tensor '(-1.0 0.0 2.0)))))
 (newline)
+;; a nest of element-wise calls runs fused (one pass); the same bits as one call at a time
+(define a1 (tensor-add a 1.0))
+(write (equal? (tensor-ge (tensor-add a 1.0) b) (tensor-ge a1 b))) (newline)
+(define sum-ab (tensor-add a b))
+(write (equal? (tensor-gelu (tensor-mul (tensor-add a b) (tensor-lt a 2.5))) (tensor-gelu (tensor-mul sum-ab (tensor-lt a 2.5)))))
+(newline)
 ;; errors name the op and both shapes, eagerly and traced
 (guard (e (#t (display (condition/report-string e)) (newline))) (tensor-eq (ones '(2 3)) (ones '(4 3))))
 (guard (e (#t (display (condition/report-string e)) (newline))) ((jit tensor-ge) (ones '(2 3)) (ones '(4 3))))
