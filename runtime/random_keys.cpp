@@ -29,6 +29,16 @@ bool random_key_of_double(double d, uint64_t &key) {
   return true;
 }
 
+const char *random_kind_name(RandomKind kind) {
+  switch (kind) {
+  case RandomKind::Uniform: return "uniform";
+  case RandomKind::Normal: return "normal";
+  case RandomKind::Split: return "split";
+  case RandomKind::Dropout: return "dropout";
+  }
+  return "random";
+}
+
 static const char *kind_name(RandomKind kind, int &pos) {
   switch (kind) {
   case RandomKind::Uniform: pos = 2; return "tensor-rand";

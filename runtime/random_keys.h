@@ -32,6 +32,8 @@ namespace kiln {
 // What a Random graph node draws (kept in its `axis`); Dropout draws Uniform
 // numbers but names `dropout` in a bad key's error.
 enum class RandomKind : int8_t { Uniform, Normal, Split, Dropout };
+// "uniform", "normal", "split", "dropout": the kind as graph-ir and graph-dot show it.
+const char *random_kind_name(RandomKind kind);
 
 namespace random_formula {
 
