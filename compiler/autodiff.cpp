@@ -6,6 +6,8 @@
 // param get adjoints; constants and masks never do.
 #include "autodiff.h"
 
+#include "../runtime/gelu_formula.h"
+
 namespace kiln {
 namespace {
 
@@ -101,7 +103,8 @@ struct Builder {
     case Op::Equal:
     case Op::ReluGrad:
     case Op::MaxMask:
-    case Op::Argmax: return;        // piecewise constant: zero gradient
+    case Op::Argmax:
+    case Op::Random: return;        // piecewise constant: zero gradient
     case Op::StopGradient: return;  // by definition
     case Op::Neg: give(a, un(Op::Neg, gr)); return;
     case Op::Exp: give(a, bin(Op::Mul, gr, i)); return;
@@ -117,6 +120,21 @@ struct Builder {
     case Op::Softplus:  // softplus' = sigmoid, and 1 where the forward is x itself
       give(a, bin(Op::Mul, gr, sel(bin(Op::Greater, a, c(20.0)), c(1.0), un(Op::Sigmoid, a))));
       return;
+    case Op::Gelu: {
+      // PyTorch's gelu(approximate='tanh') backward, its terms in its order:
+      // g * (0.5 (1 + t) + (0.5 x) (1 - t^2) kBeta (1 + 3 kKappa x^2)), t the forward's tanh.
+      using namespace gelu_formula;
+      int32_t x2 = bin(Op::Mul, a, a);
+      int32_t inner = bin(Op::Mul, c(kBeta), bin(Op::Add, a, bin(Op::Mul, c(kKappa), bin(Op::Mul, x2, a))));
+      int32_t t = un(Op::Tanh, inner);
+      int32_t left = bin(Op::Mul, c(0.5), a);
+      int32_t left_d = bin(Op::Mul, c(0.5), bin(Op::Add, c(1.0), t));
+      int32_t right_d =
+          bin(Op::Mul, bin(Op::Mul, bin(Op::Mul, left, bin(Op::Sub, c(1.0), bin(Op::Mul, t, t))), c(kBeta)),
+              bin(Op::Add, c(1.0), bin(Op::Mul, c(3.0 * kKappa), x2)));
+      give(a, bin(Op::Mul, gr, bin(Op::Add, left_d, right_d)));
+      return;
+    }
     case Op::Sin: give(a, bin(Op::Mul, gr, un(Op::Cos, a))); return;
     case Op::Cos: give(a, bin(Op::Mul, gr, un(Op::Neg, un(Op::Sin, a)))); return;
     case Op::Tan: give(a, bin(Op::Mul, gr, bin(Op::Add, c(1.0), bin(Op::Mul, i, i)))); return;
@@ -187,7 +205,7 @@ std::vector<int32_t> append_gradients(Graph &g, int32_t loss, const std::vector<
     const GraphNode &n = g[i];
     // Masks and comparisons are piecewise constant: nothing flows through them.
     if (op_is_comparison(n.op) || n.op == Op::ReluGrad || n.op == Op::MaxMask || n.op == Op::Argmax ||
-        n.op == Op::StopGradient)
+        n.op == Op::StopGradient || n.op == Op::Random)
       continue;
     for (int k = 0; k < op_arity(n.op); k++)
       if (bd.needs[size_t(n.in[k])]) bd.needs[size_t(i)] = 1;

@@ -152,6 +152,7 @@ static void emit_node(Emitter &E, const Graph &g, const std::vector<Ref> &refs, 
   case Op::ScatterAdd:
     E.scatter_add(in(0), n.shape, n.axis, in(1), ish(1).size(), out, refs[size_t(i)].status);
     break;
+  case Op::Random: E.random(RandomKind(n.axis), in(0), out, n.size(), refs[size_t(i)].status); break;
   case Op::Slice:
   case Op::Pad: {
     int64_t outer, len_out, inner, len_in = ish(0).dim[n.axis];
@@ -192,7 +193,7 @@ static void emit_shared_unit(Emitter &E, const Graph &g, std::vector<Ref> &refs,
                              const std::function<RV(int32_t)> &buffer_of,
                              std::map<std::string, gcc_jit_function *> &functions) {
   gcc_jit_function *&fn = functions[u.signature];
-  // Only Node units hold a Take or ScatterAdd; its signature says which op it is.
+  // Only Node units hold a Take, ScatterAdd or Random; its signature says which op it is.
   int32_t checked = u.kind == KernelUnit::Kind::Node && refs[size_t(u.nodes[0])].status ? u.nodes[0] : -1;
   if (!fn) {
     std::vector<gcc_jit_param *> ps;

@@ -55,7 +55,7 @@ uint64_t node_hash(const GraphNode &n) {
   }
   h = mix(h, uint64_t(n.offset));
   if (n.op == Op::SumTo || n.op == Op::BroadcastTo || n.op == Op::Reshape || n.op == Op::Slice ||
-      n.op == Op::Pad || n.op == Op::ScatterAdd) {
+      n.op == Op::Pad || n.op == Op::ScatterAdd || n.op == Op::Random) {
     h = mix(h, uint64_t(n.shape.rank));
     for (int i = 0; i < n.shape.rank; i++) h = mix(h, uint64_t(n.shape.dim[i]));
   }
@@ -378,6 +378,19 @@ int32_t Graph::take(int32_t x, int32_t idx, int axis, IndexUse use) {
     int64_t bad = k_bad_index(is.const_data ? is.const_data : &is.scalar, is.size(), xs.shape.dim[axis]);
     if (bad >= 0) take_index_error(use, is.const_at(bad), axis, xs.shape.dim[axis]);
   }
+  return intern(n);
+}
+
+int32_t Graph::random(RandomKind kind, int32_t key, const Shape &shape) {
+  const GraphNode &k = nodes[size_t(key)];
+  uint64_t bits;
+  if (k.op == Op::Const && !random_key_of_double(k.const_at(0), bits)) random_key_error(kind, k.const_at(0));
+  GraphNode n;
+  n.op = Op::Random;
+  n.in[0] = key;
+  n.axis = int8_t(kind);
+  n.shape = shape;
+  checked_tensor_size(n.shape);
   return intern(n);
 }
 

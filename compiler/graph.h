@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "../runtime/random_keys.h"
 #include "../runtime/tensor_ops.h"
 #include "../runtime/tensor_shapes.h"
 #include "../runtime/value.h"
@@ -62,6 +63,11 @@ namespace kiln {
 // Take          x idx           take_shape(x, idx,    k_take: entries idx of x along `axis`;
 //                               axis)                  every index checked (k_bad_index)
 // ScatterAdd    g idx           `shape` (Take's x)    k_scatter_add: Take's gradient
+// Random        key (rank 0)    `shape`               k_random(kind = RandomKind(axis)):
+//                                                      element i a function of the key
+//                                                      and i only (runtime/random_keys.h);
+//                                                      a key that is not an integer fails
+//                                                      the node (no gradient)
 // StopGradient (element-wise) is x itself; autodiff sends nothing through it.
 // One enumerator per row of runtime/op_table.h: the element-wise rows in the
 // order of BinaryOp and UnaryOp (so op_binary/op_unary are offsets), then the
@@ -73,7 +79,7 @@ enum class Op : uint8_t {
   KILN_BINARY_ARITH_OPS(KILN_X) KILN_COMPARE_OPS(KILN_X) KILN_UNARY_OPS(KILN_X) KILN_STRUCTURAL_OPS(KILN_X)
 #undef KILN_X
 };
-constexpr int kOpCount = int(Op::ScatterAdd) + 1;
+constexpr int kOpCount = int(Op::Random) + 1;
 
 constexpr int kFirstBinary = int(Op::Const) + 1;
 constexpr int kFirstUnary = kFirstBinary + kBinaryOpCount;
@@ -106,7 +112,8 @@ struct GraphNode {
   // reads it, but it is part of a node's identity.
   bool is_number = false;
   bool keepdims = false;  // SumAxis/MeanAxis/MaxAxis
-  // SumAxis/MeanAxis/MaxAxis/MaxMask (-1: whole tensor)/Slice/Pad/Concat/Argmax/Take/ScatterAdd
+  // SumAxis/MeanAxis/MaxAxis/MaxMask (-1: whole tensor)/Slice/Pad/Concat/Argmax/Take/ScatterAdd;
+  // Random: its RandomKind (runtime/random_keys.h)
   int8_t axis = -1;
   IndexUse index_use = IndexUse::Take;  // Take/ScatterAdd: what a bad index's error names
   int64_t offset = 0;                   // Slice/Pad: where along `axis` the smaller tensor's entries start
@@ -171,6 +178,9 @@ class Graph {
   // as the eager call reports it.
   int32_t take(int32_t x, int32_t idx, int axis, IndexUse use = IndexUse::Take);
   int32_t scatter_add(int32_t g, int32_t idx, int axis, const Shape &target, IndexUse use = IndexUse::Take);
+  // Numbers of `shape` drawn from the rank-0 `key` (RandomKind); a constant key
+  // is checked here, so a bad one is reported while tracing, as eagerly.
+  int32_t random(RandomKind kind, int32_t key, const Shape &shape);
 
   // Records a fully formed node (operands and shape already set), hash-consed:
   // for passes that rebuild a graph.

@@ -120,6 +120,12 @@ bool eval_node(const Graph &g, const GraphNode &n, const double *const *in, doub
   case Op::Argmax: k_argmax_axis(in[0], shape_of(0), n.axis, out); return true;
   case Op::Take:
   case Op::ScatterAdd: return eval_indexed(g, n, in, out);
+  case Op::Random: {
+    uint64_t key;
+    if (!random_key_of_double(in[0][0], key)) return false;
+    k_random(RandomKind(n.axis), key, out, 0, n.size());
+    return true;
+  }
   default: return true;  // Param, Const: not computed
   }
 }
@@ -232,6 +238,12 @@ void graph_eval(const Graph &g, const Value *args, Value *results) {
       }
       for (int k = 0; k < op_arity(n.op); k++) in[k] = val[size_t(n.in[k])];
       if (!eval_node(g, n, in, out)) {
+        if (n.op == Op::Random) {
+          double key = in[0][0];
+          for (int32_t j = 0; j <= i; j++)
+            if (pool_buf[size_t(j)]) bp.give(pool_buf[size_t(j)], pool_cap[size_t(j)]);
+          random_key_error(RandomKind(n.axis), key);
+        }
         IndexFault f = index_fault(g, n, in[1]);
         for (int32_t j = 0; j <= i; j++)
           if (pool_buf[size_t(j)]) bp.give(pool_buf[size_t(j)], pool_cap[size_t(j)]);

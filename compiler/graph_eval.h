@@ -14,8 +14,9 @@ namespace kiln {
 // (laid out in the operands' shapes) into `out` (n.shape.size() doubles).
 // Param and Const nodes are not computed here. Returns false, with `out`
 // unspecified, when a Take or ScatterAdd meets an index that is not an integer
-// in range; index_fault then says which (callers raise only after putting their
-// own state back, since a handler may run Lisp code that evaluates graphs).
+// in range (index_fault then says which) or a Random node's key is not an
+// integer (random_key_error); callers raise only after putting their own state
+// back, since a handler may run Lisp code that evaluates graphs.
 bool eval_node(const Graph &g, const GraphNode &n, const double *const *in, double *out);
 
 // The first bad index of Take or ScatterAdd node `n`, whose index operand's

@@ -21,7 +21,7 @@ std::string graph_canonical_text(const Graph &g) {
     if (n.op == Op::Param) fmt::format_to(std::back_inserter(t), " p{}", n.param_index);
     if (n.op == Op::SumAxis || n.op == Op::MeanAxis || n.op == Op::MaxAxis || n.op == Op::MaxMask ||
         n.op == Op::Slice || n.op == Op::Pad || n.op == Op::Concat || n.op == Op::Argmax ||
-        n.op == Op::Take || n.op == Op::ScatterAdd)
+        n.op == Op::Take || n.op == Op::ScatterAdd || n.op == Op::Random)
       fmt::format_to(std::back_inserter(t), " axis {}{}", int(n.axis), n.keepdims ? " keep" : "");
     if (n.op == Op::Slice || n.op == Op::Pad) fmt::format_to(std::back_inserter(t), " at {}", n.offset);
     if (n.op == Op::Transpose) {

@@ -5,6 +5,8 @@
 
 #include <algorithm>
 
+#include "../runtime/gelu_formula.h"
+#include "../runtime/random_keys.h"
 #include "../runtime/tanh_formula.h"
 #include "jit_context.h"
 #include "kernel_plan.h"
@@ -131,6 +133,7 @@ RV Emitter::scalar_unary(UnaryOp op, RV x) {
   case UnaryOp::Softplus:
     x = once(x);
     return select(cmp(GCC_JIT_COMPARISON_GT, x, lit(20.0)), x, call1("log1p", call1("exp", x)));
+  case UnaryOp::Gelu: return gelu_steps(x, false);
   case UnaryOp::Sin: return call1("sin", x);
   case UnaryOp::Cos: return call1("cos", x);
   case UnaryOp::Tan: return call1("tan", x);
@@ -200,6 +203,97 @@ RV Emitter::tanh_steps(RV x, bool vector) {
   RV not_nan = gcc_jit_context_new_unary_op(c, nullptr, GCC_JIT_UNARY_OP_BITWISE_NEGATE, ti, nan);
   return real(i2(GCC_JIT_BINARY_OP_BITWISE_OR, i2(GCC_JIT_BINARY_OP_BITWISE_AND, tb, not_nan),
                  i2(GCC_JIT_BINARY_OP_BITWISE_AND, xb, nan)));
+}
+
+// ---- formulas written once (JitValue) ------------------------------------------
+
+namespace {
+
+JitValue kept(const JitValue &like, RV v) {
+  return JitValue{like.e, like.e->rv(like.e->local_init(like.t, "f", v)), like.t};
+}
+JitValue op2(enum gcc_jit_binary_op op, const JitValue &a, const JitValue &b) {
+  return kept(a, a.e->dop(op, a.v, b.v, a.t));
+}
+JitValue constant(const JitValue &like, double k) {
+  RV l = like.e->lit(k);
+  return JitValue{like.e, like.t == like.e->t_vec ? like.e->splat(l) : l, like.t};
+}
+JitValue constant(const JitValue &like, uint64_t k) {
+  return JitValue{like.e, gcc_jit_context_new_rvalue_from_long(like.e->c, like.t, long(k)), like.t};
+}
+
+}  // namespace
+
+JitValue operator+(const JitValue &a, const JitValue &b) { return op2(GCC_JIT_BINARY_OP_PLUS, a, b); }
+JitValue operator-(const JitValue &a, const JitValue &b) { return op2(GCC_JIT_BINARY_OP_MINUS, a, b); }
+JitValue operator*(const JitValue &a, const JitValue &b) { return op2(GCC_JIT_BINARY_OP_MULT, a, b); }
+JitValue operator^(const JitValue &a, const JitValue &b) { return op2(GCC_JIT_BINARY_OP_BITWISE_XOR, a, b); }
+JitValue operator+(double k, const JitValue &b) { return constant(b, k) + b; }
+JitValue operator*(double k, const JitValue &b) { return constant(b, k) * b; }
+JitValue operator+(const JitValue &a, uint64_t k) { return a + constant(a, k); }
+JitValue operator*(const JitValue &a, uint64_t k) { return a * constant(a, k); }
+JitValue operator^(const JitValue &a, uint64_t k) { return a ^ constant(a, k); }
+JitValue operator>>(const JitValue &a, int k) {
+  return op2(GCC_JIT_BINARY_OP_RSHIFT, a, constant(a, uint64_t(k)));
+}
+
+RV Emitter::gelu_steps(RV x, bool vector) {
+  gcc_jit_type *t = vector ? t_vec : t_double;
+  JitValue xv{this, rv(local_init(t, "g", x)), t};
+  JitValue in = xv, r = xv;
+  gelu_formula::inner(xv, in);
+  JitValue th{this, tanh_steps(in.v, vector), t};
+  gelu_formula::outer(xv, th, r);
+  return r.v;
+}
+
+void Emitter::random(RandomKind kind, const Ref &key, RV out, int64_t n, RV status) {
+  using namespace random_formula;
+  // The key: random_key_of_double's tests, the conversion made only in range.
+  RV d = once(load(key, ix(0)));
+  RV in_range = once_bool(dop(GCC_JIT_BINARY_OP_LOGICAL_AND, cmp(GCC_JIT_COMPARISON_GE, d, lit(-0x1.0p63)),
+                              cmp(GCC_JIT_COMPARISON_LT, d, lit(0x1.0p63)), t_bool));
+  RV whole = once_long(gcc_jit_context_new_cast(c, nullptr, select(in_range, d, lit(0.0)), t_long));
+  RV ok = once_bool(dop(GCC_JIT_BINARY_OP_LOGICAL_AND, in_range,
+                        cmp(GCC_JIT_COMPARISON_EQ, gcc_jit_context_new_cast(c, nullptr, whole, t_double), d),
+                        t_bool));
+  st(status, ix(0), select(ok, lit(0.0), lit(1.0)));
+  st(status, ix(1), d);
+  RV k = gcc_jit_context_new_cast(c, nullptr, select_long(ok, whole, ix(0)), t_ulong);
+  JitValue kv{this, rv(local_init(t_ulong, "key", k)), t_ulong};
+  auto counter = [&](RV i) {
+    return JitValue{this, gcc_jit_context_new_cast(c, nullptr, i, t_ulong), t_ulong};
+  };
+  // (double)(long)(bits >> 11): the value is below 2^53, so both casts are exact.
+  auto to_double = [&](const JitValue &v) {
+    return gcc_jit_context_new_cast(c, nullptr, gcc_jit_context_new_cast(c, nullptr, v.v, t_long), t_double);
+  };
+  auto uniform = [&](RV i) {
+    return once(dop(GCC_JIT_BINARY_OP_MULT, to_double(splitmix_at(kv, counter(i)) >> 11), lit(0x1.0p-53)));
+  };
+  switch (kind) {
+  case RandomKind::Uniform:
+  case RandomKind::Dropout: loop(0, n, 1, [&](RV i) { st(out, i, uniform(i)); }); return;
+  case RandomKind::Split:
+    loop(0, n, 1, [&](RV i) { st(out, i, to_double(split_at(kv, counter(i)))); });
+    return;
+  case RandomKind::Normal: {
+    // random_normal per pair: cos for the even element, sin for the odd one.
+    auto pair = [&](RV p, bool both) {
+      RV i0 = imul(p, 2);
+      RV u1 = once(dop(GCC_JIT_BINARY_OP_MINUS, lit(1.0), uniform(i0)));
+      RV u2 = uniform(iaddk(i0, 1));
+      RV r = once(builtin1("__builtin_sqrt", dop(GCC_JIT_BINARY_OP_MULT, lit(-2.0), call1("log", u1))));
+      RV theta = once(dop(GCC_JIT_BINARY_OP_MULT, lit(kTwoPi), u2));
+      st(out, i0, dop(GCC_JIT_BINARY_OP_MULT, r, call1("cos", theta)));
+      if (both) st(out, iaddk(i0, 1), dop(GCC_JIT_BINARY_OP_MULT, r, call1("sin", theta)));
+    };
+    loop(0, n / 2, 1, [&](RV p) { pair(p, true); });
+    if (n % 2) pair(ix(n / 2), false);
+    return;
+  }
+  }
 }
 
 void Emitter::for_each_index(const Shape &os, const std::vector<std::vector<int64_t>> &strides,
@@ -279,8 +373,8 @@ void Emitter::binary(BinaryOp op, const Ref &a, const Shape &as, const Ref &b, c
 
 void Emitter::unary(UnaryOp op, const Ref &x, RV out, int64_t n) {
   int64_t main = 0;
-  bool vectorised =
-      op == UnaryOp::Neg || op == UnaryOp::Square || op == UnaryOp::Reciprocal || op == UnaryOp::Tanh;
+  bool vectorised = op == UnaryOp::Neg || op == UnaryOp::Square || op == UnaryOp::Reciprocal ||
+                    op == UnaryOp::Tanh || op == UnaryOp::Gelu;
   if (vectorised && n >= vw) {
     main = n / vw * vw;
     loop(0, main, vw, [&](RV t) {
@@ -288,6 +382,7 @@ void Emitter::unary(UnaryOp op, const Ref &x, RV out, int64_t n) {
       RV r = op == UnaryOp::Neg ? gcc_jit_context_new_unary_op(c, nullptr, GCC_JIT_UNARY_OP_MINUS, t_vec, v)
              : op == UnaryOp::Square     ? dop(GCC_JIT_BINARY_OP_MULT, v, v, t_vec)
              : op == UnaryOp::Reciprocal ? dop(GCC_JIT_BINARY_OP_DIVIDE, splat(lit(1.0)), v, t_vec)
+             : op == UnaryOp::Gelu       ? gelu_steps(v, true)
                                          : tanh_steps(v, true);
       vst(out, t, r);
     });

@@ -151,6 +151,13 @@ struct Emitter {
   // on a t_vec of vw lanes.
   RV tanh_steps(RV x, bool vector);
 
+  // gelu_formula.h's gelu on a double or (vector) a t_vec, through JitValue.
+  RV gelu_steps(RV x, bool vector);
+  // k_random: n draws of `kind` from the rank-0 key into out, the key checked as
+  // random_key_of_double does (a bad key draws from key 0); status[0] becomes
+  // 1.0 for a bad key (status[1] the key), else 0.0, on every call.
+  void random(RandomKind kind, const Ref &key, RV out, int64_t n, RV status);
+
   // Calls body(offsets, out_offset) for every index of `os` in row-major order;
   // offsets[q] = sum over dims of index * strides[q][dim].
   void for_each_index(const Shape &os, const std::vector<std::vector<int64_t>> &strides,
@@ -253,5 +260,26 @@ struct Emitter {
 
   void scalar_tile(const Ref &a, const Ref &b, RV cbuf, RV i0, int r, int64_t j, int64_t k, int64_t n);
 };
+
+// A libgccjit value with C++'s arithmetic operators, so a formula written once as
+// a template (runtime/gelu_formula.h, random_keys.h) emits here exactly the
+// operations, in the order, that the C++ instantiations compute. Every
+// operation's result is kept in a local of the function being emitted. `t` is
+// t_double, t_vec or t_ulong; constants take its type (splatted for t_vec).
+struct JitValue {
+  Emitter *e;
+  RV v;
+  gcc_jit_type *t;
+};
+JitValue operator+(const JitValue &a, const JitValue &b);
+JitValue operator-(const JitValue &a, const JitValue &b);
+JitValue operator*(const JitValue &a, const JitValue &b);
+JitValue operator^(const JitValue &a, const JitValue &b);
+JitValue operator+(double k, const JitValue &b);
+JitValue operator*(double k, const JitValue &b);
+JitValue operator+(const JitValue &a, uint64_t k);
+JitValue operator*(const JitValue &a, uint64_t k);
+JitValue operator^(const JitValue &a, uint64_t k);
+JitValue operator>>(const JitValue &a, int k);  // logical: t is unsigned
 
 }  // namespace kiln::jit

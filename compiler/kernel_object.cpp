@@ -146,7 +146,9 @@ Value apply_kernel(Value self, int argc, Value *argv) {
   for (const KernelLayout::IndexCheck &c : k->layout->index_checks) {
     const double *status = k->scratch + c.offset;
     const GraphNode &n = g[c.node];
-    if (status[0] != 0.0) take_index_error(n.index_use, status[1], n.axis, indexed_length(g, n));
+    if (status[0] == 0.0) continue;
+    if (n.op == Op::Random) random_key_error(RandomKind(n.axis), status[1]);
+    take_index_error(n.index_use, status[1], n.axis, indexed_length(g, n));
   }
   for (size_t o = 0; o < nout; o++)
     if (g.outputs[o].as_number) vals[o] = make_double(out_numbers[o]);

@@ -18,7 +18,8 @@
 //     ScatterAdd node, two doubles the kernel writes on every call: 1.0 and the
 //     first bad index when an index was not an integer in range (the kernel
 //     then read entry 0 instead), else 0.0 (index_checks; the caller raises
-//     take_index_error from them). `par` runs chunk(ctx, i) for i in
+//     take_index_error from them); likewise per Random node, 1.0 and the key
+//     when the key was not an integer (random_key_error). `par` runs chunk(ctx, i) for i in
 //     [0, chunks), on Kiln's thread pool (runtime/threadpool.h).
 //   * The plan changes only where and when values are computed, never the
 //     arithmetic: a fused run or a paired sum performs, for every element, the
@@ -46,7 +47,7 @@ struct KernelLayout {
   };
   std::vector<Slot> slots;           // one per node
   std::vector<int32_t> const_nodes;  // tensor Const nodes, passed after the parameters
-  // Per Take or ScatterAdd node, in node order: where its index status lives.
+  // Per Take, ScatterAdd or Random node, in node order: where its status lives.
   struct IndexCheck {
     int32_t node;
     int64_t offset;  // in scratch: [flag, first bad index]

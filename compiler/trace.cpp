@@ -107,6 +107,11 @@ enum class Kind : uint8_t {
   OneHot,
   Clip,
   Window,  // conv2d, conv1d, max-pool2d, avg-pool2d: `add` is the WindowOp
+  Min,
+  Var,
+  Random,
+  RandomSplit,
+  Dropout,
   ShapeQuery
 };
 
@@ -116,7 +121,7 @@ struct OpInfo {
   // Fold with one argument: what that means ((- x) is neg); Unary: 1+/1- add +1/-1.
   OneArgument one = OneArgument::Identity;
   bool folds = true;  // Fold: more than two arguments fold from the left
-  int add = 0;
+  int add = 0;        // Random: the RandomKind
 };
 
 // Structural builtins take argument forms of their own: the kind says which.
@@ -163,6 +168,12 @@ const std::unordered_map<std::string_view, OpInfo> &op_table() {
     for (WindowOp w : {WindowOp::Conv2d, WindowOp::Conv1d, WindowOp::MaxPool2d, WindowOp::AvgPool2d})
       t[window_op_name(w)] = {Kind::Window, Op::Matmul, OneArgument::None, false, int(w)};
     t["%one-hot"] = {Kind::OneHot, Op::Take};
+    t["tensor-min"] = {Kind::Min, Op::Max};
+    t["tensor-var"] = {Kind::Var, Op::Mean};
+    t["tensor-rand"] = {Kind::Random, Op::Random, OneArgument::None, false, int(RandomKind::Uniform)};
+    t["tensor-randn"] = {Kind::Random, Op::Random, OneArgument::None, false, int(RandomKind::Normal)};
+    t["random-split"] = {Kind::RandomSplit, Op::Random};
+    t["dropout"] = {Kind::Dropout, Op::Random};
     t["tensor-shape"] = {Kind::ShapeQuery, Op::Param, OneArgument::None, false, 0};
     t["tensor-rank"] = {Kind::ShapeQuery, Op::Param, OneArgument::None, false, 1};
     t["tensor-size"] = {Kind::ShapeQuery, Op::Param, OneArgument::None, false, 2};
@@ -348,6 +359,89 @@ Value symbolic_reduce(const char *who, Op whole, int argc, Value *argv) {
   return make_symbolic(g.reduce_axis(op, x, axis, keepdims));
 }
 
+// (tensor-min T ...) is -(tensor-max (- T) ...): the eager builtin's steps
+// (stdlib/tensors.cpp), and max's gradient to the first minimal element.
+Value symbolic_min(const char *who, int argc, Value *argv) {
+  Graph &g = active_graph(who);
+  int32_t neg = g.unary(Op::Neg, node_of(who, 1, argv[0]));
+  if (argc == 1) return make_symbolic(g.unary(Op::Neg, g.reduce_all(Op::Max, neg)));
+  int axis = tensor_axis(who, 2, argv[1], g[neg].shape);
+  bool keepdims = argc == 3 && truthy(argv[2]);
+  return make_symbolic(g.unary(Op::Neg, g.reduce_axis(Op::MaxAxis, neg, axis, keepdims)));
+}
+
+// (tensor-var T ...): mean((T - mean(T))^2), the eager builtin's steps.
+Value symbolic_var(const char *who, int argc, Value *argv) {
+  Graph &g = active_graph(who);
+  int32_t x = node_of(who, 1, argv[0]);
+  if (argc == 1) {
+    int32_t d = g.binary(who, Op::Sub, x, g.reduce_all(Op::Mean, x));
+    return make_symbolic(g.reduce_all(Op::Mean, g.unary(Op::Square, d)));
+  }
+  int axis = tensor_axis(who, 2, argv[1], g[x].shape);
+  bool keepdims = argc == 3 && truthy(argv[2]);
+  int32_t d = g.binary(who, Op::Sub, x, g.reduce_axis(Op::MeanAxis, x, axis, true));
+  return make_symbolic(g.reduce_axis(Op::MeanAxis, g.unary(Op::Square, d), axis, keepdims));
+}
+
+// A KEY operand: a number, or a symbolic number (rank 0); a constant one is
+// checked by Graph::random, as the eager builtin checks it.
+int32_t key_node_of(const char *who, int pos, Value v) {
+  Graph &g = active_graph(who);
+  if (!is_symbolic(v)) {
+    arg_random_key(who, pos, v);
+    return g.constant(number_as_double(v), true);
+  }
+  int32_t k = node_of(who, pos, v);
+  if (!g[k].is_number) random_key_error_at(who, pos, v);  // as eagerly: a number, not a tensor
+  return k;
+}
+
+Value symbolic_random(const char *who, RandomKind kind, Value *argv) {
+  Graph &g = active_graph(who);
+  Shape s = arg_shape(who, 1, argv[0]);
+  return make_symbolic(g.random(kind, key_node_of(who, 2, argv[1]), s));
+}
+
+// (random-split KEY N): one Random node of N keys, each taken out as a number.
+Value symbolic_random_split(const char *who, Value *argv) {
+  Graph &g = active_graph(who);
+  int32_t key = key_node_of(who, 1, argv[0]);
+  int64_t n = random_split_count(argv[1]);
+  int32_t keys = g.random(RandomKind::Split, key, Shape::of({n}));
+  Value out = NIL;
+  for (int64_t j = n - 1; j >= 0; j--)
+    out = cons(make_symbolic(g.reshape(g.slice(keys, 0, j, 1), Shape{}, true)), out);
+  return out;
+}
+
+// (dropout T RATE KEY): T * select(u >= RATE, 1 / (1 - RATE), 0), u uniform
+// numbers of T's shape; a constant RATE of 0 is T itself. A traced RATE is not
+// range-checked (its value is not known while tracing).
+Value symbolic_dropout(const char *who, Value *argv) {
+  Graph &g = active_graph(who);
+  int32_t x = node_of(who, 1, argv[0]);
+  int32_t rate;
+  if (is_symbolic(argv[1])) {
+    rate = node_of(who, 2, argv[1]);
+    if (g[rate].shape.rank != 0) type_error(who, 2, "a number", argv[1]);
+  } else {
+    double r = dropout_rate(argv[1]);
+    rate = g.constant(r, true);
+    if (r == 0.0) {
+      key_node_of(who, 3, argv[2]);
+      return argv[0];
+    }
+  }
+  int32_t key = key_node_of(who, 3, argv[2]);
+  int32_t u = g.random(RandomKind::Dropout, key, g[x].shape);
+  if (g[x].is_number) u = g.reshape(u, Shape{}, true);  // numbers in, number out
+  int32_t one = g.constant(1.0, true);
+  int32_t scale = g.binary(who, Op::Div, one, g.binary(who, Op::Sub, one, rate));
+  int32_t keep = g.binary(who, Op::GreaterEqual, u, rate);
+  return make_symbolic(g.binary(who, Op::Mul, x, g.select(who, keep, scale, g.constant(0.0, true))));
+}
+
 Value symbolic_op(const char *op, int argc, Value *argv) {
   auto &table = op_table();
   auto it = table.find(op);
@@ -398,6 +492,11 @@ Value symbolic_op(const char *op, int argc, Value *argv) {
   case Kind::Take: return symbolic_take(op, argc, argv);
   case Kind::OneHot: return symbolic_one_hot(argv);
   case Kind::Window: return symbolic_window(WindowOp(info.add), argc, argv);
+  case Kind::Min: return symbolic_min(op, argc, argv);
+  case Kind::Var: return symbolic_var(op, argc, argv);
+  case Kind::Random: return symbolic_random(op, RandomKind(info.add), argv);
+  case Kind::RandomSplit: return symbolic_random_split(op, argv);
+  case Kind::Dropout: return symbolic_dropout(op, argv);
   case Kind::ShapeQuery: {
     const Shape &s = shape_of_operand(argv[0]);
     if (info.add == 0) return shape_list(s);

@@ -42,16 +42,19 @@
     "(tensor-maximum A B): elementwise maximum (NaN propagates).")                                          \
   X(Minimum, nullptr, "min", "minimum", false, Identity, true, "")
 
-// Element-wise comparisons: 1.0 or 0.0, the masks of traced `if`s. GENERIC is the
-// numeric comparison that records one when given a symbolic value; eagerly those
-// procedures stay number-only.
-//   X(E, GENERIC, GRAPH)
-#define KILN_COMPARE_OPS(X)              \
-  X(Less, "<", "less")                   \
-  X(LessEqual, "<=", "less-equal")       \
-  X(Greater, ">", "greater")             \
-  X(GreaterEqual, ">=", "greater-equal") \
-  X(Equal, "=", "equal")
+// Element-wise comparisons: 1.0 or 0.0, the masks of traced `if`s and of
+// `tensor-where`. GENERIC is the numeric comparison that records one when given a
+// symbolic value; eagerly those procedures stay number-only. BUILTIN compares
+// tensors with broadcasting (no gradient flows through a comparison).
+//   X(E, BUILTIN, GENERIC, GRAPH, DOC)
+#define KILN_COMPARE_OPS(X)                                                                                 \
+  X(Less, "tensor-lt", "<", "less", "(tensor-lt A B): elementwise 1.0 where A < B, else 0.0.")              \
+  X(LessEqual, "tensor-le", "<=", "less-equal", "(tensor-le A B): elementwise 1.0 where A <= B, else 0.0.") \
+  X(Greater, "tensor-gt", ">", "greater", "(tensor-gt A B): elementwise 1.0 where A > B, else 0.0.")        \
+  X(GreaterEqual, "tensor-ge", ">=", "greater-equal",                                                       \
+    "(tensor-ge A B): elementwise 1.0 where A >= B, else 0.0.")                                             \
+  X(Equal, "tensor-eq", "=", "equal",                                                                       \
+    "(tensor-eq A B): elementwise 1.0 where A = B, else 0.0 (NaN equals nothing).")
 
 // Element-wise unary ops.
 //   X(E, BUILTIN, GENERIC, GRAPH, FUSABLE, DOC)
@@ -67,6 +70,8 @@
   X(Abs, "tensor-abs", "abs", "abs", true, "(tensor-abs T): elementwise |x|.")                          \
   X(Softplus, "tensor-softplus", nullptr, "softplus", true,                                             \
     "(tensor-softplus T): elementwise log(1+e^x) (x itself above 20, as PyTorch).")                     \
+  X(Gelu, "tensor-gelu", nullptr, "gelu", true,                                                         \
+    "(tensor-gelu T): elementwise GELU, tanh form (PyTorch's gelu(approximate='tanh')).")               \
   X(Sin, nullptr, "sin", "sin", false, "")                                                              \
   X(Cos, nullptr, "cos", "cos", false, "")                                                              \
   X(Tan, nullptr, "tan", "tan", false, "")                                                              \
@@ -101,7 +106,8 @@
   X(Concat, "concat", 2, "concat")           \
   X(Argmax, "argmax", 1, "tensor-argmax")    \
   X(Take, "take", 2, "tensor-take")          \
-  X(ScatterAdd, "scatter-add", 2, nullptr)
+  X(ScatterAdd, "scatter-add", 2, nullptr)   \
+  X(Random, "random", 1, nullptr)
 
 namespace kiln {
 
@@ -164,8 +170,8 @@ inline constexpr BinaryOpRow kBinaryOps[] = {
   {BinaryOp::e, builtin, generic, graph, fusable, OneArgument::one, folds, false, doc},
     KILN_BINARY_ARITH_OPS(KILN_X)
 #undef KILN_X
-#define KILN_X(e, generic, graph) \
-  {BinaryOp::e, nullptr, generic, graph, false, OneArgument::None, false, true, ""},
+#define KILN_X(e, builtin, generic, graph, doc) \
+  {BinaryOp::e, builtin, generic, graph, true, OneArgument::None, false, true, doc},
         KILN_COMPARE_OPS(KILN_X)
 #undef KILN_X
 };

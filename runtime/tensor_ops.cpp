@@ -11,6 +11,7 @@
 #include <cstring>
 #include <vector>
 
+#include "gelu_formula.h"
 #include "tanh_formula.h"
 #include "tensor_ops_dispatch.h"
 #include "threadpool.h"
@@ -83,6 +84,7 @@ double apply_unary(UnaryOp op, double x) {
   case UnaryOp::Abs: return std::fabs(x);
   // PyTorch's softplus (beta 1, threshold 20): exact enough above 20, no overflow below.
   case UnaryOp::Softplus: return x > 20.0 ? x : std::log1p(std::exp(x));
+  case UnaryOp::Gelu: return gelu_formula::gelu(x, tanh_formula::tanh_formula);  // gelu_formula.h
   case UnaryOp::Sin: return std::sin(x);
   case UnaryOp::Cos: return std::cos(x);
   case UnaryOp::Tan: return std::tan(x);

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <utility>
 
+#include "gelu_formula.h"
 #include "tanh_formula.h"
 
 namespace kiln {

@@ -182,6 +182,10 @@ Value node_entry(const Graph &g, int32_t i) {
     push(list2(intern("axis"), make_int(n.axis)));
     push(shape_attr("shape", n.shape));
     break;
+  case Op::Random:
+    push(list2(intern("kind"), intern(random_kind_name(RandomKind(n.axis)))));
+    push(shape_attr("shape", n.shape));
+    break;
   default: break;
   }
   return list_from(items, count);

@@ -2,8 +2,8 @@
 // shared with the initialisers of the training library (training_ops.cpp), so
 // (he-normal SHAPE SEED) is a scaled (tensor-randn SHAPE SEED), bit for bit.
 //
-// Invariant: the same seed gives the same numbers on every machine (SplitMix64,
-// runtime/number.h, and one fixed formula per element).
+// Invariant: the same seed gives the same numbers on every machine: element i
+// is a fixed function of the seed (a key) and i (runtime/random_keys.h).
 #pragma once
 #include <cstdint>
 

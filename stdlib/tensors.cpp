@@ -11,6 +11,7 @@
 #include <array>
 #include <cmath>
 #include <string>
+#include <vector>
 
 #include "../runtime/eval.h"
 #include "../runtime/fused_elementwise.h"
@@ -22,39 +23,8 @@
 #include "builtins.h"
 #include "tensor_args.h"
 #include "tensor_elementwise.h"
-#include "tensor_random.h"
 
 namespace kiln {
-
-// Uniform doubles: SplitMix64 seeded with SEED, top 53 bits of each output.
-void fill_uniform(Tensor *t, uint64_t seed) {
-  SplitMix64 rng(seed);
-  double *d = t->data;
-  fill_in_chunks(t->size, [d, &rng](int64_t lo, int64_t hi) {
-    for (int64_t i = lo; i < hi; i++) d[i] = rng.next_double();
-  });
-}
-
-// Standard normals by Box-Muller from the same uniform stream: each pair of
-// uniforms (u1, u2) gives r*cos(2*pi*u2) then r*sin(2*pi*u2), r = sqrt(-2 ln(1-u1)).
-void fill_normal(Tensor *t, uint64_t seed) {
-  SplitMix64 rng(seed);
-  const double two_pi = 6.283185307179586;
-  double *d = t->data;
-  int64_t n = t->size;
-  // Chunks of pairs, so each pair of uniforms still fills two neighbours.
-  fill_in_chunks((n + 1) / 2, [d, n, &rng, two_pi](int64_t lo, int64_t hi) {
-    for (int64_t k = lo; k < hi; k++) {
-      int64_t i = 2 * k;
-      double u1 = 1.0 - rng.next_double();  // (0, 1]: log is finite
-      double u2 = rng.next_double();
-      double r = std::sqrt(-2.0 * std::log(u1));
-      double theta = two_pi * u2;
-      d[i] = r * std::cos(theta);
-      if (i + 1 < n) d[i + 1] = r * std::sin(theta);
-    }
-  });
-}
 
 namespace {
 
@@ -144,22 +114,6 @@ Value b_arange(int argc, Value *argv) {
   return from_ptr(t);
 }
 
-Value b_tensor_rand(int, Value *argv) {
-  Shape s = arg_shape("tensor-rand", 1, argv[0]);
-  uint64_t seed = uint64_t(arg_int("tensor-rand", 2, argv[1]));
-  Tensor *t = alloc_tensor(s);
-  fill_uniform(t, seed);
-  return from_ptr(t);
-}
-
-Value b_tensor_randn(int, Value *argv) {
-  Shape s = arg_shape("tensor-randn", 1, argv[0]);
-  uint64_t seed = uint64_t(arg_int("tensor-randn", 2, argv[1]));
-  Tensor *t = alloc_tensor(s);
-  fill_normal(t, seed);
-  return from_ptr(t);
-}
-
 // ---- inspection -----------------------------------------------------------------------
 
 Value b_tensor_p(int, Value *argv) { return boolv(is_tensor(argv[0])); }
@@ -232,7 +186,41 @@ Value b_tensor_map(int argc, Value *argv) {
 
 // ---- reductions ---------------------------------------------------------------------
 
-enum class Reduce { Sum, Mean, Max };
+enum class Reduce { Sum, Mean, Max, Min, Var };
+
+// min is -max(-x), element for element, so it picks the first minimal element
+// (or the first NaN) exactly as max picks the first maximal one, and its gradient
+// is max's (graph: neg, max, neg).
+double min_all(const double *x, int64_t n) {
+  std::vector<double> neg(static_cast<size_t>(n));
+  k_unary(UnaryOp::Neg, x, n, neg.data());
+  return -k_max(neg.data(), n);
+}
+void min_axis(const double *x, const Shape &s, int axis, double *out) {
+  std::vector<double> neg(static_cast<size_t>(s.size()));
+  k_unary(UnaryOp::Neg, x, s.size(), neg.data());
+  k_max_axis(neg.data(), s, axis, out);
+  int64_t n = s.size() / s.dim[axis];
+  k_unary(UnaryOp::Neg, out, n, out);
+}
+// The population variance, mean((x - mean(x))^2), each mean as k_mean or
+// k_mean_axis computes it; the graph records the same steps (trace.cpp).
+double var_all(const double *x, int64_t n) {
+  double m = k_mean(x, n);
+  std::vector<double> d(static_cast<size_t>(n));
+  Shape s = Shape::of({n});
+  k_binary(BinaryOp::Sub, x, s, &m, Shape{}, d.data(), s);
+  k_unary(UnaryOp::Square, d.data(), n, d.data());
+  return k_mean(d.data(), n);
+}
+void var_axis(const double *x, const Shape &s, int axis, double *out) {
+  Shape ms = reduced_shape(s, axis, true);
+  std::vector<double> m(size_t(ms.size())), d(size_t(s.size()));
+  k_mean_axis(x, s, axis, m.data());
+  k_binary(BinaryOp::Sub, x, s, m.data(), ms, d.data(), s);
+  k_unary(UnaryOp::Square, d.data(), s.size(), d.data());
+  k_mean_axis(d.data(), s, axis, out);
+}
 
 Value reduce(const char *who, Reduce kind, int argc, Value *argv) {
   if (Value r = foreign_call(who, argc, argv); r != NOVALUE) return r;
@@ -245,6 +233,8 @@ Value reduce(const char *who, Reduce kind, int argc, Value *argv) {
     case Reduce::Sum: return make_double(k_sum(x.data, s.size()));
     case Reduce::Mean: return make_double(k_mean(x.data, s.size()));
     case Reduce::Max: return make_double(k_max(x.data, s.size()));
+    case Reduce::Min: return make_double(min_all(x.data, s.size()));
+    case Reduce::Var: return make_double(var_all(x.data, s.size()));
     }
   }
   int axis = tensor_axis(who, 2, argv[1], s);
@@ -254,6 +244,8 @@ Value reduce(const char *who, Reduce kind, int argc, Value *argv) {
   case Reduce::Sum: k_sum_axis(x.data, s, axis, out->data); break;
   case Reduce::Mean: k_mean_axis(x.data, s, axis, out->data); break;
   case Reduce::Max: k_max_axis(x.data, s, axis, out->data); break;
+  case Reduce::Min: min_axis(x.data, s, axis, out->data); break;
+  case Reduce::Var: var_axis(x.data, s, axis, out->data); break;
   }
   return from_ptr(out);
 }
@@ -261,6 +253,8 @@ Value reduce(const char *who, Reduce kind, int argc, Value *argv) {
 Value b_tensor_sum(int argc, Value *argv) { return reduce("tensor-sum", Reduce::Sum, argc, argv); }
 Value b_tensor_mean(int argc, Value *argv) { return reduce("tensor-mean", Reduce::Mean, argc, argv); }
 Value b_tensor_max(int argc, Value *argv) { return reduce("tensor-max", Reduce::Max, argc, argv); }
+Value b_tensor_min(int argc, Value *argv) { return reduce("tensor-min", Reduce::Min, argc, argv); }
+Value b_tensor_var(int argc, Value *argv) { return reduce("tensor-var", Reduce::Var, argc, argv); }
 
 // ---- linear algebra and shape ---------------------------------------------------------
 
@@ -345,10 +339,6 @@ BuiltinRegistrar reg([] {
   defbuiltin("full", 2, 2, b_full, "(full SHAPE V): a tensor with every element V.");
   defbuiltin("arange", 1, 3, b_arange,
              "(arange N) or (arange START END [STEP]): a rank-1 tensor START, START+STEP, ... below END.");
-  defbuiltin("tensor-rand", 2, 2, b_tensor_rand,
-             "(tensor-rand SHAPE SEED): uniform [0,1) numbers from SplitMix64(SEED).");
-  defbuiltin("tensor-randn", 2, 2, b_tensor_randn,
-             "(tensor-randn SHAPE SEED): standard normal numbers (Box-Muller over SplitMix64(SEED)).");
 
   defbuiltin("tensor?", 1, 1, b_tensor_p, "(tensor? X): #t if X is a tensor.");
   defbuiltin("tensor-shape", 1, 1, b_tensor_shape,
@@ -371,6 +361,11 @@ BuiltinRegistrar reg([] {
              "(tensor-mean T [AXIS [KEEPDIMS]]): the mean of all elements, or along AXIS.");
   defbuiltin("tensor-max", 1, 3, b_tensor_max,
              "(tensor-max T [AXIS [KEEPDIMS]]): the largest element, or the largest along AXIS.");
+  defbuiltin("tensor-min", 1, 3, b_tensor_min,
+             "(tensor-min T [AXIS [KEEPDIMS]]): the smallest element, or the smallest along AXIS.");
+  defbuiltin("tensor-var", 1, 3, b_tensor_var,
+             "(tensor-var T [AXIS [KEEPDIMS]]): the population variance (mean squared deviation from "
+             "the mean), of all elements or along AXIS.");
 
   defbuiltin("matmul", 2, 2, b_matmul,
              "(matmul A B): matrix product of the last two axes, the leading (batch) axes broadcast; "

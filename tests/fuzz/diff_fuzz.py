@@ -14,7 +14,9 @@ select, and the ops of SPEC §13 that compute on tensors: `softmax` and `log-sof
 `tensor-where`, `tensor-clip` (constant bounds), `cross-entropy` (constant class
 labels) and `mse`; and those of SPEC §14: `matmul` with batch axes (broadcast, ranks up
 to 4), `conv2d`, `conv1d`, `max-pool2d` and `avg-pool2d` (odd sizes, strides, paddings,
-dilations; their rank-4 operands come from any op); not stop-gradient, which finite differences cannot check (it is
+dilations; their rank-4 operands come from any op), `tensor-gelu`, `tensor-min`,
+`tensor-var`, the comparisons `tensor-eq/lt/le/gt/ge` and `dropout` (constant rate and
+key); not stop-gradient, which finite differences cannot check (it is
 tested through softmax), nor the constructors one-hot, random-permutation, he-normal
 and glorot-uniform, whose values are constants in a trace), a loss L = sum(F * W)
 with a constant W, and two input sets: A on a coarse
@@ -89,14 +91,18 @@ POW_EXPONENTS = [2.0, 3.0, 0.5, -1.0, 1.5, 0.0, 1.0, -2.0]
 SMOOTH_FRACTION = 0.2  # programs without kinks or selects, for second derivatives
 
 UNARY_TENSOR = ["tensor-neg", "tensor-exp", "tensor-log", "tensor-sqrt", "tensor-tanh",
-                "tensor-sigmoid", "relu", "tensor-abs"]
+                "tensor-sigmoid", "relu", "tensor-abs", "tensor-gelu", "dropout"]
 UNARY_GENERIC = ["abs", "sqrt", "exp", "log", "sin", "cos", "tan", "square", "1+", "1-",
                  "-", "/"]
 BINARY_TENSOR = ["tensor-add", "tensor-sub", "tensor-mul", "tensor-div", "tensor-pow",
-                 "tensor-maximum"]
+                 "tensor-maximum", "tensor-eq", "tensor-lt", "tensor-le", "tensor-gt", "tensor-ge"]
+# SPEC §14's comparisons: 1.0/0.0, no gradient (torch: the comparison as a double).
+TENSOR_COMPARE = {"tensor-eq": "eq", "tensor-lt": "lt", "tensor-le": "le", "tensor-gt": "gt", "tensor-ge": "ge"}
+# (dropout X DROPOUT_RATE DROPOUT_KEY): a constant key, so a constant mask in a trace.
+DROPOUT_RATE, DROPOUT_KEY = 0.25, 7
 BINARY_GENERIC = ["+", "-", "*", "/", "max", "min", "expt"]
 VARIADIC = ["+", "-", "*", "/", "max", "min"]
-REDUCE = ["tensor-sum", "tensor-mean", "tensor-max"]
+REDUCE = ["tensor-sum", "tensor-mean", "tensor-max", "tensor-min", "tensor-var"]
 COMPARE = ["<", "<=", ">", ">=", "="]
 DOMAIN = ["tensor-log", "tensor-sqrt", "log", "sqrt"]  # like their inputs positive
 
@@ -197,6 +203,8 @@ def to_lisp(n):
         return fmt_float(n.extra)
     if k == "ctensor":
         return tensor_literal(n.extra, n.shape)
+    if k == "un" and n.name == "dropout":
+        return f"(dropout {to_lisp(n.kids[0])} {DROPOUT_RATE} {DROPOUT_KEY})"
     if k in ("un", "bin"):
         return f"({n.name} {' '.join(to_lisp(c) for c in n.kids)})"
     if k == "red":
@@ -249,7 +257,7 @@ def to_lisp(n):
 # ---------------------------------------------------------------------------
 
 KINKS = {"max-pool2d", "relu", "tensor-abs", "abs", "tensor-maximum", "max", "min", "tensor-max", "tensor-argmax",
-         "tensor-clip", "tensor-where"}
+         "tensor-clip", "tensor-where", "tensor-min", "dropout"} | set(TENSOR_COMPARE)
 
 
 def smooth(prog):
@@ -1398,7 +1406,10 @@ def torch_eval(torch, n, leaves):
                  "tensor-tanh": T.tanh, "tensor-sigmoid": T.sigmoid, "relu": T.relu, "tensor-abs": T.abs,
                  "abs": T.abs, "sqrt": T.sqrt, "exp": T.exp, "log": T.log, "sin": T.sin, "cos": T.cos,
                  "tan": T.tan, "square": lambda v: v * v, "1+": lambda v: v + 1.0,
-                 "1-": lambda v: v - 1.0, "-": T.neg, "/": lambda v: 1.0 / v}
+                 "1-": lambda v: v - 1.0, "-": T.neg, "/": lambda v: 1.0 / v,
+                 "tensor-gelu": lambda v: T.nn.functional.gelu(v, approximate="tanh")}
+        if name == "dropout":
+            raise TorchSkip("dropout's mask comes from Kiln's own generator")
         return table[name](x)
     if k == "bin":
         name = n.name
@@ -1416,6 +1427,10 @@ def torch_eval(torch, n, leaves):
                 if bool((acc == 0).any()):
                     raise TorchSkip("pow base 0")
                 acc = T.pow(acc, b)
+            elif name in TENSOR_COMPARE:
+                if near_tie(T, acc, b):
+                    raise TorchSkip("tie in a comparison")
+                acc = getattr(T, TENSOR_COMPARE[name])(acc, b).double()
             elif name in ("tensor-maximum", "max", "min"):
                 if near_tie(T, acc, b) or bool(acc.isnan().any()) or bool(b.isnan().any()):
                     raise TorchSkip("tie or NaN in maximum/minimum")
@@ -1430,6 +1445,14 @@ def torch_eval(torch, n, leaves):
             if bool(near.sum() > (1 if axis is None else m.numel())) or bool(x.isnan().any()):
                 raise TorchSkip("tie in max")
             return x.amax() if axis is None else x.amax(dim=axis, keepdim=keep)
+        if n.name == "tensor-min":
+            m = x.amin() if axis is None else x.amin(dim=axis, keepdim=True)
+            near = T.isclose(x, m, rtol=1e-13, atol=0.0)
+            if bool(near.sum() > (1 if axis is None else m.numel())) or bool(x.isnan().any()):
+                raise TorchSkip("tie in min")
+            return x.amin() if axis is None else x.amin(dim=axis, keepdim=keep)
+        if n.name == "tensor-var":
+            return T.var(x, unbiased=False) if axis is None else T.var(x, dim=axis, unbiased=False, keepdim=keep)
         f = T.sum if n.name == "tensor-sum" else T.mean
         return f(x) if axis is None else f(x, dim=axis, keepdim=keep)
     if k == "matmul":

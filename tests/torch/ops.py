@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The ops of SPEC §13 against PyTorch float64: each op's value and the gradient of
+"""The ops of SPEC §13 and §14 against PyTorch float64: each op's value and the gradient of
 a weighted sum of it (or of the loss itself) with respect to every input, from
 graph-grad and from a compiled kernel (graph-compile-grad), compared to
 torch.autograd at 1e-12 relative; the fans of he-normal and glorot-uniform against
@@ -101,6 +101,23 @@ CASES = [
      lambda x, i, w: wsum(w, torch.index_select(x, 1, i.detach().long()))),
     ("softmax-of-take", f"(lambda (x) (tensor-sum (square (softmax (tensor-take x '{lisp(IDX)})))))",
      [data(3, 4)], lambda x: (torch.softmax(torch.index_select(x, 0, torch.tensor(IDX)), -1) ** 2).sum()),
+    # SPEC §14 (random data: no ties, where PyTorch's whole-tensor min spreads the gradient)
+    ("tensor-gelu", "(lambda (x w) (tensor-sum (* w (tensor-gelu x))))", [X345, W345],
+     lambda x, w: wsum(w, F.gelu(x, approximate="tanh"))),
+    ("tensor-gelu-of-gelu", "(lambda (x) (tensor-sum (tensor-gelu (tensor-mul 3.0 (tensor-gelu x)))))",
+     [data(7)], lambda x: F.gelu(3.0 * F.gelu(x, approximate="tanh"), approximate="tanh").sum()),
+    ("tensor-min", "(lambda (x) (tensor-min (tensor-mul x x)))", [X34], lambda x: torch.min(x * x)),
+    ("tensor-min-axis", "(lambda (x w) (tensor-sum (* w (tensor-min x 1))))", [X345, data(3, 5)],
+     lambda x, w: wsum(w, torch.min(x, 1).values)),
+    ("tensor-min-keepdims", "(lambda (x w) (tensor-sum (* w (tensor-min x 0 #t))))", [X34, data(1, 4)],
+     lambda x, w: wsum(w, torch.min(x, 0, keepdim=True).values)),
+    ("tensor-var", "(lambda (x) (tensor-var x))", [X345], lambda x: torch.var(x, unbiased=False)),
+    ("tensor-var-axis", "(lambda (x w) (tensor-sum (* w (tensor-var x 2))))", [X345, data(3, 4)],
+     lambda x, w: wsum(w, torch.var(x, 2, unbiased=False))),
+    ("tensor-var-keepdims", "(lambda (x w) (tensor-sum (* w (tensor-var x 0 #t))))", [X345, data(1, 4, 5)],
+     lambda x, w: wsum(w, torch.var(x, 0, unbiased=False, keepdim=True))),
+    ("dropout-rate-0", "(lambda (x w) (tensor-sum (* w (dropout x 0 7))))", [X34, W34],
+     lambda x, w: wsum(w, F.dropout(x, 0.0))),
 ]
 # Argument positions that are class labels or indices: no gradient in torch.
 INTEGER_ARGS = {"cross-entropy-tensor-labels": {1}, "tensor-take-indices-arg": {1},
@@ -116,6 +133,13 @@ VALUES = [
     ("log-softmax-value", f"(log-softmax {T(LOGITS)} 0)", lambda: torch.log_softmax(torch.tensor(LOGITS), 0)),
     ("cross-entropy-value", f"(cross-entropy {T(LOGITS)} '{lisp(LABELS)})",
      lambda: F.cross_entropy(torch.tensor(LOGITS), torch.tensor(LABELS))),
+    ("tensor-eq", f"(tensor-eq {T(TIES)} 0.5)", lambda: torch.eq(torch.tensor(TIES), 0.5)),
+    ("tensor-lt", f"(tensor-lt {T(TIES)} {T(TIES[1])})", lambda: torch.lt(torch.tensor(TIES), torch.tensor(TIES[1]))),
+    ("tensor-le", f"(tensor-le {T(TIES)} {T(TIES[1])})", lambda: torch.le(torch.tensor(TIES), torch.tensor(TIES[1]))),
+    ("tensor-gt", f"(tensor-gt {T(TIES)} 0.5)", lambda: torch.gt(torch.tensor(TIES), 0.5)),
+    ("tensor-ge", f"(tensor-ge {T(TIES)} 0.5)", lambda: torch.ge(torch.tensor(TIES), 0.5)),
+    ("tensor-min-ties", f"(tensor-min {T(TIES)} 1)", lambda: torch.min(torch.tensor(TIES), 1).values),
+    ("tensor-gelu-value", f"(tensor-gelu {T(X345)})", lambda: F.gelu(torch.tensor(X345), approximate="tanh")),
 ]
 
 # he-normal's std and glorot-uniform's bound for Kiln shapes (FAN-IN FAN-OUT ...):

@@ -27,6 +27,11 @@ CASES = [
     ("sigmoid", "(lambda (x) (tensor-sum (tensor-sigmoid (+ x (tensor '(0.0 1.0))))))",
      lambda x: torch.sigmoid(x + torch.tensor([0.0, 1.0])).sum(), [-0.4, 1.1]),
     ("sin-exp", "(lambda (x) (* (sin x) (exp x)))", lambda x: torch.sin(x) * torch.exp(x), [0.5, 2.0]),
+    ("gelu", "(lambda (x) (tensor-sum (tensor-gelu (* x (tensor '(1.0 -2.0 0.5))))))",
+     lambda x: torch.nn.functional.gelu(x * torch.tensor([1.0, -2.0, 0.5]), approximate="tanh").sum(),
+     [0.3, -1.7]),
+    ("var", "(lambda (x) (tensor-var (exp (* x (tensor '(1.0 -2.0 0.5 3.0))))))",
+     lambda x: torch.var(torch.exp(x * torch.tensor([1.0, -2.0, 0.5, 3.0])), unbiased=False), [0.3, -0.4]),
 ]
 
 lines = ["(define (d f) (lambda (x) (cadr ((grad f) x))))"]

@@ -284,6 +284,40 @@ TEST_CASE("jit: tanh equals the interpreter over the whole double range", "[jit]
   check_kernel_matches_interpreter("tanh-range", std::move(g), specs, args, 1);
 }
 
+TEST_CASE("jit: gelu and random draws equal the interpreter, bad keys fail alike", "[jit]") {
+  CacheOff off;
+  // 67 elements: whole vectors plus a scalar tail for gelu; an odd count of normals.
+  Shape s = Shape::of({67});
+  auto build = [&] {
+    auto g = std::make_unique<Graph>();
+    int32_t p = g->param(0, ArgSpec{s, false});
+    int32_t key = g->param(1, ArgSpec{Shape{}, true});
+    g->num_params = 2;
+    g->outputs.push_back(GraphOutput{g->unary(Op::Gelu, p), false});
+    g->outputs.push_back(GraphOutput{g->random(RandomKind::Uniform, key, Shape::of({5, 3})), false});
+    g->outputs.push_back(GraphOutput{g->random(RandomKind::Normal, key, s), false});
+    g->outputs.push_back(GraphOutput{g->random(RandomKind::Split, key, Shape::of({4})), false});
+    g->outputs.push_back(GraphOutput{g->random(RandomKind::Dropout, key, Shape::of({2, 2})), false});
+    return g;
+  };
+  ArgSpec specs[2] = {ArgSpec{s, false}, ArgSpec{Shape{}, true}};
+  Value *args = gc_values(2);
+  args[0] = filled_tensor(s, 1);
+  for (double k : {0.0, 7.0, -3.0, 4503599627370497.0}) {
+    INFO("key " << k);
+    args[1] = make_double(k);
+    check_kernel_matches_interpreter("random", build(), specs, args, 2);
+  }
+  // A key that is not an integer: the same error from the interpreter and the kernel.
+  args[1] = make_double(2.5);
+  auto g = build();
+  Value *out = gc_values(g->outputs.size());
+  std::string interpreted = caught_message([&] { graph_eval(*g, args, out); });
+  CHECK(interpreted == "tensor-rand: argument 2 must be an integer key, got 2.5");
+  Value k = make_kernel("random-bad", std::move(g), specs, true);
+  CHECK(caught_message([&] { call_kernel(k, {args[0], args[1]}); }) == interpreted);
+}
+
 TEST_CASE("jit: calling convention, numbers, printing and shape errors", "[jit]") {
   CacheOff off;
   auto g = std::make_unique<Graph>();
