@@ -17,6 +17,7 @@
 #include "graph_text.h"
 #include "jit_context.h"
 #include "kernel_cache.h"
+#include "kernel_tiering.h"
 
 namespace kiln {
 
@@ -73,8 +74,33 @@ std::string leaf_position(const TreeLayout &t, int64_t leaf) {
   return fmt::format("argument {}, leaf {}", arg + 1, leaf - t.first_leaf[arg] + 1);
 }
 
+bool log_switches() {
+  static const bool on = [] {
+    const char *s = std::getenv("KILN_JIT_LOG");
+    return s && *s && std::strcmp(s, "0") != 0;
+  }();
+  return on;
+}
+
+// Takes a finished background compile over: from the next call on, k runs native
+// code (or, after a failure, stays with the interpreter; the warning was queued).
+void take_over(Kernel *k) {
+  BackgroundCompile *job = k->pending;
+  if (!job->done.load(std::memory_order_acquire)) return;
+  k->pending = nullptr;
+  const CompiledCode &code = job->code;
+  g_last_build =
+      KernelBuildInfo{code.fn != nullptr, code.cache_hit, code.in_memory, code.millis, code.failure};
+  jit_drain_messages();
+  k->fn = reinterpret_cast<KernelFn>(code.fn);
+  if (k->fn && log_switches())
+    jit_message(std::string("kiln-jit: ") + k->name + ": switching from the graph interpreter to the kernel");
+}
+
 Value apply_kernel(Value self, int argc, Value *argv) {
   Kernel *k = as<Kernel>(self);
+  if (k->pending) [[unlikely]]
+    take_over(k);
   const Graph &g = *k->graph;
   const TreeLayout &t = *k->trees;
   if (argc != t.nargs) arity_error(kernel_who(k), t.nargs, t.nargs, argc);
@@ -180,17 +206,48 @@ Value make_kernel(const std::string &name, std::unique_ptr<Graph> graph, const A
   return make_kernel(name, std::move(graph), specs, layout);
 }
 
-Value make_kernel(const std::string &name, std::unique_ptr<Graph> graph, const ArgSpec *specs,
-                  TreeLayout *trees) {
-  register_kernel_type();
-  auto *layout = new KernelLayout(plan_kernel(*graph));
-  // The scratch area is allocated once here, not per call (checked before compiling).
+namespace {
+
+// The kernel object around a planned graph; `code` may still be pending.
+Value wrap_kernel(const std::string &name, std::unique_ptr<Graph> graph, const ArgSpec *specs,
+                  TreeLayout *trees, KernelLayout *layout, double *scratch, void *fn,
+                  BackgroundCompile *pending) {
+  Kernel *k = alloc_obj<Kernel>(kernel_type());
+  char *nm = static_cast<char *>(gc_alloc_atomic(name.size() + 1));
+  std::memcpy(nm, name.c_str(), name.size() + 1);
+  k->name = nm;
+  k->fn = reinterpret_cast<KernelFn>(fn);
+  k->layout = layout;
+  k->trees = trees;
+  int np = graph->num_params;
+  k->specs = new ArgSpec[size_t(np > 0 ? np : 1)];
+  for (int i = 0; i < np; i++) k->specs[i] = specs[i];
+  k->scratch = scratch;
+  k->graph = graph.release();
+  k->pending = pending;
+  return from_ptr(k);
+}
+
+// Plans `graph` and allocates its scratch area (once here, not per call).
+KernelLayout *plan_with_scratch(const std::string &name, const Graph &graph, double **scratch_out) {
+  auto *layout = new KernelLayout(plan_kernel(graph));
   size_t bytes = size_t(layout->scratch_doubles > 0 ? layout->scratch_doubles : 8) * sizeof(double);
   auto *scratch = static_cast<double *>(std::aligned_alloc(64, (bytes + 63) / 64 * 64));
   if (!scratch) {
     delete layout;
     throw_errorf("kernel {}: cannot allocate {} bytes of scratch memory", name, bytes);
   }
+  *scratch_out = scratch;
+  return layout;
+}
+
+}  // namespace
+
+Value make_kernel(const std::string &name, std::unique_ptr<Graph> graph, const ArgSpec *specs,
+                  TreeLayout *trees) {
+  register_kernel_type();
+  double *scratch = nullptr;
+  KernelLayout *layout = plan_with_scratch(name, *graph, &scratch);
   // Owned here until the kernel holds them: compiling may throw (Ctrl-C while
   // waiting for another process's compile of the same kernel).
   std::unique_ptr<KernelLayout> layout_owner(layout);
@@ -207,20 +264,33 @@ Value make_kernel(const std::string &name, std::unique_ptr<Graph> graph, const A
     jit_message("warning: kernel " + name + ": libgccjit could not compile it (" + code.failure +
                 "); using the graph interpreter");
   }
+  return wrap_kernel(name, std::move(graph), specs, trees, layout, scratch, code.fn, nullptr);
+}
 
-  Kernel *k = alloc_obj<Kernel>(kernel_type());
-  char *nm = static_cast<char *>(gc_alloc_atomic(name.size() + 1));
-  std::memcpy(nm, name.c_str(), name.size() + 1);
-  k->name = nm;
-  k->fn = reinterpret_cast<KernelFn>(code.fn);
-  k->layout = layout;
-  k->trees = trees;
-  int np = graph->num_params;
-  k->specs = new ArgSpec[size_t(np > 0 ? np : 1)];
-  for (int i = 0; i < np; i++) k->specs[i] = specs[i];
-  k->scratch = scratch;
-  k->graph = graph.release();
-  return from_ptr(k);
+Value make_kernel_in_background(const std::string &name, std::unique_ptr<Graph> graph, const ArgSpec *specs,
+                                TreeLayout *trees) {
+  register_kernel_type();
+  double *scratch = nullptr;
+  KernelLayout *layout = plan_with_scratch(name, *graph, &scratch);
+  std::string key = kernel_key_text(graph_canonical_text(*graph));
+  // The graph and plan are never freed, so the background thread may read them
+  // for as long as it compiles, whatever becomes of the kernel object.
+  auto *data = new BuildData{graph.get(), layout};
+  BackgroundCompile *job = compile_in_background(name, key, build_kernel, data);
+  return wrap_kernel(name, std::move(graph), specs, trees, layout, scratch, nullptr, job);
+}
+
+bool kernel_ready(Value kernel) {
+  Kernel *k = as<Kernel>(kernel);
+  if (k->pending) take_over(k);
+  return k->fn != nullptr;
+}
+
+void wait_for_kernel(Value kernel) {
+  Kernel *k = as<Kernel>(kernel);
+  if (!k->pending) return;
+  wait_for_compile(k->pending);
+  take_over(k);
 }
 
 }  // namespace kiln

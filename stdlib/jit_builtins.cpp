@@ -11,6 +11,7 @@
 #include "../compiler/graph_build.h"
 #include "../compiler/jit_context.h"
 #include "../compiler/kernel_object.h"
+#include "../compiler/kernel_tiering.h"
 #include "../compiler/trace.h"
 #include "../compiler/tree.h"
 #include "../runtime/eval.h"
@@ -35,14 +36,17 @@ std::string procedure_name(Value f) {
 }
 
 // A kernel for F at the signature of `args` (F's arguments; messages number
-// them from pos_offset + 1): graph-compile, graph-compile-grad and a jit miss.
-Value compile_kernel(const char *who, Value f, int argc, const Value *args, int pos_offset, bool grad) {
+// them from pos_offset + 1): graph-compile, graph-compile-grad and a jit miss
+// (`background`: queued, the kernel interpreting meanwhile; SPEC §17).
+Value compile_kernel(const char *who, Value f, int argc, const Value *args, int pos_offset, bool grad,
+                     bool background = false) {
   TreeLayout *layout = layout_arguments(who, argc, args, pos_offset, false);
   layout->grad = grad;
   std::vector<ArgSpec> specs;
   argument_leaves(who, *layout, args, specs);
   auto g = std::make_unique<Graph>();
   build_graph_into(*g, who, f, *layout, specs.data());
+  if (background) return make_kernel_in_background(procedure_name(f), std::move(g), specs.data(), layout);
   return make_kernel(procedure_name(f), std::move(g), specs.data(), layout);
 }
 
@@ -126,8 +130,10 @@ Value jit_apply(Value self, int argc, Value *argv) {
     if (s[0] == len && std::memcmp(s + 1, sig.data(), sizeof(int64_t) * size_t(len)) == 0)
       return g_type_hooks[kernel_type()].apply(p->kernels[e], argc, argv);
   }
-  // First sight of this signature: trace and compile (or load from the disk cache).
-  Value kernel = compile_kernel("jit", p->f, argc, argv, 0, false);
+  // First sight of this signature: trace, and compile (or load from the disk
+  // cache) in the background while the kernel interprets, unless KILN_JIT=sync.
+  jit_drain_messages();
+  Value kernel = compile_kernel("jit", p->f, argc, argv, 0, false, !jit_sync_mode());
   if (p->count == p->capacity) {
     int32_t cap = p->capacity * 2;
     auto *ks = static_cast<Value *>(gc_alloc(sizeof(Value) * size_t(cap)));
@@ -180,6 +186,22 @@ Value b_jit_kernels(int, Value *argv) {
   return list_from(p->kernels, p->count);
 }
 
+// (kernel-ready? K): #t once K runs native code; #f while its compile is still
+// running in the background, or after libgccjit failed (K then interprets).
+Value b_kernel_ready_p(int, Value *argv) {
+  if (!is_kernel(argv[0])) type_error("kernel-ready?", 1, "a kernel", argv[0]);
+  return boolv(kernel_ready(argv[0]));
+}
+
+// (jit-wait J): waits until every kernel J has so far has finished compiling
+// (ready or failed); returns J's kernels, as jit-kernels.
+Value b_jit_wait(int, Value *argv) {
+  if (!has_type(argv[0], jit_proc_type())) type_error("jit-wait", 1, "a procedure made by jit", argv[0]);
+  JitProc *p = as<JitProc>(argv[0]);
+  for (int32_t e = 0; e < p->count; e++) wait_for_kernel(p->kernels[e]);
+  return list_from(p->kernels, p->count);
+}
+
 Value b_graph_compile(int argc, Value *argv) { return compile_common("graph-compile", argc, argv, false); }
 Value b_graph_compile_grad(int argc, Value *argv) {
   return compile_common("graph-compile-grad", argc, argv, true);
@@ -200,9 +222,16 @@ BuiltinRegistrar reg([] {
   defbuiltin(
       "jit", 1, 1, b_jit,
       "(jit F): a procedure computing F's value with a native kernel per call signature (tree structure, "
-      "number or tensor leaves, shapes), compiled on first sight and kept in memory and the disk cache.");
+      "number or tensor leaves, shapes), compiled in the background on first sight (the graph interpreter "
+      "answers meanwhile, bit for bit) and kept in memory and the disk cache.");
   defbuiltin("jit-kernels", 1, 1, b_jit_kernels,
              "(jit-kernels J): the kernels the jit procedure J has compiled, one per signature seen.");
+  defbuiltin("jit-wait", 1, 1, b_jit_wait,
+             "(jit-wait J): waits until every kernel of the jit procedure J has finished compiling in the "
+             "background (ready or failed) and returns them, as jit-kernels.");
+  defbuiltin("kernel-ready?", 1, 1, b_kernel_ready_p,
+             "(kernel-ready? K) is #t once the kernel K runs native code, #f while it still compiles in the "
+             "background (it interprets meanwhile) or when libgccjit could not compile it.");
 });
 
 }  // namespace
