@@ -23,6 +23,8 @@
 #include <string>
 #include <vector>
 
+#include "../runtime/eval.h"
+
 namespace kiln {
 
 // 1 (baseline x86-64), 2, 3 or 4, from __builtin_cpu_supports; KILN_JIT_LEVEL=N
@@ -97,6 +99,13 @@ void jit_drain_messages();
 // `before_exit` is kept for jit_abandon_compile().
 void jit_mark_background_thread();
 bool jit_on_background_thread();
+// check_interrupt() for code both threads run (planning a kernel): the
+// interpreter thread stops with `interrupted`; the background thread, which
+// nothing waits for, carries on and leaves the Ctrl-C to the interpreter.
+inline void check_interrupt_unless_background() {
+  if (g_interrupt) [[unlikely]]
+    if (!jit_on_background_thread()) throw_interrupt();
+}
 // Runs the clean-up of the background compile in flight, if any (the process is
 // about to end under it: its partial cache file is removed, and what its stderr
 // capture holds, the interpreter thread's last messages, is written to stderr).

@@ -46,7 +46,12 @@ void *run_jobs(void *) {
       q.jobs.pop_front();
       q.busy = true;
     }
-    job->code = compile_cached(job->name, job->key_text, job->build, job->data);
+    try {
+      job->code = compile_cached(job->name, job->key_text, job->build, job->data);
+    } catch (...) {  // e.g. bad_alloc: this kernel stays with the interpreter
+      job->code = CompiledCode{};
+      job->code.failure = "internal error in the background compile";
+    }
     if (!job->code.fn)
       jit_message("warning: kernel " + job->name + ": libgccjit could not compile it (" + job->code.failure +
                   "); using the graph interpreter");
