@@ -97,7 +97,24 @@ void take_over(Kernel *k) {
     jit_message(std::string("kiln-jit: ") + k->name + ": switching from the graph interpreter to the kernel");
 }
 
-Value apply_kernel(Value self, int argc, Value *argv) {
+uint8_t donated_type();
+
+// The tensor output buffers a call takes from donated tensors (a Lisp list).
+Value take_spare(Value *spares, int64_t size) {
+  for (Value *link = spares; is_pair(*link); link = &as<Pair>(*link)->cdr) {
+    Value v = car(*link);
+    if (tensor_of(v)->size == size && tensor_of(v)->data) {
+      *link = cdr(*link);
+      return v;
+    }
+  }
+  return NOVALUE;
+}
+
+Value apply_kernel_impl(Value self, int argc, Value *argv, Value *spares);
+Value apply_kernel(Value self, int argc, Value *argv) { return apply_kernel_impl(self, argc, argv, nullptr); }
+
+Value apply_kernel_impl(Value self, int argc, Value *argv, Value *spares) {
   Kernel *k = as<Kernel>(self);
   if (k->pending) [[unlikely]]
     take_over(k);
@@ -119,6 +136,9 @@ Value apply_kernel(Value self, int argc, Value *argv) {
     Value v = argv[i];
     const ArgSpec &want = k->specs[i];
     if (!is_number(v) && !is_tensor(v)) {
+      if (is_donated_tensor(v))
+        donated_tensor_error(kernel_who(k), t.flat ? fmt::format("argument {}", i + 1) : leaf_position(t, i),
+                             v);
       if (t.flat) type_error(kernel_who(k), i + 1, "a number or a tensor", v);
       throw_errorf("{}: {}: expected a number or a tensor, got {}", kernel_who(k), leaf_position(t, i),
                    error_value_string(v));
@@ -157,15 +177,29 @@ Value apply_kernel(Value self, int argc, Value *argv) {
   size_t ntensors = 0;
   for (size_t o = 0; o < nout; o++) {
     vals[o] = NOVALUE;
-    if (!g.outputs[o].as_number) shapes[ntensors++] = &g[g.outputs[o].node].shape;
+    if (g.outputs[o].as_number) continue;
+    const Shape &shape = g[g.outputs[o].node].shape;
+    Value spare = spares ? take_spare(spares, shape.size()) : NOVALUE;
+    if (spare != NOVALUE) {  // a donated buffer: a new tensor over it
+      Tensor *from = tensor_of(spare), *to = alloc_obj<Tensor>(T_TENSOR);
+      to->shape = shape;
+      to->size = from->size;
+      to->data = from->data;
+      to->base = from->base;
+      from->data = nullptr;
+      from->base = nullptr;
+      vals[o] = from_ptr(to);
+    } else {
+      shapes[ntensors++] = &shape;
+    }
   }
   if (ntensors) alloc_tensor_group(ntensors, shapes, tensors);
   for (size_t o = 0, q = 0; o < nout; o++) {
     if (g.outputs[o].as_number) {
       results[o] = &out_numbers[o];
     } else {
-      vals[o] = from_ptr(tensors[q]);
-      results[o] = tensors[q++]->data;
+      if (vals[o] == NOVALUE) vals[o] = from_ptr(tensors[q++]);
+      results[o] = tensor_of(vals[o])->data;
     }
   }
   k->fn(args, results, k->scratch, kernel_par);
@@ -192,7 +226,70 @@ uint8_t kernel_type() {
   return type;
 }
 
-void register_kernel_type() { kernel_type(); }
+void register_kernel_type() {
+  kernel_type();
+  donated_type();
+}
+
+Value apply_kernel_reusing(Value kernel, int argc, Value *argv, Value *spares) {
+  return apply_kernel_impl(kernel, argc, argv, spares);
+}
+
+namespace {
+
+[[noreturn]] void donated_in_call(const char *who, int argc, Value *argv) {
+  for (int i = 0; i < argc; i++)
+    if (is_donated_tensor(argv[i])) donated_tensor_error(who, fmt::format("argument {}", i + 1), argv[i]);
+  throw_errorf("{}: tensor was donated to a kernel and is no longer valid", who);
+}
+
+uint8_t donated_type() {
+  static const uint8_t type = [] {
+    uint8_t t = register_object_type("donated tensor");
+    TypeHooks &h = g_type_hooks[t];
+    h.print = [](std::string &out, Value v, bool) {
+      out += "#<donated tensor ";
+      out += shape_string(tensor_of(v)->shape);
+      out += '>';
+    };
+    // The tensor builtins and arithmetic raise rather than say "expected a tensor".
+    h.call = [](const char *builtin, int argc, Value *argv) -> Value {
+      donated_in_call(builtin, argc, argv);
+    };
+    h.arith = [](const char *op, int argc, Value *argv) -> Value { donated_in_call(op, argc, argv); };
+    h.arith_rank = 1000;
+    return t;
+  }();
+  return type;
+}
+
+}  // namespace
+
+bool is_donated_tensor(Value v) { return has_type(v, donated_type()); }
+
+void donated_tensor_error(const std::string &who, const std::string &where, Value v) {
+  std::string shown;
+  g_type_hooks[donated_type()].print(shown, v, true);
+  throw_errorf("{}: {}: tensor was donated to a kernel and is no longer valid ({})", who, where, shown);
+}
+
+void donate_tensor(Value tensor, Value *spares) {
+  Tensor *t = tensor_of(tensor);
+  t->h.type = donated_type();
+  if (t->h.flags & kTensorDataShared) {  // a view or a graph constant still reads it
+    t->data = nullptr;
+    t->base = nullptr;
+  } else {
+    *spares = cons(tensor, *spares);
+  }
+}
+
+void release_spares(Value spares) {
+  for (; is_pair(spares); spares = cdr(spares)) {
+    tensor_of(car(spares))->data = nullptr;
+    tensor_of(car(spares))->base = nullptr;
+  }
+}
 
 Value make_kernel(const std::string &name, std::unique_ptr<Graph> graph, const ArgSpec *specs, bool grad) {
   // Flat arguments; a grad kernel returns every output as a list, whatever the

@@ -65,6 +65,23 @@ bool kernel_ready(Value kernel);
 // Waits for a kernel's background compile to finish (ready or failed).
 void wait_for_kernel(Value kernel);
 
+// Calls `kernel` as its apply hook does, taking the buffers of its tensor
+// outputs from `*spares` where one of the same element count is there (a Lisp
+// list of donated tensors, see donate_tensor; those used are removed from it).
+// The spares must be no argument's buffer: donated in an earlier call.
+Value apply_kernel_reusing(Value kernel, int argc, Value *argv, Value *spares);
+
+// Donation (docs/jit.md "Donation"). A donated tensor is the tensor object with
+// its type changed to "donated tensor": every builtin, arithmetic and kernel
+// given one raises `WHO: argument N: tensor was donated to a kernel and is no
+// longer valid (#<donated tensor 8x16>)`. Its buffer goes onto `*spares` for a
+// later call's outputs unless another object reads it (kTensorDataShared).
+void donate_tensor(Value tensor, Value *spares);
+bool is_donated_tensor(Value v);
+[[noreturn]] void donated_tensor_error(const std::string &who, const std::string &where, Value v);
+// Forgets the buffers on `spares` (when they are not reused).
+void release_spares(Value spares);
+
 // Registers the kernel type and its hooks (apply, print, name). Idempotent.
 void register_kernel_type();
 

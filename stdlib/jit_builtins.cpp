@@ -67,6 +67,9 @@ Value compile_common(const char *who, int argc, Value *argv, bool grad) {
 
 enum SignatureWord : int64_t { kNumberLeaf = 1, kTensorLeaf, kList, kVector, kOther, kTooDeep, kEntry };
 
+// The argument signature_of is looking at (0-based), for the donation error.
+thread_local int t_signature_arg = 0;
+
 void signature_of(Value v, std::vector<int64_t> &sig, int depth) {
   if (depth > kMaxTreeDepth) {
     sig.push_back(kTooDeep);
@@ -79,6 +82,8 @@ void signature_of(Value v, std::vector<int64_t> &sig, int depth) {
     for (int i = 0; i < s.rank; i++) sig.push_back(s.dim[i]);
   } else if (is_number(v)) {
     sig.push_back(kNumberLeaf);
+  } else if (is_donated_tensor(v)) {
+    donated_tensor_error("jit", fmt::format("argument {}", t_signature_arg + 1), v);
   } else if (is_vector(v)) {
     int64_t n = as<Vector>(v)->len;
     sig.push_back(kVector);
@@ -108,12 +113,42 @@ void signature_of(Value v, std::vector<int64_t> &sig, int depth) {
 struct JitProc {
   ObjHeader h;
   Value f;
+  Value donate;  // the donated arguments' 0-based indices (a list), or NIL
+  Value spares;  // the buffers the last call's donated tensors left (kernel_object.h)
   int32_t count, capacity;
   Value *kernels;  // GC array: one kernel per signature
   int64_t **sigs;  // GC array of GC atomic arrays: sigs[i][0] is the length
 };
 
 uint8_t jit_proc_type();
+
+// Every tensor leaf of `tree` donated (numbers and other leaves are left alone).
+void donate_leaves(Value tree, Value *spares, int depth) {
+  if (depth > kMaxTreeDepth) return;
+  if (is_tensor(tree)) {
+    donate_tensor(tree, spares);
+  } else if (is_vector(tree)) {
+    for (int64_t i = 0; i < as<Vector>(tree)->len; i++)
+      donate_leaves(as<Vector>(tree)->items[i], spares, depth + 1);
+  } else {
+    for (Value c = tree; is_pair(c); c = cdr(c)) donate_leaves(car(c), spares, depth + 1);
+  }
+}
+
+Value call_kernel(JitProc *p, Value kernel, int argc, Value *argv) {
+  if (p->donate == NIL) return g_type_hooks[kernel_type()].apply(kernel, argc, argv);
+  for (Value d = p->donate; is_pair(d); d = cdr(d))
+    if (int_of(car(d)) >= argc)
+      throw_errorf("jit: donated argument index {} is past the call's {} argument{}", int_of(car(d)), argc,
+                   argc == 1 ? "" : "s");
+  // Outputs may take the buffers the previous call's donated tensors left: they
+  // are no argument of this call (a donated tensor passed again raised above).
+  Value result = apply_kernel_reusing(kernel, argc, argv, &p->spares);
+  release_spares(p->spares);  // unused ones: the buffers go with their tensors
+  p->spares = NIL;
+  for (Value d = p->donate; is_pair(d); d = cdr(d)) donate_leaves(argv[int_of(car(d))], &p->spares, 0);
+  return result;
+}
 
 Value jit_apply(Value self, int argc, Value *argv) {
   JitProc *p = as<JitProc>(self);
@@ -123,12 +158,15 @@ Value jit_apply(Value self, int argc, Value *argv) {
   static thread_local std::vector<int64_t> sig;
   sig.clear();
   sig.push_back(argc);
-  for (int i = 0; i < argc; i++) signature_of(argv[i], sig, 0);
+  for (int i = 0; i < argc; i++) {
+    t_signature_arg = i;
+    signature_of(argv[i], sig, 0);
+  }
   int64_t len = int64_t(sig.size());
   for (int32_t e = 0; e < p->count; e++) {
     const int64_t *s = p->sigs[e];
     if (s[0] == len && std::memcmp(s + 1, sig.data(), sizeof(int64_t) * size_t(len)) == 0)
-      return g_type_hooks[kernel_type()].apply(p->kernels[e], argc, argv);
+      return call_kernel(p, p->kernels[e], argc, argv);
   }
   // First sight of this signature: trace, and compile (or load from the disk
   // cache) in the background while the kernel interprets, unless KILN_JIT=sync.
@@ -150,7 +188,7 @@ Value jit_apply(Value self, int argc, Value *argv) {
   p->sigs[p->count] = stored;
   p->kernels[p->count] = kernel;
   p->count++;
-  return g_type_hooks[kernel_type()].apply(kernel, argc, argv);
+  return call_kernel(p, kernel, argc, argv);
 }
 
 uint8_t jit_proc_type() {
@@ -168,10 +206,27 @@ uint8_t jit_proc_type() {
   return type;
 }
 
-Value b_jit(int, Value *argv) {
+// (jit F 'donate ARGNUMS): ARGNUMS a 0-based index or a list of them, as grad's.
+Value donated_indices(int argc, Value *argv) {
+  if (argc == 1) return NIL;
+  if (argc == 2 || argv[1] != intern("donate"))
+    throw_errorf("jit: expected (jit F) or (jit F 'donate ARGNUMS), got {} option argument{}", argc - 1,
+                 argc == 2 ? "" : "s");
+  Value nums = is_pair(argv[2]) || argv[2] == NIL ? argv[2] : list1(argv[2]);
+  if (list_length(nums) < 0) type_error("jit", 3, "a 0-based argument index or a list of them", argv[2]);
+  for (Value c = nums; is_pair(c); c = cdr(c))
+    if (!is_int(car(c)) || int_of(car(c)) < 0)
+      type_error("jit", 3, "a 0-based argument index or a list of them", argv[2]);
+  return nums;
+}
+
+Value b_jit(int argc, Value *argv) {
   arg_proc("jit", 1, argv[0]);
+  Value donate = donated_indices(argc, argv);
   JitProc *p = alloc_obj<JitProc>(jit_proc_type());
   p->f = argv[0];
+  p->donate = donate;
+  p->spares = NIL;
   p->count = 0;
   p->capacity = 4;
   p->kernels = static_cast<Value *>(gc_alloc(sizeof(Value) * 4));
@@ -220,10 +275,11 @@ BuiltinRegistrar reg([] {
              "exactly what (graph-grad F ARG...) returns, bit for bit.");
   defbuiltin("kernel?", 1, 1, b_kernel_p, "(kernel? X) is #t when X is a compiled kernel.");
   defbuiltin(
-      "jit", 1, 1, b_jit,
+      "jit", 1, 3, b_jit,
       "(jit F): a procedure computing F's value with a native kernel per call signature (tree structure, "
       "number or tensor leaves, shapes), compiled in the background on first sight (the graph interpreter "
-      "answers meanwhile, bit for bit) and kept in memory and the disk cache.");
+      "answers meanwhile, bit for bit) and kept in memory and the disk cache. (jit F 'donate ARGNUMS): the "
+      "tensors of those arguments are handed over; the kernel may write its results into their buffers.");
   defbuiltin("jit-kernels", 1, 1, b_jit_kernels,
              "(jit-kernels J): the kernels the jit procedure J has compiled, one per signature seen.");
   defbuiltin("jit-wait", 1, 1, b_jit_wait,
