@@ -24,9 +24,9 @@ echo "CPU: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), 
 KILN_THREADS=1 "$KILN" "$ROOT/examples/digits.lisp" "$DATA" "$DIR" --epochs "$EPOCHS" --export "$DIR" >/dev/null 2>&1
 secs() { # secs COMMAND... -> wall seconds
   t0=$(date +%s%N); "$@" >/dev/null 2>&1; t1=$(date +%s%N)
-  echo "scale=3; ($t1 - $t0) / 1000000000" | bc
+  printf "%.3f" "$(echo "scale=3; ($t1 - $t0) / 1000000000" | bc)"
 }
-kiln_run() { KILN_THREADS=1 "$KILN" "$ROOT/examples/digits.lisp" "$DATA" "$DIR/out" --epochs "$EPOCHS"; }
+kiln_run() { mkdir -p "$DIR/out"; KILN_THREADS=1 "$KILN" "$ROOT/examples/digits.lisp" "$DATA" "$DIR/out" --epochs "$EPOCHS"; }
 cold_tiered() { rm -rf "$DIR/cache"; KILN_CACHE_DIR="$DIR/cache" kiln_run; }
 cold_sync() { rm -rf "$DIR/cache"; KILN_JIT=sync KILN_CACHE_DIR="$DIR/cache" kiln_run; }
 warm() { KILN_CACHE_DIR="$DIR/warm" kiln_run; }
