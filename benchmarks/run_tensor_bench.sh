@@ -21,6 +21,8 @@
 # (tensor_bench.lisp --checks) are not bit-identical to Kiln's, if the 2-thread run ends
 # on another loss, or if PyTorch agrees with Kiln to fewer than 12 significant digits.
 set -euo pipefail
+# The jit timings are of compiled kernels: wait for each compile (SPEC §17).
+export KILN_JIT=sync
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(dirname "$here")"
 kiln="${1:-$root/build/kiln}"

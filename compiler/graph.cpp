@@ -173,6 +173,7 @@ int32_t Graph::constant_tensor(Value tensor) {
   Tensor *t = tensor_of(tensor);
   if (t->shape.rank == 0) return constant(t->data[0], false);
   root_constant(tensor);
+  t->h.flags |= kTensorDataShared;  // the kernel reads it in place
   GraphNode n;
   n.op = Op::Const;
   n.shape = t->shape;

@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
@@ -93,6 +94,23 @@ bool jit_time_report() {
   return on;
 }
 
+namespace {
+thread_local bool t_background = false;
+// Heap-owned, never destroyed: the background thread may still use them while
+// the process exits.
+std::mutex &message_mutex() {
+  static auto *m = new std::mutex;
+  return *m;
+}
+std::vector<std::string> &queued_messages() {
+  static auto *q = new std::vector<std::string>;
+  return *q;
+}
+std::atomic<bool> g_messages_queued{false};
+std::function<void()> *g_abandon_cleanup = nullptr;  // guarded by message_mutex()
+StderrCapture *g_background_capture = nullptr;       // guarded by message_mutex()
+}  // namespace
+
 StderrCapture::StderrCapture() {
   std::fflush(stderr);
   char path[] = "/tmp/kiln-jit-stderr-XXXXXX";
@@ -104,10 +122,23 @@ StderrCapture::StderrCapture() {
     if (saved_fd_ >= 0) close(saved_fd_);
     close(tmp_fd_);
     saved_fd_ = tmp_fd_ = -1;
+    return;
+  }
+  if (t_background) {
+    std::lock_guard<std::mutex> lock(message_mutex());
+    g_background_capture = this;
   }
 }
 
 std::string StderrCapture::end() {
+  if (!t_background) return end_now();
+  // The interpreter thread may end the capture first (jit_abandon_compile).
+  std::lock_guard<std::mutex> lock(message_mutex());
+  if (g_background_capture == this) g_background_capture = nullptr;
+  return end_now();
+}
+
+std::string StderrCapture::end_now() {
   std::string text;
   if (saved_fd_ < 0) return text;
   std::fflush(stderr);
@@ -134,8 +165,49 @@ static int scan_library_roots(const char *library, void *, size_t) {
 
 void jit_exclude_from_gc_roots() { GC_register_has_static_roots_callback(scan_library_roots); }
 
+void jit_mark_background_thread() { t_background = true; }
+bool jit_on_background_thread() { return t_background; }
+
+void jit_abandon_compile() {
+  std::lock_guard<std::mutex> lock(message_mutex());
+  if (g_background_capture) {
+    std::string held = g_background_capture->end_now();
+    g_background_capture = nullptr;
+    if (!held.empty()) (void)!write(2, held.data(), held.size());
+  }
+  if (g_abandon_cleanup && *g_abandon_cleanup) (*g_abandon_cleanup)();
+}
+
+void jit_pass_through(const std::string &captured, const std::string &reason) {
+  std::string out;
+  size_t pos = 0;
+  while (pos < captured.size()) {
+    size_t nl = captured.find('\n', pos);
+    size_t end = nl == std::string::npos ? captured.size() : nl + 1;
+    std::string line = captured.substr(pos, end - pos);
+    pos = end;
+    std::string bare = line.back() == '\n' ? line.substr(0, line.size() - 1) : line;
+    if (!reason.empty() && (bare == reason || bare == "compilation terminated.")) continue;
+    out += line;
+  }
+  if (!out.empty()) (void)!write(2, out.data(), out.size());
+}
+
 void run_uninterruptible(const std::string &kernel_name, StderrCapture *capture, void (*work)(void *),
                          void *data, const std::function<void()> &before_exit) {
+  if (t_background) {
+    // Nothing waits for this compile, so nothing needs to be interrupted; an exit
+    // meanwhile ends the process under it (jit_abandon_compile cleans up).
+    {
+      std::lock_guard<std::mutex> lock(message_mutex());
+      g_abandon_cleanup = new std::function<void()>(before_exit);
+    }
+    work(data);
+    std::lock_guard<std::mutex> lock(message_mutex());
+    delete g_abandon_cleanup;
+    g_abandon_cleanup = nullptr;
+    return;
+  }
   struct Shared {
     std::mutex m;
     std::condition_variable cv;
@@ -170,6 +242,12 @@ void run_uninterruptible(const std::string &kernel_name, StderrCapture *capture,
 }
 
 void jit_message(const std::string &line) {
+  if (t_background) {
+    std::lock_guard<std::mutex> lock(message_mutex());
+    queued_messages().push_back(line);
+    g_messages_queued.store(true, std::memory_order_release);
+    return;
+  }
   Value port = current_error_port();
   if (is_port(port)) {
     port_write(as<Port>(port), line + "\n");
@@ -177,6 +255,17 @@ void jit_message(const std::string &line) {
   } else {
     std::fprintf(stderr, "%s\n", line.c_str());
   }
+}
+
+void jit_drain_messages() {
+  if (!g_messages_queued.load(std::memory_order_acquire)) return;
+  std::vector<std::string> lines;
+  {
+    std::lock_guard<std::mutex> lock(message_mutex());
+    lines.swap(queued_messages());
+    g_messages_queued.store(false, std::memory_order_relaxed);
+  }
+  for (const std::string &l : lines) jit_message(l);
 }
 
 std::string first_error_line(const std::string &text) {

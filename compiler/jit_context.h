@@ -13,12 +13,17 @@
 //   * libgccjit runs the external gcc driver (a child process). Its embedded
 //     driver calls exit() on a fatal error such as a missing assembler, which
 //     would kill Kiln; the external one reports the failure as an error instead.
+//   * The background compile thread (kernel_tiering.h) never touches Lisp values:
+//     what it would print goes to a queue the interpreter thread drains
+//     (jit_message), and a compile it runs is not tied to Ctrl-C.
 #pragma once
 #include <libgccjit.h>
 
 #include <functional>
 #include <string>
 #include <vector>
+
+#include "../runtime/eval.h"
 
 namespace kiln {
 
@@ -57,6 +62,8 @@ class StderrCapture {
   bool active() const { return saved_fd_ >= 0; }
 
  private:
+  friend void jit_abandon_compile();
+  std::string end_now();
   int saved_fd_ = -1;
   int tmp_fd_ = -1;
 };
@@ -81,8 +88,34 @@ void run_uninterruptible(const std::string &kernel_name, StderrCapture *capture,
 
 // Writes one line to Kiln's error port (which flushes standard output first, so
 // merged output keeps the order of events, docs/cli.md). Used for every JIT warning
-// and KILN_JIT_LOG line.
+// and KILN_JIT_LOG line. On the background compile thread the line is queued
+// instead, and written by the next jit_drain_messages() on the interpreter thread.
 void jit_message(const std::string &line);
+// Writes the queued lines (interpreter thread only); cheap when there are none.
+void jit_drain_messages();
+
+// Marks the calling thread as the background compile thread: jit_message queues,
+// run_uninterruptible runs the work inline, and what it registers as
+// `before_exit` is kept for jit_abandon_compile().
+void jit_mark_background_thread();
+bool jit_on_background_thread();
+// check_interrupt() for code both threads run (planning a kernel): the
+// interpreter thread stops with `interrupted`; the background thread, which
+// nothing waits for, carries on and leaves the Ctrl-C to the interpreter.
+inline void check_interrupt_unless_background() {
+  if (g_interrupt) [[unlikely]]
+    if (!jit_on_background_thread()) throw_interrupt();
+}
+// Runs the clean-up of the background compile in flight, if any (the process is
+// about to end under it: its partial cache file is removed, and what its stderr
+// capture holds, the interpreter thread's last messages, is written to stderr).
+void jit_abandon_compile();
+
+// While the background thread compiles, fd 2 is redirected for the driver's
+// messages, so anything the interpreter thread wrote meanwhile was captured too:
+// this writes it back to stderr, except the line quoted as `reason` (empty on
+// success) and the driver's "compilation terminated.".
+void jit_pass_through(const std::string &captured, const std::string &reason);
 
 // Tells the collector not to scan libgccjit's data and bss (~3.5 MB of GCC's
 // global state, which never points into the Lisp heap) as roots at every

@@ -84,7 +84,7 @@ void emit_kernel_identity(gcc_jit_context *ctx, const std::string &key_text) {
 
 namespace {
 
-bool g_cache_warned = false;
+std::atomic<bool> g_cache_warned{false};
 
 double millis_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
@@ -103,8 +103,7 @@ void log_line(const std::string &text) {
 // The cache's single warning per process (docs/jit.md: anything the cache cannot
 // safely do means in-memory compiles with one warning).
 void warn_once(const std::string &text) {
-  if (g_cache_warned) return;
-  g_cache_warned = true;
+  if (g_cache_warned.exchange(true)) return;
   jit_message("warning: " + text);
 }
 
@@ -258,7 +257,8 @@ int take_lock(int dirfd, const std::string &hash, bool *waited) {
   while (fcntl(lf.fd, F_OFD_SETLK, &fl) != 0) {
     if (errno != EAGAIN && errno != EACCES && errno != EINTR) return -1;  // no locking on this file system
     *waited = true;
-    if (g_interrupt) check_interrupt();  // throws; lf closes
+    // throws; lf closes. A background compile waits on (nothing waits for it).
+    if (g_interrupt && !jit_on_background_thread()) check_interrupt();
     usleep(5000);
   }
   int fd = lf.fd;
@@ -278,6 +278,22 @@ std::string ownership_problem(const struct stat &st) {
 }
 
 std::atomic<unsigned> g_tmp_counter{0};
+
+// The interpreter thread waits for the background thread's compile to end,
+// answering Ctrl-C meanwhile (nothing of this compile has started yet).
+std::unique_lock<std::mutex> take_compile_turn() {
+  static auto *m = new std::mutex;  // never destroyed: used until the process ends
+  std::unique_lock<std::mutex> lock(*m, std::defer_lock);
+  if (jit_on_background_thread()) {
+    lock.lock();
+    return lock;
+  }
+  while (!lock.try_lock()) {
+    if (g_interrupt) check_interrupt();
+    usleep(2000);
+  }
+  return lock;
+}
 
 }  // namespace
 
@@ -474,9 +490,11 @@ int compile_into_cache(const std::string &kernel_name, gcc_jit_context *ctx, int
   if (jit_time_report()) jit_message(printed);
   if (gcc_jit_context_get_first_error(ctx)) {
     failure = jit_failure_reason(ctx, printed);
+    if (jit_on_background_thread() && !jit_time_report()) jit_pass_through(printed, failure);
     unlinkat(dirfd, tmp.c_str(), 0);
     return -1;
   }
+  if (jit_on_background_thread() && !jit_time_report()) jit_pass_through(printed, "");
   auto io_failure = [&](const std::string &what) {
     failure = "cannot write cache entry " + tmp + ": " + what + ": " + std::strerror(errno);
     unlinkat(dirfd, tmp.c_str(), 0);
@@ -571,6 +589,9 @@ CompiledCode compile_cached(const std::string &name, const std::string &key_text
     if (dirfd.fd >= 0 && try_hit(true, waited)) return out;
   }
 
+  // One compile at a time in the process: each redirects fd 2 while the driver
+  // runs, and libgccjit compiles one context at a time anyway.
+  std::unique_lock<std::mutex> turn = take_compile_turn();
   gcc_jit_context *ctx = build_context(key_text, build, data, out.failure);
   if (!ctx) {
     out.millis = millis_since(t0);
@@ -625,7 +646,9 @@ CompiledCode compile_cached(const std::string &name, const std::string &key_text
     if (jit_time_report()) jit_message(printed);
     if (!res) {
       out.failure = jit_failure_reason(ctx, printed);
+      if (jit_on_background_thread() && !jit_time_report()) jit_pass_through(printed, out.failure);
     } else {
+      if (jit_on_background_thread() && !jit_time_report()) jit_pass_through(printed, "");
       // The result stays loaded for the life of the process: kernels are not freed.
       out.fn = gcc_jit_result_get_code(res, "kiln_kernel");
       if (!out.fn) out.failure = "the compiled kernel has no entry point";

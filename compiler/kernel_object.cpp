@@ -17,6 +17,7 @@
 #include "graph_text.h"
 #include "jit_context.h"
 #include "kernel_cache.h"
+#include "kernel_tiering.h"
 
 namespace kiln {
 
@@ -73,8 +74,50 @@ std::string leaf_position(const TreeLayout &t, int64_t leaf) {
   return fmt::format("argument {}, leaf {}", arg + 1, leaf - t.first_leaf[arg] + 1);
 }
 
-Value apply_kernel(Value self, int argc, Value *argv) {
+bool log_switches() {
+  static const bool on = [] {
+    const char *s = std::getenv("KILN_JIT_LOG");
+    return s && *s && std::strcmp(s, "0") != 0;
+  }();
+  return on;
+}
+
+// Takes a finished background compile over: from the next call on, k runs native
+// code (or, after a failure, stays with the interpreter; the warning was queued).
+void take_over(Kernel *k) {
+  BackgroundCompile *job = k->pending;
+  if (!job->done.load(std::memory_order_acquire)) return;
+  k->pending = nullptr;
+  const CompiledCode &code = job->code;
+  g_last_build =
+      KernelBuildInfo{code.fn != nullptr, code.cache_hit, code.in_memory, code.millis, code.failure};
+  jit_drain_messages();
+  k->fn = reinterpret_cast<KernelFn>(code.fn);
+  if (k->fn && log_switches())
+    jit_message(std::string("kiln-jit: ") + k->name + ": switching from the graph interpreter to the kernel");
+}
+
+uint8_t donated_type();
+
+// The tensor output buffers a call takes from donated tensors (a Lisp list).
+Value take_spare(Value *spares, int64_t size) {
+  for (Value *link = spares; is_pair(*link); link = &as<Pair>(*link)->cdr) {
+    Value v = car(*link);
+    if (tensor_of(v)->size == size && tensor_of(v)->data) {
+      *link = cdr(*link);
+      return v;
+    }
+  }
+  return NOVALUE;
+}
+
+Value apply_kernel_impl(Value self, int argc, Value *argv, Value *spares);
+Value apply_kernel(Value self, int argc, Value *argv) { return apply_kernel_impl(self, argc, argv, nullptr); }
+
+Value apply_kernel_impl(Value self, int argc, Value *argv, Value *spares) {
   Kernel *k = as<Kernel>(self);
+  if (k->pending) [[unlikely]]
+    take_over(k);
   const Graph &g = *k->graph;
   const TreeLayout &t = *k->trees;
   if (argc != t.nargs) arity_error(kernel_who(k), t.nargs, t.nargs, argc);
@@ -93,6 +136,9 @@ Value apply_kernel(Value self, int argc, Value *argv) {
     Value v = argv[i];
     const ArgSpec &want = k->specs[i];
     if (!is_number(v) && !is_tensor(v)) {
+      if (is_donated_tensor(v))
+        donated_tensor_error(kernel_who(k), t.flat ? fmt::format("argument {}", i + 1) : leaf_position(t, i),
+                             v);
       if (t.flat) type_error(kernel_who(k), i + 1, "a number or a tensor", v);
       throw_errorf("{}: {}: expected a number or a tensor, got {}", kernel_who(k), leaf_position(t, i),
                    error_value_string(v));
@@ -131,15 +177,29 @@ Value apply_kernel(Value self, int argc, Value *argv) {
   size_t ntensors = 0;
   for (size_t o = 0; o < nout; o++) {
     vals[o] = NOVALUE;
-    if (!g.outputs[o].as_number) shapes[ntensors++] = &g[g.outputs[o].node].shape;
+    if (g.outputs[o].as_number) continue;
+    const Shape &shape = g[g.outputs[o].node].shape;
+    Value spare = spares ? take_spare(spares, shape.size()) : NOVALUE;
+    if (spare != NOVALUE) {  // a donated buffer: a new tensor over it
+      Tensor *from = tensor_of(spare), *to = alloc_obj<Tensor>(T_TENSOR);
+      to->shape = shape;
+      to->size = from->size;
+      to->data = from->data;
+      to->base = from->base;
+      from->data = nullptr;
+      from->base = nullptr;
+      vals[o] = from_ptr(to);
+    } else {
+      shapes[ntensors++] = &shape;
+    }
   }
   if (ntensors) alloc_tensor_group(ntensors, shapes, tensors);
   for (size_t o = 0, q = 0; o < nout; o++) {
     if (g.outputs[o].as_number) {
       results[o] = &out_numbers[o];
     } else {
-      vals[o] = from_ptr(tensors[q]);
-      results[o] = tensors[q++]->data;
+      if (vals[o] == NOVALUE) vals[o] = from_ptr(tensors[q++]);
+      results[o] = tensor_of(vals[o])->data;
     }
   }
   k->fn(args, results, k->scratch, kernel_par);
@@ -168,7 +228,70 @@ uint8_t kernel_type() {
   return type;
 }
 
-void register_kernel_type() { kernel_type(); }
+void register_kernel_type() {
+  kernel_type();
+  donated_type();
+}
+
+Value apply_kernel_reusing(Value kernel, int argc, Value *argv, Value *spares) {
+  return apply_kernel_impl(kernel, argc, argv, spares);
+}
+
+namespace {
+
+[[noreturn]] void donated_in_call(const char *who, int argc, Value *argv) {
+  for (int i = 0; i < argc; i++)
+    if (is_donated_tensor(argv[i])) donated_tensor_error(who, fmt::format("argument {}", i + 1), argv[i]);
+  throw_errorf("{}: tensor was donated to a kernel and is no longer valid", who);
+}
+
+uint8_t donated_type() {
+  static const uint8_t type = [] {
+    uint8_t t = register_object_type("donated tensor");
+    TypeHooks &h = g_type_hooks[t];
+    h.print = [](std::string &out, Value v, bool) {
+      out += "#<donated tensor ";
+      out += shape_string(tensor_of(v)->shape);
+      out += '>';
+    };
+    // The tensor builtins and arithmetic raise rather than say "expected a tensor".
+    h.call = [](const char *builtin, int argc, Value *argv) -> Value {
+      donated_in_call(builtin, argc, argv);
+    };
+    h.arith = [](const char *op, int argc, Value *argv) -> Value { donated_in_call(op, argc, argv); };
+    h.arith_rank = 1000;
+    return t;
+  }();
+  return type;
+}
+
+}  // namespace
+
+bool is_donated_tensor(Value v) { return has_type(v, donated_type()); }
+
+void donated_tensor_error(const std::string &who, const std::string &where, Value v) {
+  std::string shown;
+  g_type_hooks[donated_type()].print(shown, v, true);
+  throw_errorf("{}: {}: tensor was donated to a kernel and is no longer valid ({})", who, where, shown);
+}
+
+void donate_tensor(Value tensor, Value *spares) {
+  Tensor *t = tensor_of(tensor);
+  t->h.type = donated_type();
+  if (t->h.flags & kTensorDataShared) {  // a view or a graph constant still reads it
+    t->data = nullptr;
+    t->base = nullptr;
+  } else {
+    *spares = cons(tensor, *spares);
+  }
+}
+
+void release_spares(Value spares) {
+  for (; is_pair(spares); spares = cdr(spares)) {
+    tensor_of(car(spares))->data = nullptr;
+    tensor_of(car(spares))->base = nullptr;
+  }
+}
 
 Value make_kernel(const std::string &name, std::unique_ptr<Graph> graph, const ArgSpec *specs, bool grad) {
   // Flat arguments; a grad kernel returns every output as a list, whatever the
@@ -182,17 +305,48 @@ Value make_kernel(const std::string &name, std::unique_ptr<Graph> graph, const A
   return make_kernel(name, std::move(graph), specs, layout);
 }
 
-Value make_kernel(const std::string &name, std::unique_ptr<Graph> graph, const ArgSpec *specs,
-                  TreeLayout *trees) {
-  register_kernel_type();
-  auto *layout = new KernelLayout(plan_kernel(*graph));
-  // The scratch area is allocated once here, not per call (checked before compiling).
+namespace {
+
+// The kernel object around a planned graph; `code` may still be pending.
+Value wrap_kernel(const std::string &name, std::unique_ptr<Graph> graph, const ArgSpec *specs,
+                  TreeLayout *trees, KernelLayout *layout, double *scratch, void *fn,
+                  BackgroundCompile *pending) {
+  Kernel *k = alloc_obj<Kernel>(kernel_type());
+  char *nm = static_cast<char *>(gc_alloc_atomic(name.size() + 1));
+  std::memcpy(nm, name.c_str(), name.size() + 1);
+  k->name = nm;
+  k->fn = reinterpret_cast<KernelFn>(fn);
+  k->layout = layout;
+  k->trees = trees;
+  int np = graph->num_params;
+  k->specs = new ArgSpec[size_t(np > 0 ? np : 1)];
+  for (int i = 0; i < np; i++) k->specs[i] = specs[i];
+  k->scratch = scratch;
+  k->graph = graph.release();
+  k->pending = pending;
+  return from_ptr(k);
+}
+
+// Plans `graph` and allocates its scratch area (once here, not per call).
+KernelLayout *plan_with_scratch(const std::string &name, const Graph &graph, double **scratch_out) {
+  auto *layout = new KernelLayout(plan_kernel(graph));
   size_t bytes = size_t(layout->scratch_doubles > 0 ? layout->scratch_doubles : 8) * sizeof(double);
   auto *scratch = static_cast<double *>(std::aligned_alloc(64, (bytes + 63) / 64 * 64));
   if (!scratch) {
     delete layout;
     throw_errorf("kernel {}: cannot allocate {} bytes of scratch memory", name, bytes);
   }
+  *scratch_out = scratch;
+  return layout;
+}
+
+}  // namespace
+
+Value make_kernel(const std::string &name, std::unique_ptr<Graph> graph, const ArgSpec *specs,
+                  TreeLayout *trees) {
+  register_kernel_type();
+  double *scratch = nullptr;
+  KernelLayout *layout = plan_with_scratch(name, *graph, &scratch);
   // Owned here until the kernel holds them: compiling may throw (Ctrl-C while
   // waiting for another process's compile of the same kernel).
   std::unique_ptr<KernelLayout> layout_owner(layout);
@@ -209,20 +363,33 @@ Value make_kernel(const std::string &name, std::unique_ptr<Graph> graph, const A
     jit_message("warning: kernel " + name + ": libgccjit could not compile it (" + code.failure +
                 "); using the graph interpreter");
   }
+  return wrap_kernel(name, std::move(graph), specs, trees, layout, scratch, code.fn, nullptr);
+}
 
-  Kernel *k = alloc_obj<Kernel>(kernel_type());
-  char *nm = static_cast<char *>(gc_alloc_atomic(name.size() + 1));
-  std::memcpy(nm, name.c_str(), name.size() + 1);
-  k->name = nm;
-  k->fn = reinterpret_cast<KernelFn>(code.fn);
-  k->layout = layout;
-  k->trees = trees;
-  int np = graph->num_params;
-  k->specs = new ArgSpec[size_t(np > 0 ? np : 1)];
-  for (int i = 0; i < np; i++) k->specs[i] = specs[i];
-  k->scratch = scratch;
-  k->graph = graph.release();
-  return from_ptr(k);
+Value make_kernel_in_background(const std::string &name, std::unique_ptr<Graph> graph, const ArgSpec *specs,
+                                TreeLayout *trees) {
+  register_kernel_type();
+  double *scratch = nullptr;
+  KernelLayout *layout = plan_with_scratch(name, *graph, &scratch);
+  std::string key = kernel_key_text(graph_canonical_text(*graph));
+  // The graph and plan are never freed, so the background thread may read them
+  // for as long as it compiles, whatever becomes of the kernel object.
+  auto *data = new BuildData{graph.get(), layout};
+  BackgroundCompile *job = compile_in_background(name, key, build_kernel, data);
+  return wrap_kernel(name, std::move(graph), specs, trees, layout, scratch, nullptr, job);
+}
+
+bool kernel_ready(Value kernel) {
+  Kernel *k = as<Kernel>(kernel);
+  if (k->pending) take_over(k);
+  return k->fn != nullptr;
+}
+
+void wait_for_kernel(Value kernel) {
+  Kernel *k = as<Kernel>(kernel);
+  if (!k->pending) return;
+  wait_for_compile(k->pending);
+  take_over(k);
 }
 
 }  // namespace kiln

@@ -8,8 +8,11 @@
 //   * Argument shapes are checked once per call, before the native code runs;
 //     the native code then reads the arguments in place and writes straight into
 //     freshly allocated result tensors.
-//   * `fn == nullptr` means libgccjit could not compile: the kernel evaluates its
-//     graph with the interpreter (graph_eval.h), which gives the same bits.
+//   * `fn == nullptr` means no native code (yet): libgccjit could not compile, or
+//     the kernel is still compiling in the background (`pending` set, SPEC §17).
+//     The kernel then evaluates its graph with the interpreter (graph_eval.h),
+//     which gives the same bits, so taking the native code over when the
+//     background compile is done changes nothing but the speed.
 #pragma once
 #include <memory>
 #include <string>
@@ -27,15 +30,18 @@ using KernelFn = void (*)(double **args, double **results, double *scratch, Kern
 // compute_threads() threads (KILN_THREADS), or a plain loop when that is 1.
 void kernel_par(long chunks, void (*chunk)(void *, long), void *ctx);
 
+struct BackgroundCompile;
+
 struct Kernel {
   ObjHeader h;
   const char *name;  // GC atomic copy
   KernelFn fn;       // nullptr: interpreter fallback
   Graph *graph;      // owned, never freed
   KernelLayout *layout;
-  double *scratch;    // 64-byte aligned, layout->scratch_doubles
-  ArgSpec *specs;     // graph->num_params entries: one per argument leaf
-  TreeLayout *trees;  // GC memory: the arguments' and result's structure (tree.h)
+  double *scratch;             // 64-byte aligned, layout->scratch_doubles
+  ArgSpec *specs;              // graph->num_params entries: one per argument leaf
+  TreeLayout *trees;           // GC memory: the arguments' and result's structure (tree.h)
+  BackgroundCompile *pending;  // the background compile still to be taken over, or null
 };
 
 // The kernels' type tag (register_kernel_type registers it on first use).
@@ -50,6 +56,31 @@ Value make_kernel(const std::string &name, std::unique_ptr<Graph> graph, const A
 // The same for a graph built by build_graph_into with `layout` (kept by the kernel).
 Value make_kernel(const std::string &name, std::unique_ptr<Graph> graph, const ArgSpec *specs,
                   TreeLayout *layout);
+// The same, but the compile is queued on the background thread (kernel_tiering.h):
+// the kernel interprets until its native code is ready, then switches.
+Value make_kernel_in_background(const std::string &name, std::unique_ptr<Graph> graph, const ArgSpec *specs,
+                                TreeLayout *layout);
+// True once a kernel runs native code. Takes a finished background compile over.
+bool kernel_ready(Value kernel);
+// Waits for a kernel's background compile to finish (ready or failed).
+void wait_for_kernel(Value kernel);
+
+// Calls `kernel` as its apply hook does, taking the buffers of its tensor
+// outputs from `*spares` where one of the same element count is there (a Lisp
+// list of donated tensors, see donate_tensor; those used are removed from it).
+// The spares must be no argument's buffer: donated in an earlier call.
+Value apply_kernel_reusing(Value kernel, int argc, Value *argv, Value *spares);
+
+// Donation (docs/jit.md "Donation"). A donated tensor is the tensor object with
+// its type changed to "donated tensor": every builtin, arithmetic and kernel
+// given one raises `WHO: argument N: tensor was donated to a kernel and is no
+// longer valid (#<donated tensor 8x16>)`. Its buffer goes onto `*spares` for a
+// later call's outputs unless another object reads it (kTensorDataShared).
+void donate_tensor(Value tensor, Value *spares);
+bool is_donated_tensor(Value v);
+[[noreturn]] void donated_tensor_error(const std::string &who, const std::string &where, Value v);
+// Forgets the buffers on `spares` (when they are not reused).
+void release_spares(Value spares);
 
 // Registers the kernel type and its hooks (apply, print, name). Idempotent.
 void register_kernel_type();

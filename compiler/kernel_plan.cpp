@@ -8,6 +8,7 @@
 #include <map>
 
 #include "../runtime/eval.h"
+#include "jit_context.h"
 #include "kernel_units.h"
 
 namespace kiln {
@@ -167,7 +168,7 @@ std::vector<EmitStep> kernel_emission_order(const Graph &g) {
     if (r < 0 || paired[size_t(r)] || !is_serial_sum(g, r)) continue;
     // Each pairing attempt is linear in the graph, so a graph of many sums takes
     // quadratic time here: let Ctrl-C stop it.
-    check_interrupt();
+    check_interrupt_unless_background();
     std::vector<bool> dep(size_t(g.size()), false);
     dep[size_t(r)] = true;
     for (int32_t j = r + 1; j < g.size(); j++)
@@ -217,7 +218,7 @@ std::vector<EmitStep> kernel_emission_order(const Graph &g) {
   for (size_t p = 0; p < steps.size(); p++) {
     int32_t sum = steps[p].node;
     if (!is_serial_sum(g, sum)) continue;
-    check_interrupt();  // each search is linear in the graph
+    check_interrupt_unless_background();  // each search is linear in the graph
     int64_t len = g[g[sum].in[0]].size();
     for (size_t q = p + 1; q < steps.size(); q++) {
       int32_t t = steps[q].node;
@@ -238,7 +239,7 @@ std::vector<EmitStep> kernel_emission_order(const Graph &g) {
     for (const EmitStep &st : steps) {
       // Quadratic for a graph of very many params (each goes to the front): let
       // Ctrl-C stop it.
-      if ((moved.size() & 1023) == 0) check_interrupt();
+      if ((moved.size() & 1023) == 0) check_interrupt_unless_background();
       const GraphNode &n = g[st.node];
       bool no_loop = st.paired < 0 && st.host < 0 &&
                      (n.op == Op::Param || n.op == Op::Const ||

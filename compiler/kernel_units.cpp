@@ -9,6 +9,7 @@
 #include <unordered_map>
 
 #include "../runtime/eval.h"
+#include "jit_context.h"
 
 namespace kiln {
 
@@ -102,7 +103,7 @@ std::vector<KernelUnit> kernel_units(const Graph &g, const std::vector<EmitStep>
 
   std::vector<KernelUnit> units;
   for (size_t p = 0; p < steps.size(); p++) {
-    if ((p & 1023) == 0) check_interrupt();
+    if ((p & 1023) == 0) check_interrupt_unless_background();
     const EmitStep &step = steps[p];
     KernelUnit u;
     SignatureWriter w(g, read_in_place, u);

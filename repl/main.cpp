@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "compiler/jit_context.h"
+#include "compiler/kernel_tiering.h"
 #include "notebook_command.h"
 #include "runtime/big_stack.h"
 #include "runtime/eval.h"
@@ -133,7 +134,11 @@ static int usage_error(const std::string &msg) {
 int main(int argc, char **argv) {
   using namespace kiln;
   if (argc > 1 && std::strcmp(argv[1], "test") == 0) return run_test_command(argc - 1, argv + 1);
-  if (argc > 1 && std::strcmp(argv[1], "jupyter") == 0) return run_jupyter_command(argc - 1, argv + 1);
+  if (argc > 1 && std::strcmp(argv[1], "jupyter") == 0) {
+    int status = run_jupyter_command(argc - 1, argv + 1);
+    jit_exit_now_if_compiling(status);  // a kernel shut down while compiling (SPEC §17)
+    return status;
+  }
   Options o;
   for (int i = 1; i < argc; i++) {
     std::string a = argv[i];
@@ -172,5 +177,8 @@ int main(int argc, char **argv) {
     }
   }
   gc_init();
-  return run_on_big_stack(run, &o);
+  int status = run_on_big_stack(run, &o);
+  // A kernel still compiling in the background is abandoned, not waited for (SPEC §17).
+  jit_exit_now_if_compiling(status);
+  return status;
 }

@@ -105,6 +105,8 @@ Value tensor_view(Tensor *t, const Shape &s) {
   v->size = t->size;
   v->data = t->data;
   v->base = t->base;
+  t->h.flags |= kTensorDataShared;
+  v->h.flags |= kTensorDataShared;
   return from_ptr(v);
 }
 

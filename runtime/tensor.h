@@ -28,6 +28,10 @@ struct Tensor {
 };
 
 inline bool is_tensor(Value v) { return has_type(v, T_TENSOR); }
+// h.flags bit: the tensor's data is (or was) also read through another object, a
+// view (tensor_view) or a graph constant, so it is never recycled when the tensor
+// is donated to a kernel (docs/jit.md "Donation").
+constexpr uint8_t kTensorDataShared = 1;
 inline Tensor *tensor_of(Value v) { return as<Tensor>(v); }
 
 // The element count of shape s, or the error "out of memory allocating a

@@ -11,6 +11,7 @@
 #include "../compiler/graph_build.h"
 #include "../compiler/jit_context.h"
 #include "../compiler/kernel_object.h"
+#include "../compiler/kernel_tiering.h"
 #include "../compiler/trace.h"
 #include "../compiler/tree.h"
 #include "../runtime/eval.h"
@@ -35,14 +36,17 @@ std::string procedure_name(Value f) {
 }
 
 // A kernel for F at the signature of `args` (F's arguments; messages number
-// them from pos_offset + 1): graph-compile, graph-compile-grad and a jit miss.
-Value compile_kernel(const char *who, Value f, int argc, const Value *args, int pos_offset, bool grad) {
+// them from pos_offset + 1): graph-compile, graph-compile-grad and a jit miss
+// (`background`: queued, the kernel interpreting meanwhile; SPEC §17).
+Value compile_kernel(const char *who, Value f, int argc, const Value *args, int pos_offset, bool grad,
+                     bool background = false) {
   TreeLayout *layout = layout_arguments(who, argc, args, pos_offset, false);
   layout->grad = grad;
   std::vector<ArgSpec> specs;
   argument_leaves(who, *layout, args, specs);
   auto g = std::make_unique<Graph>();
   build_graph_into(*g, who, f, *layout, specs.data());
+  if (background) return make_kernel_in_background(procedure_name(f), std::move(g), specs.data(), layout);
   return make_kernel(procedure_name(f), std::move(g), specs.data(), layout);
 }
 
@@ -63,6 +67,9 @@ Value compile_common(const char *who, int argc, Value *argv, bool grad) {
 
 enum SignatureWord : int64_t { kNumberLeaf = 1, kTensorLeaf, kList, kVector, kOther, kTooDeep, kEntry };
 
+// The argument signature_of is looking at (0-based), for the donation error.
+thread_local int t_signature_arg = 0;
+
 void signature_of(Value v, std::vector<int64_t> &sig, int depth) {
   if (depth > kMaxTreeDepth) {
     sig.push_back(kTooDeep);
@@ -75,6 +82,8 @@ void signature_of(Value v, std::vector<int64_t> &sig, int depth) {
     for (int i = 0; i < s.rank; i++) sig.push_back(s.dim[i]);
   } else if (is_number(v)) {
     sig.push_back(kNumberLeaf);
+  } else if (is_donated_tensor(v)) {
+    donated_tensor_error("jit", fmt::format("argument {}", t_signature_arg + 1), v);
   } else if (is_vector(v)) {
     int64_t n = as<Vector>(v)->len;
     sig.push_back(kVector);
@@ -104,12 +113,42 @@ void signature_of(Value v, std::vector<int64_t> &sig, int depth) {
 struct JitProc {
   ObjHeader h;
   Value f;
+  Value donate;  // the donated arguments' 0-based indices (a list), or NIL
+  Value spares;  // the buffers the last call's donated tensors left (kernel_object.h)
   int32_t count, capacity;
   Value *kernels;  // GC array: one kernel per signature
   int64_t **sigs;  // GC array of GC atomic arrays: sigs[i][0] is the length
 };
 
 uint8_t jit_proc_type();
+
+// Every tensor leaf of `tree` donated (numbers and other leaves are left alone).
+void donate_leaves(Value tree, Value *spares, int depth) {
+  if (depth > kMaxTreeDepth) return;
+  if (is_tensor(tree)) {
+    donate_tensor(tree, spares);
+  } else if (is_vector(tree)) {
+    for (int64_t i = 0; i < as<Vector>(tree)->len; i++)
+      donate_leaves(as<Vector>(tree)->items[i], spares, depth + 1);
+  } else {
+    for (Value c = tree; is_pair(c); c = cdr(c)) donate_leaves(car(c), spares, depth + 1);
+  }
+}
+
+Value call_kernel(JitProc *p, Value kernel, int argc, Value *argv) {
+  if (p->donate == NIL) return g_type_hooks[kernel_type()].apply(kernel, argc, argv);
+  for (Value d = p->donate; is_pair(d); d = cdr(d))
+    if (int_of(car(d)) >= argc)
+      throw_errorf("jit: donated argument index {} is past the call's {} argument{}", int_of(car(d)), argc,
+                   argc == 1 ? "" : "s");
+  // Outputs may take the buffers the previous call's donated tensors left: they
+  // are no argument of this call (a donated tensor passed again raised above).
+  Value result = apply_kernel_reusing(kernel, argc, argv, &p->spares);
+  release_spares(p->spares);  // unused ones: the buffers go with their tensors
+  p->spares = NIL;
+  for (Value d = p->donate; is_pair(d); d = cdr(d)) donate_leaves(argv[int_of(car(d))], &p->spares, 0);
+  return result;
+}
 
 Value jit_apply(Value self, int argc, Value *argv) {
   JitProc *p = as<JitProc>(self);
@@ -119,15 +158,20 @@ Value jit_apply(Value self, int argc, Value *argv) {
   static thread_local std::vector<int64_t> sig;
   sig.clear();
   sig.push_back(argc);
-  for (int i = 0; i < argc; i++) signature_of(argv[i], sig, 0);
+  for (int i = 0; i < argc; i++) {
+    t_signature_arg = i;
+    signature_of(argv[i], sig, 0);
+  }
   int64_t len = int64_t(sig.size());
   for (int32_t e = 0; e < p->count; e++) {
     const int64_t *s = p->sigs[e];
     if (s[0] == len && std::memcmp(s + 1, sig.data(), sizeof(int64_t) * size_t(len)) == 0)
-      return g_type_hooks[kernel_type()].apply(p->kernels[e], argc, argv);
+      return call_kernel(p, p->kernels[e], argc, argv);
   }
-  // First sight of this signature: trace and compile (or load from the disk cache).
-  Value kernel = compile_kernel("jit", p->f, argc, argv, 0, false);
+  // First sight of this signature: trace, and compile (or load from the disk
+  // cache) in the background while the kernel interprets, unless KILN_JIT=sync.
+  jit_drain_messages();
+  Value kernel = compile_kernel("jit", p->f, argc, argv, 0, false, !jit_sync_mode());
   if (p->count == p->capacity) {
     int32_t cap = p->capacity * 2;
     auto *ks = static_cast<Value *>(gc_alloc(sizeof(Value) * size_t(cap)));
@@ -144,7 +188,7 @@ Value jit_apply(Value self, int argc, Value *argv) {
   p->sigs[p->count] = stored;
   p->kernels[p->count] = kernel;
   p->count++;
-  return g_type_hooks[kernel_type()].apply(kernel, argc, argv);
+  return call_kernel(p, kernel, argc, argv);
 }
 
 uint8_t jit_proc_type() {
@@ -162,10 +206,27 @@ uint8_t jit_proc_type() {
   return type;
 }
 
-Value b_jit(int, Value *argv) {
+// (jit F 'donate ARGNUMS): ARGNUMS a 0-based index or a list of them, as grad's.
+Value donated_indices(int argc, Value *argv) {
+  if (argc == 1) return NIL;
+  if (argc == 2 || argv[1] != intern("donate"))
+    throw_errorf("jit: expected (jit F) or (jit F 'donate ARGNUMS), got {} option argument{}", argc - 1,
+                 argc == 2 ? "" : "s");
+  Value nums = is_pair(argv[2]) || argv[2] == NIL ? argv[2] : list1(argv[2]);
+  if (list_length(nums) < 0) type_error("jit", 3, "a 0-based argument index or a list of them", argv[2]);
+  for (Value c = nums; is_pair(c); c = cdr(c))
+    if (!is_int(car(c)) || int_of(car(c)) < 0)
+      type_error("jit", 3, "a 0-based argument index or a list of them", argv[2]);
+  return nums;
+}
+
+Value b_jit(int argc, Value *argv) {
   arg_proc("jit", 1, argv[0]);
+  Value donate = donated_indices(argc, argv);
   JitProc *p = alloc_obj<JitProc>(jit_proc_type());
   p->f = argv[0];
+  p->donate = donate;
+  p->spares = NIL;
   p->count = 0;
   p->capacity = 4;
   p->kernels = static_cast<Value *>(gc_alloc(sizeof(Value) * 4));
@@ -177,6 +238,22 @@ Value b_jit(int, Value *argv) {
 Value b_jit_kernels(int, Value *argv) {
   if (!has_type(argv[0], jit_proc_type())) type_error("jit-kernels", 1, "a procedure made by jit", argv[0]);
   JitProc *p = as<JitProc>(argv[0]);
+  return list_from(p->kernels, p->count);
+}
+
+// (kernel-ready? K): #t once K runs native code; #f while its compile is still
+// running in the background, or after libgccjit failed (K then interprets).
+Value b_kernel_ready_p(int, Value *argv) {
+  if (!is_kernel(argv[0])) type_error("kernel-ready?", 1, "a kernel", argv[0]);
+  return boolv(kernel_ready(argv[0]));
+}
+
+// (jit-wait J): waits until every kernel J has so far has finished compiling
+// (ready or failed); returns J's kernels, as jit-kernels.
+Value b_jit_wait(int, Value *argv) {
+  if (!has_type(argv[0], jit_proc_type())) type_error("jit-wait", 1, "a procedure made by jit", argv[0]);
+  JitProc *p = as<JitProc>(argv[0]);
+  for (int32_t e = 0; e < p->count; e++) wait_for_kernel(p->kernels[e]);
   return list_from(p->kernels, p->count);
 }
 
@@ -198,11 +275,19 @@ BuiltinRegistrar reg([] {
              "exactly what (graph-grad F ARG...) returns, bit for bit.");
   defbuiltin("kernel?", 1, 1, b_kernel_p, "(kernel? X) is #t when X is a compiled kernel.");
   defbuiltin(
-      "jit", 1, 1, b_jit,
+      "jit", 1, 3, b_jit,
       "(jit F): a procedure computing F's value with a native kernel per call signature (tree structure, "
-      "number or tensor leaves, shapes), compiled on first sight and kept in memory and the disk cache.");
+      "number or tensor leaves, shapes), compiled in the background on first sight (the graph interpreter "
+      "answers meanwhile, bit for bit) and kept in memory and the disk cache. (jit F 'donate ARGNUMS): the "
+      "tensors of those arguments are handed over; the kernel may write its results into their buffers.");
   defbuiltin("jit-kernels", 1, 1, b_jit_kernels,
              "(jit-kernels J): the kernels the jit procedure J has compiled, one per signature seen.");
+  defbuiltin("jit-wait", 1, 1, b_jit_wait,
+             "(jit-wait J): waits until every kernel of the jit procedure J has finished compiling in the "
+             "background (ready or failed) and returns them, as jit-kernels.");
+  defbuiltin("kernel-ready?", 1, 1, b_kernel_ready_p,
+             "(kernel-ready? K) is #t once the kernel K runs native code, #f while it still compiles in the "
+             "background (it interprets meanwhile) or when libgccjit could not compile it.");
 });
 
 }  // namespace

@@ -4,6 +4,8 @@
 # to MAX_ONE_FUNCTION) off, so the two are measured side by side in one run.
 # Usage: benchmarks/compile/run.sh [KILN] [LAYERS ...]   (default: build/kiln, 1 4 16 32 64)
 set -e
+# The jit timings are of compiled kernels: wait for each compile (SPEC §17).
+export KILN_JIT=sync
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 KILN=${1:-$ROOT/build/kiln}
 [ $# -gt 0 ] && shift
