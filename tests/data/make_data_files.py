@@ -7,10 +7,13 @@ npy/: one file per dtype Kiln reads, in C and Fortran order, big-endian forms, r
 to 3, format versions 1.0 to 3.0, and files NumPy writes that Kiln refuses (complex,
 objects, structured, float16, a zero-length dimension, rank 9). csv/: a small table
 with a header, the same gzip-compressed (with and without a .gz name) and written
-by NumPy's savetxt. The values are chosen so every one is exact in every dtype.
+by NumPy's savetxt. npz/: archives numpy.savez and numpy.savez_compressed write, and
+zip files load-npz refuses (another compression method, a member that is not .npy).
+The values are chosen so every one is exact in every dtype.
 """
 import gzip
 import io
+import zipfile
 from pathlib import Path
 
 import numpy as np
@@ -18,6 +21,7 @@ import numpy as np
 HERE = Path(__file__).resolve().parent
 NPY = HERE / "npy"
 CSV = HERE / "csv"
+NPZ = HERE / "npz"
 
 
 def save(name, a, version=None):
@@ -67,6 +71,20 @@ def main():
         with gzip.GzipFile(filename="", mode="wb", fileobj=buf, mtime=0) as g:
             g.write(text)
         (CSV / name).write_bytes(buf.getvalue())
+    NPZ.mkdir(exist_ok=True)
+    arrays = {"w": base.astype("<f8"), "b": np.array([0.5, -1.0]), "n": np.int32(7),
+              "f": np.asfortranarray(base.astype(">i2")), "mask": np.array([True, False])}
+    np.savez(NPZ / "plain.npz", **arrays)
+    np.savez_compressed(NPZ / "compressed.npz", **arrays)
+    np.savez(NPZ / "empty.npz")
+    np.savez(NPZ / "positional.npz", np.arange(3.0), np.ones((1, 2)))
+    with zipfile.ZipFile(NPZ / "bzip2.npz", "w", compression=zipfile.ZIP_BZIP2) as z:
+        z.writestr(zipfile.ZipInfo("w.npy"), (NPY / "f8_c.npy").read_bytes(), compress_type=zipfile.ZIP_BZIP2)
+    with zipfile.ZipFile(NPZ / "not_npy.npz", "w") as z:
+        z.writestr(zipfile.ZipInfo("w.npy"), (NPY / "f8_c.npy").read_bytes())
+        z.writestr(zipfile.ZipInfo("notes.txt"), b"hello")
+    with zipfile.ZipFile(NPZ / "complex.npz", "w") as z:
+        z.writestr(zipfile.ZipInfo("c.npy"), (NPY / "complex.npy").read_bytes())
     np.savetxt(CSV / "savetxt.csv", np.array([[0.1, 2.0, -3.5e-8], [1e300, np.nan, -np.inf]]),
                delimiter=",", fmt="%.17g")
 
