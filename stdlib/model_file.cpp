@@ -84,8 +84,12 @@ void put_quoted(std::string &out, std::string_view s) {
 
 // The tensors of a version 3 file in the order the header names them, each
 // with the offset of its data from the data area's start and its checksum.
+// Their checksums are left as zeros in the header text and filled in as the
+// data is written (crc_at: where each one's 8 digits are in the text), so the
+// floats are read once, not twice.
 struct DataPlan {
   std::vector<Tensor *> tensors;
+  std::vector<size_t> crc_at;
   uint64_t next_offset = 0;
 };
 
@@ -152,8 +156,9 @@ void write_value(std::string &out, Value v, int depth, DataPlan &plan) {
     fmt::format_to(std::back_inserter(out), "tensor {} {}", kDtype, t->shape.rank);
     for (int i = 0; i < t->shape.rank; i++) fmt::format_to(std::back_inserter(out), " {}", t->shape.dim[i]);
     if ((plan.tensors.size() & 0xff) == 0) check_interrupt();
-    uint32_t crc = checksum_of(reinterpret_cast<const char *>(t->data), size_t(t->size) * sizeof(double));
-    fmt::format_to(std::back_inserter(out), " at {} crc32 {:08x}\n", plan.next_offset, crc);
+    fmt::format_to(std::back_inserter(out), " at {} crc32 ", plan.next_offset);
+    plan.crc_at.push_back(out.size());
+    out += "00000000\n";
     plan.tensors.push_back(t);
     plan.next_offset = align_up(plan.next_offset + uint64_t(t->size) * sizeof(double));
   } else {
@@ -164,32 +169,44 @@ void write_value(std::string &out, Value v, int depth, DataPlan &plan) {
 // Version 3: "kiln-model 3", "header N" (the bytes of the value's lines and
 // "end" that follow), those lines, the checksum line over everything before it,
 // zeros up to a multiple of 64, then each tensor's bytes, each padded with
-// zeros to a multiple of 64 but the last (docs/model-format.md).
+// zeros to a multiple of 64 but the last (docs/model-format.md). The header
+// goes first with its checksums unknown, the data after it, each piece's
+// CRC-32 taken while it is in the cache, and then the header again, complete
+// (the same length), over the first one.
 Value b_save_model(int, Value *argv) {
   std::string path = arg_path("save-model", 1, argv[0]);
   DataPlan plan;
   std::string body;
   write_value(body, argv[1], 0, plan);
   body += "end\n";
-  std::string text = fmt::format("{}header {}\n", kBinaryMagic, body.size()) + body;
-  text += fmt::format("{}{:08x}\n", kChecksumWord, checksum_of(text.data(), text.size()));
+  std::string text = fmt::format("{}header {}\n", kBinaryMagic, body.size());
+  size_t body_at = text.size();
+  text += body;
+  size_t crc_line_at = text.size();
+  text += fmt::format("{}{:08x}\n", kChecksumWord, 0);
   text.resize(align_up(text.size()), '\0');
-  write_file_atomically("save-model", path, [&text, &plan](FILE *f) {
+  write_file_atomically("save-model", path, [&text, &plan, body_at, crc_line_at](FILE *f) {
     if (std::fwrite(text.data(), 1, text.size(), f) != text.size()) return false;
     static const char zeros[kAlign] = {};
-    constexpr size_t kPiece = size_t(1) << 24;  // bytes written between polls for Ctrl-C
+    constexpr size_t kPiece = size_t(1) << 20;  // bytes written between polls for Ctrl-C
     for (size_t k = 0; k < plan.tensors.size(); k++) {
       const char *d = reinterpret_cast<const char *>(plan.tensors[k]->data);
       size_t n = size_t(plan.tensors[k]->size) * sizeof(double);
+      uLong crc = crc32_z(0L, Z_NULL, 0);
       for (size_t done = 0; done < n; done += kPiece) {
         check_interrupt();
         size_t m = std::min(kPiece, n - done);
+        crc = crc32_z(crc, reinterpret_cast<const Bytef *>(d + done), m);
         if (std::fwrite(d + done, 1, m, f) != m) return false;
       }
+      std::string digits = fmt::format("{:08x}", uint32_t(crc));
+      text.replace(body_at + plan.crc_at[k], 8, digits);
       size_t pad = align_up(n) - n;
       if (k + 1 < plan.tensors.size() && std::fwrite(zeros, 1, pad, f) != pad) return false;
     }
-    return true;
+    text.replace(crc_line_at + std::strlen(kChecksumWord), 8,
+                 fmt::format("{:08x}", checksum_of(text.data(), crc_line_at)));
+    return std::fseek(f, 0, SEEK_SET) == 0 && std::fwrite(text.data(), 1, text.size(), f) == text.size();
   });
   return UNSPEC;
 }
