@@ -30,6 +30,8 @@
 #include "../runtime/exact.h"
 #include "../runtime/printer.h"
 #include "../runtime/tensor.h"
+#include "../runtime/tensor_ops.h"
+#include "../runtime/threadpool.h"
 #include "../runtime/utf8.h"
 #include "builtins.h"
 #include "file_write.h"
@@ -547,6 +549,58 @@ std::string copy_out(const Reader &r, uint64_t from, uint64_t n) {
   return s;
 }
 
+// Copies `bytes` out of the mapping and gives their CRC-32: in pieces spread
+// over the compute threads (each piece's CRC-32 its own, joined in order by
+// crc32_combine, so the result does not depend on the threads); false when the
+// file was cut underneath.
+struct CopyJob {
+  char *to;
+  const unsigned char *from;
+  uint64_t bytes;
+  std::vector<uint32_t> crcs;
+  std::vector<char> ok;
+};
+constexpr uint64_t kCopyPiece = uint64_t(1) << 22;
+
+void copy_piece(void *ctx, int64_t k) {
+  auto *job = static_cast<CopyJob *>(ctx);
+  uint64_t at = uint64_t(k) * kCopyPiece, n = std::min(kCopyPiece, job->bytes - at);
+  uint32_t crc = uint32_t(crc32_z(0L, Z_NULL, 0));
+  job->ok[size_t(k)] = copy_from_mapping(job->to + at, job->from + at, n, crc);
+  job->crcs[size_t(k)] = crc;
+}
+
+bool copy_tensor_data(char *to, const unsigned char *from, uint64_t bytes, uint32_t &crc) {
+  CopyJob job{to, from, bytes, {}, {}};
+  uint64_t pieces = (bytes + kCopyPiece - 1) / kCopyPiece;
+  job.crcs.resize(pieces);
+  job.ok.resize(pieces);
+  // Ctrl-C is polled between batches of pieces (about 64 MiB each).
+  constexpr uint64_t kBatch = 16;
+  for (uint64_t first = 0; first < pieces; first += kBatch) {
+    check_interrupt();
+    struct Batch {
+      CopyJob *job;
+      uint64_t first;
+    } batch{&job, first};
+    uint64_t n = std::min(kBatch, pieces - first);
+    parallel_for(
+        int64_t(n), n > 1 ? compute_threads() : 1,
+        [](void *ctx, int64_t k) {
+          auto *b = static_cast<Batch *>(ctx);
+          copy_piece(b->job, int64_t(b->first) + k);
+        },
+        &batch);
+  }
+  uLong c = crc32_z(0L, Z_NULL, 0);
+  for (uint64_t k = 0; k < pieces; k++) {
+    if (!job.ok[k]) return false;
+    c = crc32_combine(c, job.crcs[k], z_off_t(std::min(kCopyPiece, bytes - k * kCopyPiece)));
+  }
+  crc = uint32_t(c);
+  return true;
+}
+
 // "tensor <f8 R D1 ... DR at OFFSET crc32 XXXXXXXX": every field is checked,
 // the data's place against the layout the writer produces (each tensor right
 // after the previous one, at the next multiple of 64) and against the file's
@@ -601,14 +655,9 @@ Value read_mapped_tensor(Reader &r, size_t at, const std::string &rest) {
         r.path, at + 1);
   Tensor *t = alloc_tensor(s);
   Value keep = from_ptr(t);
-  uint32_t crc = uint32_t(crc32_z(0L, Z_NULL, 0));
-  constexpr uint64_t kPiece = uint64_t(1) << 23;  // bytes copied between polls for Ctrl-C
-  for (uint64_t done = 0; done < bytes; done += kPiece) {
-    check_interrupt();
-    uint64_t n = std::min(kPiece, bytes - done);
-    if (!copy_from_mapping(reinterpret_cast<char *>(t->data) + done, r.map->bytes + from + done, n, crc))
-      cut_while_reading(r);
-  }
+  uint32_t crc = 0;
+  if (!copy_tensor_data(reinterpret_cast<char *>(t->data), r.map->bytes + from, bytes, crc))
+    cut_while_reading(r);
   uint32_t stored = uint32_t(std::strtoul(crc_text.c_str(), nullptr, 16));
   if (crc != stored)
     throw_errorf(
