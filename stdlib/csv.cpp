@@ -1,13 +1,15 @@
-// csv.cpp — (read-csv PATH [HEADER?]) and (write-csv PATH T) (docs/data-files.md).
+// csv.cpp — (read-csv PATH [HEADER?] [OPTION VALUE]...), (read-table ...) and
+// (write-csv PATH T) (docs/data-files.md).
 //
-// Invariant: read-csv holds the file's numbers and at most one cell of text at
-// a time, never the whole text: the bytes stream through zlib (gzopen reads a
-// gzip file, found by its magic bytes 1f 8b, and any other file as it is)
-// into a parser that keeps the current cell only, capped at kMaxCell bytes. So
-// memory follows the number of cells, never a damaged line's length, and a
-// gzip bomb costs what its numbers cost. Every error names the file and the
-// line, and a cell's error also the column (the byte where the cell starts,
-// 1-based) and the field number.
+// Invariant: the readers hold what they keep (read-csv's numbers, read-table's
+// cells of the columns asked for) and at most one cell of text besides, never
+// the whole text: the bytes stream through zlib (gzopen reads a gzip file,
+// found by its magic bytes 1f 8b, and any other file as it is) into a parser
+// that keeps the current cell only, capped (kMaxCell bytes for a number,
+// kMaxText for text). So memory follows the number of cells, never a damaged
+// line's length, and a gzip bomb costs what its cells cost. Every error names
+// the file and the line, and a cell's error also the column (the byte where
+// the cell starts, 1-based) and the field number.
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <locale.h>
@@ -80,6 +82,7 @@ struct CsvParser {
   int bom_matched = 0;           // leading bytes that matched kBom; -1 once past it
   int64_t width = -1;            // fields per row, from the first data row
   int64_t width_line = 0;        // the line that set it
+  int64_t header_line = 0;       // read-table: the line the names came from
   int64_t line = 1;              // of the next byte
   int64_t col = 1;               // of the next byte
   int64_t field = 1;             // within the current line
@@ -165,7 +168,6 @@ struct CsvParser {
                    width_line, width);
     }
   }
-  int64_t header_line = 0;
 
   void end_line() {
     if (!line_has_text) return;  // a blank line

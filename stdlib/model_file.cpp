@@ -168,13 +168,42 @@ void write_value(std::string &out, Value v, int depth, DataPlan &plan) {
   }
 }
 
+// One piece of a tensor's data: where it comes from, where it goes in the
+// file, its CRC-32 once written, and errno if writing it failed.
+struct WritePiece {
+  const char *from;
+  size_t bytes;
+  uint64_t file_at;
+  uint32_t crc;
+  int error;
+};
+constexpr size_t kWritePiece = size_t(1) << 22;
+
+void write_piece(void *ctx, int64_t k) {
+  auto *pieces = static_cast<std::pair<int, WritePiece *> *>(ctx);
+  WritePiece &p = pieces->second[k];
+  p.crc = uint32_t(crc32_z(crc32_z(0L, Z_NULL, 0), reinterpret_cast<const Bytef *>(p.from), p.bytes));
+  p.error = 0;
+  for (size_t done = 0; done < p.bytes;) {
+    ssize_t n = pwrite(pieces->first, p.from + done, p.bytes - done, off_t(p.file_at + done));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      p.error = n < 0 ? errno : EIO;
+      return;
+    }
+    done += size_t(n);
+  }
+}
+
 // Version 3: "kiln-model 3", "header N" (the bytes of the value's lines and
 // "end" that follow), those lines, the checksum line over everything before it,
 // zeros up to a multiple of 64, then each tensor's bytes, each padded with
 // zeros to a multiple of 64 but the last (docs/model-format.md). The header
-// goes first with its checksums unknown, the data after it, each piece's
-// CRC-32 taken while it is in the cache, and then the header again, complete
-// (the same length), over the first one.
+// goes first with its checksums unknown; the data is cut into 4 MiB pieces,
+// each checksummed and written at its place (pwrite) by the compute threads,
+// so the checksums cost no time of their own; then the checksums are joined
+// per tensor in order (crc32_combine) and the header is written again,
+// complete (the same length), over the first one.
 Value b_save_model(int, Value *argv) {
   std::string path = arg_path("save-model", 1, argv[0]);
   DataPlan plan;
@@ -187,24 +216,48 @@ Value b_save_model(int, Value *argv) {
   size_t crc_line_at = text.size();
   text += fmt::format("{}{:08x}\n", kChecksumWord, 0);
   text.resize(align_up(text.size()), '\0');
-  write_file_atomically("save-model", path, [&text, &plan, body_at, crc_line_at](FILE *f) {
-    if (std::fwrite(text.data(), 1, text.size(), f) != text.size()) return false;
+  std::vector<WritePiece> pieces;
+  std::vector<size_t> first_piece;  // of each tensor, and one past the last
+  uint64_t at = text.size();
+  for (Tensor *t : plan.tensors) {
+    first_piece.push_back(pieces.size());
+    const char *d = reinterpret_cast<const char *>(t->data);
+    size_t n = size_t(t->size) * sizeof(double);
+    for (size_t done = 0; done < n; done += kWritePiece)
+      pieces.push_back({d + done, std::min(kWritePiece, n - done), at + done, 0, 0});
+    at = align_up(at + n);
+  }
+  first_piece.push_back(pieces.size());
+  write_file_atomically("save-model", path, [&](FILE *f) {
+    if (std::fwrite(text.data(), 1, text.size(), f) != text.size() || std::fflush(f) != 0) return false;
+    std::pair<int, WritePiece *> job{fileno(f), pieces.data()};
+    // Ctrl-C is polled between batches of pieces (about 64 MiB each).
+    constexpr size_t kBatch = 16;
+    for (size_t first = 0; first < pieces.size(); first += kBatch) {
+      check_interrupt();
+      std::pair<int, WritePiece *> batch{job.first, job.second + first};
+      size_t n = std::min(kBatch, pieces.size() - first);
+      parallel_for(int64_t(n), n > 1 ? compute_threads() : 1, write_piece, &batch);
+      for (size_t k = first; k < first + n; k++)
+        if (pieces[k].error) {
+          errno = pieces[k].error;
+          return false;
+        }
+    }
     static const char zeros[kAlign] = {};
-    constexpr size_t kPiece = size_t(1) << 20;  // bytes written between polls for Ctrl-C
     for (size_t k = 0; k < plan.tensors.size(); k++) {
-      const char *d = reinterpret_cast<const char *>(plan.tensors[k]->data);
-      size_t n = size_t(plan.tensors[k]->size) * sizeof(double);
       uLong crc = crc32_z(0L, Z_NULL, 0);
-      for (size_t done = 0; done < n; done += kPiece) {
-        check_interrupt();
-        size_t m = std::min(kPiece, n - done);
-        crc = crc32_z(crc, reinterpret_cast<const Bytef *>(d + done), m);
-        if (std::fwrite(d + done, 1, m, f) != m) return false;
+      for (size_t p = first_piece[k]; p < first_piece[k + 1]; p++)
+        crc = crc32_combine(crc, pieces[p].crc, z_off_t(pieces[p].bytes));
+      text.replace(body_at + plan.crc_at[k], 8, fmt::format("{:08x}", uint32_t(crc)));
+      // The zeros after every tensor's data but the last (a new file has
+      // zeros there already; they are written so the file holds no holes).
+      if (k + 1 < plan.tensors.size()) {
+        const WritePiece &last = pieces[first_piece[k + 1] - 1];
+        uint64_t end = last.file_at + last.bytes;
+        size_t pad = size_t(align_up(end) - end);
+        if (pad && pwrite(fileno(f), zeros, pad, off_t(end)) != ssize_t(pad)) return false;
       }
-      std::string digits = fmt::format("{:08x}", uint32_t(crc));
-      text.replace(body_at + plan.crc_at[k], 8, digits);
-      size_t pad = align_up(n) - n;
-      if (k + 1 < plan.tensors.size() && std::fwrite(zeros, 1, pad, f) != pad) return false;
     }
     text.replace(crc_line_at + std::strlen(kChecksumWord), 8,
                  fmt::format("{:08x}", checksum_of(text.data(), crc_line_at)));

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "../runtime/eval.h"
+#include "../runtime/list_builder.h"
 #include "../runtime/tensor.h"
 #include "builtins.h"
 #include "file_write.h"
@@ -262,7 +263,7 @@ Value b_load_npz(int, Value *argv) {
   if (!S_ISREG(st.st_mode)) a.bad("not a regular file (load-npz needs the file's size)");
   a.size = uint64_t(st.st_size);
   std::vector<Entry> entries = read_directory(a);
-  Value head = NIL, tail = NIL;
+  ListBuilder out;
   for (const Entry &e : entries) {
     if (e.name.size() < 4 || e.name.compare(e.name.size() - 4, 4, ".npy") != 0)
       a.bad(fmt::format("member '{}' is not a .npy array (its name does not end in .npy)", e.name));
@@ -270,12 +271,9 @@ Value b_load_npz(int, Value *argv) {
     Value t = npy_tensor_from_bytes("load-npz", fmt::format("{}: member '{}'", a.path, e.name), bytes.data(),
                                     bytes.size());
     Value key = intern(e.name.substr(0, e.name.size() - 4));
-    Value cell = cons(cons(key, t), NIL);
-    if (head == NIL) head = cell;
-    else as<Pair>(tail)->cdr = cell;
-    tail = cell;
+    out.push(cons(key, t));
   }
-  return head;
+  return out.finish(NIL);
 }
 
 // ---- writing: stored members, byte for byte as numpy.savez writes them ---------
