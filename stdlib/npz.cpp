@@ -26,7 +26,9 @@
 
 #include "../runtime/eval.h"
 #include "../runtime/list_builder.h"
+#include "../runtime/printer.h"
 #include "../runtime/tensor.h"
+#include "../runtime/utf8.h"
 #include "builtins.h"
 #include "file_write.h"
 #include "npy_array.h"
@@ -265,6 +267,8 @@ Value b_load_npz(int, Value *argv) {
   std::vector<Entry> entries = read_directory(a);
   ListBuilder out;
   for (const Entry &e : entries) {
+    if (utf8_invalid_offset(e.name) < e.name.size() || e.name.find('\0') != std::string::npos)
+      a.bad(fmt::format("member {} has a name that is not UTF-8 text", write_string(make_string(e.name))));
     if (e.name.size() < 4 || e.name.compare(e.name.size() - 4, 4, ".npy") != 0)
       a.bad(fmt::format("member '{}' is not a .npy array (its name does not end in .npy)", e.name));
     std::vector<unsigned char> bytes = member_bytes(a, e);

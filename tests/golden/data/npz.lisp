@@ -66,4 +66,9 @@
 ; a central directory that claims more entries than it can hold
 (define (with-u16 bv at v) (let ((c (bytevector-copy bv))) (bytevector-u8-set! c at (remainder v 256)) (bytevector-u8-set! c (+ at 1) (quotient v 256)) c))
 (check (lambda () (load-bytes (with-u16 pz (- (bytevector-length pz) 12) 65000))))
+; a member name that is not UTF-8 (the first directory entry's name starts at its byte 46)
+(define (u32-at bv i) (+ (bytevector-u8-ref bv i) (* 256 (bytevector-u8-ref bv (+ i 1)))
+                         (* 65536 (bytevector-u8-ref bv (+ i 2))) (* 16777216 (bytevector-u8-ref bv (+ i 3)))))
+(define cd-at (u32-at pz (- (bytevector-length pz) 6)))
+(check (lambda () (load-bytes (let ((c (bytevector-copy pz))) (bytevector-u8-set! c (+ cd-at 46) 255) c))))
 (delete-file path)
