@@ -29,6 +29,22 @@ def save(name, a, version=None):
         np.lib.format.write_array(f, a, version=version, allow_pickle=True)
 
 
+def zip64_archive(name, data):
+    """A stored one-member zip whose directory and end record use the zip64 fields."""
+    import struct
+    import zlib
+    crc, n, nm = zlib.crc32(data), len(data), name.encode()
+    local = struct.pack("<IHHHHHIIIHH", 0x04034B50, 45, 0, 0, 0, 0x21, crc, n, n, len(nm), 0) + nm + data
+    extra = struct.pack("<HHQQQ", 1, 24, n, n, 0)
+    central = struct.pack("<IHHHHHHIIIHHHHHII", 0x02014B50, 0x032D, 45, 0, 0, 0, 0x21, crc, 0xFFFFFFFF,
+                          0xFFFFFFFF, len(nm), len(extra), 0, 0, 0, 0o600 << 16, 0xFFFFFFFF) + nm + extra
+    cd_at, z_at = len(local), len(local) + len(central)
+    z_end = struct.pack("<IQHHIIQQQQ", 0x06064B50, 44, 45, 45, 0, 0, 1, 1, len(central), cd_at)
+    locator = struct.pack("<IIQI", 0x07064B50, 0, z_at, 1)
+    end = struct.pack("<IHHHHIIH", 0x06054B50, 0, 0, 0xFFFF, 0xFFFF, 0xFFFFFFFF, 0xFFFFFFFF, 0)
+    return local + central + z_end + locator + end
+
+
 def main():
     NPY.mkdir(exist_ok=True)
     CSV.mkdir(exist_ok=True)
@@ -85,6 +101,10 @@ def main():
         z.writestr(zipfile.ZipInfo("notes.txt"), b"hello")
     with zipfile.ZipFile(NPZ / "complex.npz", "w") as z:
         z.writestr(zipfile.ZipInfo("c.npy"), (NPY / "complex.npy").read_bytes())
+    # The zip64 forms a reader meets in archives past 4 GiB, on a small one: the
+    # central directory's sizes and offset in a zip64 extra field, and the end
+    # record's fields in a zip64 end record found through its locator.
+    (NPZ / "zip64.npz").write_bytes(zip64_archive("w.npy", (NPY / "f8_c.npy").read_bytes()))
     np.savetxt(CSV / "savetxt.csv", np.array([[0.1, 2.0, -3.5e-8], [1e300, np.nan, -np.inf]]),
                delimiter=",", fmt="%.17g")
 

@@ -71,4 +71,22 @@
                          (* 65536 (bytevector-u8-ref bv (+ i 2))) (* 16777216 (bytevector-u8-ref bv (+ i 3)))))
 (define cd-at (u32-at pz (- (bytevector-length pz) 6)))
 (check (lambda () (load-bytes (let ((c (bytevector-copy pz))) (bytevector-u8-set! c (+ cd-at 46) 255) c))))
+; deflated sizes the directory gets wrong: more than deflate can give, less, more
+(define (with-u32 bv at v) (with-u16 (with-u16 bv at (remainder v 65536)) (+ at 2) (quotient v 65536)))
+(define ccd (u32-at cz (- (bytevector-length cz) 6)))
+(define csize (u32-at cz (+ ccd 24)))
+(check (lambda () (load-bytes (with-u32 cz (+ ccd 24) 2000000000))))
+(check (lambda () (load-bytes (with-u32 cz (+ ccd 24) (- csize 1)))))
+(check (lambda () (load-bytes (with-u32 cz (+ ccd 24) (+ csize 1)))))
+; the zip64 forms (directory sizes and offset in a zip64 extra field, a zip64 end
+; record through its locator), and each of them damaged
+(show (load-npz (string-append dir "zip64.npz")))
+(define z64 (read-bytes (string-append dir "zip64.npz")))
+(define zn (bytevector-length z64))
+(define zcd (u32-at z64 (- zn 50)))
+(check (lambda () (load-bytes (flip z64 (- zn 42)))))
+(check (lambda () (load-bytes (with-u16 z64 (- zn 30) 65535))))
+(check (lambda () (load-bytes (flip z64 (- zn 98)))))
+(check (lambda () (load-bytes (with-u16 z64 (+ zcd 53) 8))))
+(check (lambda () (load-bytes (with-u32 z64 (- zn 50) 5000))))
 (delete-file path)
