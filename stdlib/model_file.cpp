@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 #include <zlib.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -24,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "../runtime/eval.h"
 #include "../runtime/exact.h"
 #include "../runtime/printer.h"
 #include "../runtime/tensor.h"
@@ -405,8 +407,9 @@ Value read_value(Reader &r, int depth) {
     for (int i = 0; i < s.rank; i++) {
       if (nums[i + 1] <= 0) r.bad(at, "tensor dimensions must be positive, got '" + rest + "'");
       s.dim[i] = nums[i + 1];
-      size *= uint64_t(s.dim[i]);
-      if (size > (uint64_t(1) << 40)) r.bad(at, "tensor shape too large: '" + rest + "'");
+      // Checked as it is multiplied: a wrapped product (2^32 x 2^32 is 0) would pass the bound.
+      if (__builtin_mul_overflow(size, uint64_t(s.dim[i]), &size) || size > (uint64_t(1) << 40))
+        r.bad(at, "tensor shape too large: '" + rest + "'");
     }
     uint64_t need_lines = (size + kFloatsPerLine - 1) / kFloatsPerLine;
     if (need_lines > r.lines.size() - r.next) r.truncated();
@@ -463,17 +466,47 @@ void check_checksum(const Reader &r, const std::string &text) {
         r.path, stored, actual);
 }
 
+// The file's bytes into `text`; false on a read error. The first line is
+// checked as soon as it is in: a file that does not start with `kiln-model `
+// and a version (such as /dev/zero, which never ends) is refused before more
+// of it is read.
+bool read_model_text(FILE *f, const std::string &path, std::string &text) {
+  static const std::string kMagic = "kiln-model ";
+  constexpr size_t kLongestFirstLine = 32;  // "kiln-model " and a version number
+  bool first_line_seen = false;
+  char buf[65536];
+  size_t got;
+  try {
+    while ((got = std::fread(buf, 1, sizeof buf, f)) > 0) {
+      check_interrupt();
+      text.append(buf, got);
+      if (first_line_seen) continue;
+      size_t nl = text.find('\n');
+      size_t line_len = nl == std::string::npos ? text.size() : nl;
+      size_t head = std::min(line_len, kMagic.size());
+      if (text.compare(0, head, kMagic, 0, head) != 0 || line_len > kLongestFirstLine)
+        throw_errorf("load-model: {}: not a Kiln model file", path);
+      first_line_seen = nl != std::string::npos;
+    }
+  } catch (const std::bad_alloc &) {
+    size_t had = text.size();
+    std::string().swap(text);
+    throw_errorf("load-model: {}: out of memory after reading {} bytes", path, had);
+  }
+  return !std::ferror(f);
+}
+
 Value b_load_model(int, Value *argv) {
   Reader r;
   r.path = arg_path("load-model", 1, argv[0]);
   FILE *f = std::fopen(r.path.c_str(), "rb");
   if (!f) throw_errorf("load-model: cannot open {}: {}", r.path, std::strerror(errno));
+  struct Closer {
+    FILE *f;
+    ~Closer() { std::fclose(f); }
+  } closer{f};
   std::string text;
-  char buf[65536];
-  size_t got;
-  while ((got = std::fread(buf, 1, sizeof buf, f)) > 0) text.append(buf, got);
-  bool read_ok = !std::ferror(f);
-  std::fclose(f);
+  bool read_ok = read_model_text(f, r.path, text);
   if (!read_ok) throw_errorf("load-model: cannot read {}", r.path);
   size_t start = 0;
   while (start < text.size()) {
