@@ -114,12 +114,19 @@ void write_value(std::string &out, Value v, int depth) {
     }
     bool proper = p == NIL;
     out += (proper ? "list " : "dotted ") + std::to_string(n) + "\n";
-    for (Value q = v; is_pair(q); q = cdr(q)) write_value(out, car(q), depth + 1);
+    int64_t i = 0;
+    for (Value q = v; is_pair(q); q = cdr(q)) {
+      if ((i++ & 0xffff) == 0) check_interrupt();
+      write_value(out, car(q), depth + 1);
+    }
     if (!proper) write_value(out, p, depth + 1);
   } else if (is_vector(v)) {
     Vector *vec = as<Vector>(v);
     out += "vector " + std::to_string(vec->len) + "\n";
-    for (int64_t i = 0; i < vec->len; i++) write_value(out, vec->items[i], depth + 1);
+    for (int64_t i = 0; i < vec->len; i++) {
+      if ((i & 0xffff) == 0) check_interrupt();
+      write_value(out, vec->items[i], depth + 1);
+    }
   } else if (is_bytevector(v)) {
     Bytevector *b = as<Bytevector>(v);
     out += "bytevector " + std::to_string(b->len) + "\n";
@@ -133,6 +140,7 @@ void write_value(std::string &out, Value v, int depth) {
     for (int i = 0; i < t->shape.rank; i++) fmt::format_to(std::back_inserter(out), " {}", t->shape.dim[i]);
     out += '\n';
     for (int64_t i = 0; i < t->size; i++) {
+      if ((i & 0xffff) == 0) check_interrupt();  // 10^7 elements take seconds to format
       put_float(out, t->data[i]);
       out += (i % kFloatsPerLine == kFloatsPerLine - 1 || i == t->size - 1) ? '\n' : ' ';
     }
@@ -145,7 +153,8 @@ uint32_t checksum_of(const char *data, size_t n) {
   uLong crc = crc32(0L, Z_NULL, 0);
   // zlib takes a uInt length: feed a large text in pieces.
   while (n > 0) {
-    uInt piece = uInt(std::min<size_t>(n, 1u << 30));
+    check_interrupt();  // a gigabyte takes a second or more
+    uInt piece = uInt(std::min<size_t>(n, 1u << 26));
     crc = crc32(crc, reinterpret_cast<const Bytef *>(data), piece);
     data += piece;
     n -= piece;
@@ -160,7 +169,16 @@ Value b_save_model(int, Value *argv) {
   text += "end\n";
   text += fmt::format("{}{:08x}\n", kChecksumWord, checksum_of(text.data(), text.size()));
   write_file_atomically("save-model", path, [&text](FILE *f) {
-    return std::fwrite(text.data(), 1, text.size(), f) == text.size();
+    // In pieces, polling for Ctrl-C: gigabytes take seconds to write. An
+    // interrupt leaves PATH as it was (file_write.h).
+    constexpr size_t kPiece = size_t(1) << 24;
+    for (size_t at = 0; at < text.size(); at += kPiece) {
+      check_interrupt();
+      size_t n = std::min(kPiece, text.size() - at);
+      if (std::fwrite(text.data() + at, 1, n, f) != n) return false;
+    }
+    check_interrupt();  // before the file is flushed to disk
+    return true;
   });
   return UNSPEC;
 }
@@ -418,6 +436,7 @@ Value read_value(Reader &r, int depth) {
     int64_t filled = 0;
     while (filled < int64_t(size)) {
       size_t line_at = r.next;
+      if ((line_at & 0xfff) == 0) check_interrupt();
       if (line_at >= r.lines.size()) r.truncated();
       const std::string &l = r.lines[r.next++];
       size_t p = 0;
@@ -510,6 +529,7 @@ Value b_load_model(int, Value *argv) {
   if (!read_ok) throw_errorf("load-model: cannot read {}", r.path);
   size_t start = 0;
   while (start < text.size()) {
+    if ((r.lines.size() & 0xffff) == 0) check_interrupt();
     size_t nl = text.find('\n', start);
     if (nl == std::string::npos) {
       // The writer ends every line with a newline: a last partial line means the file was cut.
