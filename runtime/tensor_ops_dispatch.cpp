@@ -9,6 +9,7 @@
 #include <cstring>
 #include <utility>
 
+#include "eval.h"  // g_interrupt, which matmul_rows polls
 #include "tanh_formula.h"
 
 namespace kiln {

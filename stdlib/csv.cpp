@@ -304,55 +304,104 @@ struct CsvParser {
   }
 };
 
-// zlib's message without the "<fd:3>: " it puts first for a gzdopen'd file.
-std::string_view zlib_reason(const char *msg) {
-  std::string_view m(msg ? msg : "unknown error");
-  if (m.starts_with("<fd:")) {
-    size_t colon = m.find(": ");
-    if (colon != std::string_view::npos) m.remove_prefix(colon + 2);
+// Reads up to buf.size() bytes of fd, fewer only at the end of the file.
+size_t read_full(int fd, std::vector<unsigned char> &buf, const char *who, const std::string &path) {
+  size_t got = 0;
+  while (got < buf.size()) {
+    ssize_t r = read(fd, buf.data() + got, buf.size() - got);
+    if (r == 0) break;
+    if (r < 0) {
+      if (errno == EINTR) {
+        check_interrupt();
+        continue;
+      }
+      file_error(fmt::format("{}: cannot read {}: {}", who, path, std::strerror(errno)));
+    }
+    got += size_t(r);
   }
-  return m;
+  return got;
 }
 
-// Reads PATH through zlib into the parser. gzread hands back a plain file's
-// bytes unchanged, so one loop serves both kinds.
+struct Inflater {
+  z_stream zs{};
+  bool open = false;
+  ~Inflater() {
+    if (open) inflateEnd(&zs);
+  }
+};
+
+// Inflates the gzip members that make up the file (several read as one text, as
+// zcat reads them). zlib's gzread would stop quietly at bytes after a member
+// that do not start another one, and the rows they hold would be lost without
+// a word: here they are an error naming the byte where they start.
+void parse_gzip(CsvParser &ps, int fd, std::vector<unsigned char> &in, size_t have) {
+  Inflater inf;
+  if (inflateInit2(&inf.zs, 15 + 16) != Z_OK)
+    throw_errorf("{}: cannot read {}: out of memory", ps.who, ps.path);
+  inf.open = true;
+  z_stream &zs = inf.zs;
+  std::vector<unsigned char> out(kChunk);
+  int64_t read_total = int64_t(have);  // file bytes read so far
+  zs.next_in = in.data();
+  zs.avail_in = unsigned(have);
+  bool in_member = true;
+  for (;;) {
+    check_interrupt();
+    if (zs.avail_in < 2 && !(in_member && zs.avail_in == 1)) {
+      // Refill, keeping an unused byte: between members two are needed to see the magic.
+      size_t keep = zs.avail_in;
+      if (keep) in[0] = *zs.next_in;
+      std::vector<unsigned char> more(in.size() - keep);
+      size_t got = read_full(fd, more, ps.who, ps.path);
+      std::memcpy(in.data() + keep, more.data(), got);
+      read_total += int64_t(got);
+      zs.next_in = in.data();
+      zs.avail_in = unsigned(keep + got);
+      if (zs.avail_in == 0) break;
+    }
+    if (!in_member) {
+      if (zs.avail_in < 2 || zs.next_in[0] != 0x1f || zs.next_in[1] != 0x8b)
+        throw_errorf("{}: {}: damaged gzip data: the gzip data ends after {} bytes, but the file goes on",
+                     ps.who, ps.path, read_total - int64_t(zs.avail_in));
+      inflateReset(&zs);
+      in_member = true;
+    }
+    zs.next_out = out.data();
+    zs.avail_out = kChunk;
+    int r = inflate(&zs, Z_NO_FLUSH);
+    ps.feed(out.data(), kChunk - zs.avail_out);
+    if (r == Z_STREAM_END) {
+      in_member = false;
+    } else if (r == Z_MEM_ERROR) {
+      throw std::bad_alloc();
+    } else if (r != Z_OK && r != Z_BUF_ERROR) {
+      throw_errorf("{}: {}: damaged gzip data: {}", ps.who, ps.path, zs.msg ? zs.msg : "unknown error");
+    }
+  }
+  // The input stopped inside a gzip stream.
+  if (in_member) throw_errorf("{}: {}: damaged gzip data: the file is truncated", ps.who, ps.path);
+}
+
+// Reads PATH into the parser, a chunk at a time: a file that starts with gzip's
+// magic bytes through zlib's inflate, any other as it is.
 void parse_file(CsvParser &ps) {
   int fd = open(ps.path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) file_error(fmt::format("{}: cannot open {}: {}", ps.who, ps.path, std::strerror(errno)));
-  struct stat st;
-  if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
-    close(fd);
-    file_error(fmt::format("{}: cannot read {}: {}", ps.who, ps.path, std::strerror(EISDIR)));
-  }
-  gzFile gz = gzdopen(fd, "rb");
-  if (!gz) {
-    close(fd);
-    throw_errorf("{}: cannot read {}: out of memory", ps.who, ps.path);
-  }
   struct Closer {
-    gzFile gz;
-    ~Closer() { gzclose(gz); }
-  } closer{gz};
-  gzbuffer(gz, kChunk);
+    int fd;
+    ~Closer() { close(fd); }
+  } closer{fd};
+  struct stat st;
+  if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode))
+    file_error(fmt::format("{}: cannot read {}: {}", ps.who, ps.path, std::strerror(EISDIR)));
   std::vector<unsigned char> buf(kChunk);
-  for (;;) {
+  size_t got = read_full(fd, buf, ps.who, ps.path);
+  if (got >= 2 && buf[0] == 0x1f && buf[1] == 0x8b) return parse_gzip(ps, fd, buf, got);
+  while (got > 0) {
+    ps.feed(buf.data(), got);
     check_interrupt();
-    int got = gzread(gz, buf.data(), kChunk);
-    if (got < 0) {
-      int code;
-      const char *msg = gzerror(gz, &code);
-      if (code == Z_ERRNO)
-        file_error(fmt::format("{}: cannot read {}: {}", ps.who, ps.path, std::strerror(errno)));
-      throw_errorf("{}: {}: damaged gzip data: {}", ps.who, ps.path, zlib_reason(msg));
-    }
-    if (got == 0) break;
-    ps.feed(buf.data(), size_t(got));
+    got = read_full(fd, buf, ps.who, ps.path);
   }
-  int code;
-  const char *msg = gzerror(gz, &code);
-  // Z_BUF_ERROR at the end: the input stopped inside a gzip stream.
-  if (code == Z_BUF_ERROR) throw_errorf("{}: {}: damaged gzip data: the file is truncated", ps.who, ps.path);
-  if (code != Z_OK) throw_errorf("{}: {}: damaged gzip data: {}", ps.who, ps.path, zlib_reason(msg));
 }
 
 // [HEADER?] [OPTION VALUE]...: HEADER? is left out when the first extra

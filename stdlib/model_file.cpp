@@ -17,6 +17,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -98,7 +99,16 @@ struct DataPlan {
 uint64_t align_up(uint64_t n) { return (n + kAlign - 1) / kAlign * kAlign; }
 
 uint32_t checksum_of(const char *data, size_t n) {
-  return uint32_t(crc32_z(crc32_z(0L, Z_NULL, 0), reinterpret_cast<const Bytef *>(data), n));
+  uLong crc = crc32_z(0L, Z_NULL, 0);
+  // In pieces, polling for Ctrl-C: a gigabyte of version 2 text takes a second or more.
+  while (n > 0) {
+    check_interrupt();
+    size_t piece = std::min<size_t>(n, size_t(1) << 26);
+    crc = crc32_z(crc, reinterpret_cast<const Bytef *>(data), piece);
+    data += piece;
+    n -= piece;
+  }
+  return uint32_t(crc);
 }
 
 void write_value(std::string &out, Value v, int depth, DataPlan &plan) {
@@ -139,12 +149,19 @@ void write_value(std::string &out, Value v, int depth, DataPlan &plan) {
     }
     bool proper = p == NIL;
     out += (proper ? "list " : "dotted ") + std::to_string(n) + "\n";
-    for (Value q = v; is_pair(q); q = cdr(q)) write_value(out, car(q), depth + 1, plan);
+    int64_t i = 0;
+    for (Value q = v; is_pair(q); q = cdr(q)) {
+      if ((i++ & 0xffff) == 0) check_interrupt();
+      write_value(out, car(q), depth + 1, plan);
+    }
     if (!proper) write_value(out, p, depth + 1, plan);
   } else if (is_vector(v)) {
     Vector *vec = as<Vector>(v);
     out += "vector " + std::to_string(vec->len) + "\n";
-    for (int64_t i = 0; i < vec->len; i++) write_value(out, vec->items[i], depth + 1, plan);
+    for (int64_t i = 0; i < vec->len; i++) {
+      if ((i & 0xffff) == 0) check_interrupt();
+      write_value(out, vec->items[i], depth + 1, plan);
+    }
   } else if (is_bytevector(v)) {
     Bytevector *b = as<Bytevector>(v);
     out += "bytevector " + std::to_string(b->len) + "\n";
@@ -516,8 +533,9 @@ Value read_value(Reader &r, int depth) {
     for (int i = 0; i < s.rank; i++) {
       if (nums[i + 1] <= 0) r.bad(at, "tensor dimensions must be positive, got '" + rest + "'");
       s.dim[i] = nums[i + 1];
-      size *= uint64_t(s.dim[i]);
-      if (size > (uint64_t(1) << 40)) r.bad(at, "tensor shape too large: '" + rest + "'");
+      // Checked as it is multiplied: a wrapped product (2^32 x 2^32 is 0) would pass the bound.
+      if (__builtin_mul_overflow(size, uint64_t(s.dim[i]), &size) || size > (uint64_t(1) << 40))
+        r.bad(at, "tensor shape too large: '" + rest + "'");
     }
     uint64_t need_lines = (size + kFloatsPerLine - 1) / kFloatsPerLine;
     if (need_lines > r.lines.size() - r.next) r.truncated();
@@ -526,6 +544,7 @@ Value read_value(Reader &r, int depth) {
     int64_t filled = 0;
     while (filled < int64_t(size)) {
       size_t line_at = r.next;
+      if ((line_at & 0xfff) == 0) check_interrupt();
       if (line_at >= r.lines.size()) r.truncated();
       const std::string &l = r.lines[r.next++];
       size_t p = 0;
@@ -781,6 +800,36 @@ Value load_binary(Reader &r, int fd) {
   return v;
 }
 
+// The file's bytes into `text`; false on a read error. The first line is
+// checked as soon as it is in: a file that does not start with `kiln-model `
+// and a version (such as /dev/zero, which never ends) is refused before more
+// of it is read.
+bool read_model_text(FILE *f, const std::string &path, std::string &text) {
+  static const std::string kMagic = "kiln-model ";
+  constexpr size_t kLongestFirstLine = 32;  // "kiln-model " and a version number
+  bool first_line_seen = false;
+  char buf[65536];
+  size_t got;
+  try {
+    while ((got = std::fread(buf, 1, sizeof buf, f)) > 0) {
+      check_interrupt();
+      text.append(buf, got);
+      if (first_line_seen) continue;
+      size_t nl = text.find('\n');
+      size_t line_len = nl == std::string::npos ? text.size() : nl;
+      size_t head = std::min(line_len, kMagic.size());
+      if (text.compare(0, head, kMagic, 0, head) != 0 || line_len > kLongestFirstLine)
+        throw_errorf("load-model: {}: not a Kiln model file", path);
+      first_line_seen = nl != std::string::npos;
+    }
+  } catch (const std::bad_alloc &) {
+    size_t had = text.size();
+    std::string().swap(text);
+    throw_errorf("load-model: {}: out of memory after reading {} bytes", path, had);
+  }
+  return !std::ferror(f);
+}
+
 Value b_load_model(int, Value *argv) {
   Reader r;
   r.path = arg_path("load-model", 1, argv[0]);
@@ -798,15 +847,16 @@ Value b_load_model(int, Value *argv) {
   }
   FILE *f = std::fopen(r.path.c_str(), "rb");
   if (!f) throw_errorf("load-model: cannot open {}: {}", r.path, std::strerror(errno));
+  struct Closer {
+    FILE *f;
+    ~Closer() { std::fclose(f); }
+  } closer{f};
   std::string text;
-  char buf[65536];
-  size_t got;
-  while ((got = std::fread(buf, 1, sizeof buf, f)) > 0) text.append(buf, got);
-  bool read_ok = !std::ferror(f);
-  std::fclose(f);
+  bool read_ok = read_model_text(f, r.path, text);
   if (!read_ok) throw_errorf("load-model: cannot read {}", r.path);
   size_t start = 0;
   while (start < text.size()) {
+    if ((r.lines.size() & 0xffff) == 0) check_interrupt();
     size_t nl = text.find('\n', start);
     if (nl == std::string::npos) {
       // The writer ends every line with a newline: a last partial line means the file was cut.
@@ -824,7 +874,8 @@ Value b_load_model(int, Value *argv) {
     throw_errorf("load-model: {}: not a Kiln model file", r.path);
   if (version == kFormatVersion)  // its first line would have been recognised above
     throw_errorf(
-        "load-model: {}: truncated at line 1, or not a regular file (version 3 is read by mapping the file)",
+        "load-model: {}: truncated at line 1, or not a regular file (version 3 is read by mapping the "
+        "file)",
         r.path);
   if (version < kOldestReadVersion || version > kFormatVersion)
     throw_errorf("load-model: {}: unsupported format version {} (this Kiln reads versions {} to {})", r.path,
