@@ -65,9 +65,11 @@ struct Builder {
       if (needs[size_t(b)]) give_sum(b, bin(Op::Mul, gr, a));
       return;
     case Op::Div:
-      // d(a/b)/da = 1/b; d(a/b)/db = -a/b^2, as PyTorch: (-g * a) / (b * b).
+      // d(a/b)/da = 1/b; d(a/b)/db = -a/b^2, computed as PyTorch does: -g * ((a/b) / b),
+      // the forward quotient divided once more. (-g * a) / (b * b) would give NaN or
+      // -inf where b*b underflows (|b| < 1.5e-154) although the quotient is finite.
       if (needs[size_t(a)]) give_sum(a, bin(Op::Div, gr, b));
-      if (needs[size_t(b)]) give_sum(b, bin(Op::Div, bin(Op::Mul, un(Op::Neg, gr), a), bin(Op::Mul, b, b)));
+      if (needs[size_t(b)]) give_sum(b, bin(Op::Mul, un(Op::Neg, gr), bin(Op::Div, i, b)));
       return;
     case Op::Pow: {
       // PyTorch's rules, zeros included: d(a^b)/da = b * a^(b-1), but 0 where b == 0

@@ -2,6 +2,8 @@
 #include "jit_context.h"
 
 #include <fcntl.h>
+#include <ftw.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -11,6 +13,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
+#include <string>
 #include <thread>
 
 #include "../runtime/eval.h"
@@ -193,6 +196,61 @@ void jit_pass_through(const std::string &captured, const std::string &reason) {
   if (!out.empty()) (void)!write(2, out.data(), out.size());
 }
 
+// libgccjit compiles in a directory libgccjit-XXXXXX that it makes in the
+// temporary directory libiberty picks once per process (TMPDIR, else /tmp) and
+// removes when the compile ends. A compile abandoned on Ctrl-C (the process
+// exits under it) would leave that directory behind, so compiles run with
+// TMPDIR naming a directory of this process's own, made at the first compile in
+// the one TMPDIR names; exit, and the interrupt path, remove it with all it holds.
+namespace {
+
+std::string g_compile_tmpdir;  // empty until made (or when it could not be)
+
+int remove_entry(const char *path, const struct stat *, int type, struct FTW *) {
+  if (type == FTW_DP) rmdir(path);
+  else unlink(path);
+  return 0;
+}
+
+// Renamed first: the abandoned compile (and the assembler it may be running)
+// names its files by their old paths, so it cannot add one while they go.
+void remove_compile_tmpdir() {
+  if (g_compile_tmpdir.empty()) return;
+  std::string gone = g_compile_tmpdir + ".gone";
+  const std::string &tree = rename(g_compile_tmpdir.c_str(), gone.c_str()) == 0 ? gone : g_compile_tmpdir;
+  nftw(tree.c_str(), remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+// Points TMPDIR at the private directory while a compile runs, and back after.
+class CompileTmpdir {
+ public:
+  CompileTmpdir() {
+    const char *user = std::getenv("TMPDIR");
+    had_ = user != nullptr;
+    if (had_) saved_ = user;
+    if (g_compile_tmpdir.empty()) {
+      std::string tmpl = std::string(had_ && *user ? user : "/tmp") + "/kiln-jit-XXXXXX";
+      if (mkdtemp(tmpl.data())) {
+        g_compile_tmpdir = tmpl;
+        std::atexit(remove_compile_tmpdir);
+      }
+    }
+    if (!g_compile_tmpdir.empty()) setenv("TMPDIR", g_compile_tmpdir.c_str(), 1);
+  }
+  ~CompileTmpdir() {
+    if (had_) setenv("TMPDIR", saved_.c_str(), 1);
+    else unsetenv("TMPDIR");
+  }
+  CompileTmpdir(const CompileTmpdir &) = delete;
+  CompileTmpdir &operator=(const CompileTmpdir &) = delete;
+
+ private:
+  bool had_ = false;
+  std::string saved_;
+};
+
+}  // namespace
+
 void run_uninterruptible(const std::string &kernel_name, StderrCapture *capture, void (*work)(void *),
                          void *data, const std::function<void()> &before_exit) {
   if (t_background) {
@@ -216,6 +274,7 @@ void run_uninterruptible(const std::string &kernel_name, StderrCapture *capture,
   // Heap-owned and never freed: on a Ctrl-C the process exits while the thread
   // still runs, and nothing may be destroyed under it before that.
   auto *shared = new Shared;
+  CompileTmpdir tmpdir;
   std::thread worker([=] {
     work(data);
     std::lock_guard<std::mutex> lock(shared->m);
@@ -230,6 +289,7 @@ void run_uninterruptible(const std::string &kernel_name, StderrCapture *capture,
         lock.unlock();
         if (capture && capture->active()) capture->end();
         if (before_exit) before_exit();
+        remove_compile_tmpdir();
         jit_message("error: interrupted while compiling kernel " + kernel_name +
                     " (a compile cannot be stopped, so kiln exits)");
         std::fflush(stdout);

@@ -683,7 +683,12 @@ void Emitter::matmul(const Ref &a, const Ref &b, RV cbuf, int64_t m, int64_t k, 
     matmul_rows(a, b, cbuf, ix(0), m, k, n);
     return;
   }
-  int64_t rows_per_chunk = std::max<int64_t>(4, (m / 8 + 3) / 4 * 4);
+  // Chunks of at most about kPolledMatmulWork multiply-adds (whole 4-row
+  // blocks), since Ctrl-C is answered between chunks (kernel_par): a 6000^2
+  // product in 8 chunks held it off for seconds. Every 4-row block streams all
+  // of b whatever the chunk, so small chunks cost only their calls.
+  int64_t rows_for_work = std::max<int64_t>(1, kPolledMatmulWork / (k * n));
+  int64_t rows_per_chunk = std::max<int64_t>(4, (std::min(m / 8, rows_for_work) + 3) / 4 * 4);
   int64_t chunks = (m + rows_per_chunk - 1) / rows_per_chunk;
   int64_t last_rows = m - (chunks - 1) * rows_per_chunk;
 

@@ -9,6 +9,7 @@
 
 #include "../runtime/args.h"
 #include "../runtime/error.h"
+#include "../runtime/eval.h"
 #include "../runtime/tensor.h"
 #include "../runtime/tensor_shapes.h"
 #include "../runtime/threadpool.h"
@@ -26,7 +27,7 @@ static KernelBuildInfo g_last_build;
 void kernel_par(long chunks, void (*chunk)(void *, long), void *ctx) {
   int threads = compute_threads();
   if (threads <= 1 || chunks <= 1) {
-    for (long i = 0; i < chunks; i++) chunk(ctx, i);
+    for (long i = 0; i < chunks && !g_interrupt; i++) chunk(ctx, i);  // as parallel_for does
     return;
   }
   // int64_t is long on every target libgccjit builds kernels for here (LP64).
@@ -203,6 +204,7 @@ Value apply_kernel_impl(Value self, int argc, Value *argv, Value *spares) {
     }
   }
   k->fn(args, results, k->scratch, kernel_par);
+  check_interrupt();  // on Ctrl-C kernel_par starts no further chunk: the results may be unfinished
   for (const KernelLayout::IndexCheck &c : k->layout->index_checks) {
     const double *status = k->scratch + c.offset;
     const GraphNode &n = g[c.node];

@@ -1,4 +1,5 @@
 // main.cpp — the kiln command line (docs/cli.md).
+#include <pthread.h>
 #include <unistd.h>
 
 #include <csignal>
@@ -80,18 +81,49 @@ static void on_sigint(int) {
   g_interrupt = 1;
 }
 
+// Installed before anything else runs (static constructors of priority 101
+// come first, before main): a Ctrl-C that arrived during start-up, before
+// run() got here, was lost when SIGINT came in ignored (a background job of a
+// non-interactive shell), and the program then ran to its end (crash_fuzz,
+// issue 35). Now it waits in g_interrupt for the first poll. Only the dynamic
+// loader's work (a few milliseconds) comes before it: a SIGINT then meets the
+// inherited disposition (the default ends the process; an ignored one is
+// dropped by the kernel, which no code of ours can see).
+// `kiln test` puts the inherited disposition back before it installs its own.
+static struct sigaction g_inherited_sigint;
+__attribute__((constructor(101))) static void install_sigint_handler_first() {
+  struct sigaction sa = {};
+  sa.sa_handler = on_sigint;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = SA_RESTART;  // as std::signal installs it
+  sigaction(SIGINT, &sa, &g_inherited_sigint);
+  // Inherited blocked, Ctrl-C would wait forever; a SIGINT sent meanwhile
+  // (kept pending, as a blocked signal is even when ignored) arrives now.
+  sigset_t sigint;
+  sigemptyset(&sigint);
+  sigaddset(&sigint, SIGINT);
+  pthread_sigmask(SIG_UNBLOCK, &sigint, nullptr);
+}
+
 static int run(void *p) {
   Options &o = *static_cast<Options *>(p);
   std::signal(SIGINT, on_sigint);
   int code = 0;
   if (run_guarded([] { init_kiln(); }, &code) != RunResult::ok) return code ? code : 1;
   if (o.jit_check) return jit_check_main();
-  {
-    std::vector<Value> cl;
-    cl.push_back(make_string(o.file.empty() ? "kiln" : o.file));
-    for (auto &a : o.args) cl.push_back(make_string(a));
-    g_command_line = list_from(cl.data(), int64_t(cl.size()));
-  }
+  // Guarded like every evaluation: a Ctrl-C arriving just after init_kiln must
+  // end the run with `interrupted`, not escape run() (list_from polled here, and
+  // the uncaught InterruptThrow aborted the process; issue 35).
+  if (run_guarded(
+          [&] {
+            // Consed on the stack, which the collector scans (a std::vector's
+            // malloc memory it does not).
+            Value list = NIL;
+            for (size_t i = o.args.size(); i-- > 0;) list = cons(make_string(o.args[i]), list);
+            g_command_line = cons(make_string(o.file.empty() ? "kiln" : o.file), list);
+          },
+          &code) != RunResult::ok)
+    return code;
   for (const Action &a : o.actions) {
     RunResult r = run_guarded(
         [&] {
@@ -133,7 +165,11 @@ static int usage_error(const std::string &msg) {
 
 int main(int argc, char **argv) {
   using namespace kiln;
-  if (argc > 1 && std::strcmp(argv[1], "test") == 0) return run_test_command(argc - 1, argv + 1);
+  if (argc > 1 && std::strcmp(argv[1], "test") == 0) {
+    sigaction(SIGINT, &g_inherited_sigint, nullptr);
+    if (g_interrupt) std::raise(SIGINT);  // a Ctrl-C during start-up, under the inherited disposition
+    return run_test_command(argc - 1, argv + 1);
+  }
   if (argc > 1 && std::strcmp(argv[1], "jupyter") == 0) {
     int status = run_jupyter_command(argc - 1, argv + 1);
     jit_exit_now_if_compiling(status);  // a kernel shut down while compiling (SPEC §17)

@@ -17,6 +17,7 @@
 
 #include "error.h"
 #include "eval.h"
+#include "exact_worker.h"
 #include "gc.h"
 #include "number.h"
 
@@ -61,7 +62,12 @@ Value value_of_mpz(mpz_srcptr z) {
   b->h = ObjHeader{T_BIGNUM, 0, 0, 0};
   b->size = mpz_sgn(z) < 0 ? -int32_t(n) : int32_t(n);
   b->spare = 0;
-  std::memcpy(b->limbs, mpz_limbs_read(z), n * sizeof(uint64_t));
+  // Copying hundreds of megabytes takes seconds while the pages fault in
+  // (longer on a busy machine): in chunks, polling for Ctrl-C between them.
+  const mp_limb_t *src = mpz_limbs_read(z);
+  fill_in_polled_chunks(int64_t(n), int64_t(1) << 20, [&](int64_t lo, int64_t hi) {
+    std::memcpy(b->limbs + lo, src + lo, size_t(hi - lo) * sizeof(uint64_t));
+  });
   return from_ptr(b);
 }
 
@@ -163,6 +169,10 @@ int compare_exact_double(Value a, double d) {
 Value exact_add(Value a, Value b) {
   if (is_fixnum(a) && is_fixnum(b)) return make_int(fixnum_of(a) + fixnum_of(b));
   if (!is_ratnum(a) && !is_ratnum(b)) {
+    if (exact_job_wanted(std::max(exact_integer_bits(a), exact_integer_bits(b))))
+      return run_exact_job(a, b, [](mpz_ptr out, mpz_srcptr x, mpz_srcptr y, const std::atomic<bool> &) {
+        mpz_add(out, x, y);
+      });
     Mpz r;
     mpz_add(r, IntView(a), IntView(b));
     return value_of_mpz(r);
@@ -176,6 +186,10 @@ Value exact_add(Value a, Value b) {
 Value exact_sub(Value a, Value b) {
   if (is_fixnum(a) && is_fixnum(b)) return make_int(fixnum_of(a) - fixnum_of(b));
   if (!is_ratnum(a) && !is_ratnum(b)) {
+    if (exact_job_wanted(std::max(exact_integer_bits(a), exact_integer_bits(b))))
+      return run_exact_job(a, b, [](mpz_ptr out, mpz_srcptr x, mpz_srcptr y, const std::atomic<bool> &) {
+        mpz_sub(out, x, y);
+      });
     Mpz r;
     mpz_sub(r, IntView(a), IntView(b));
     return value_of_mpz(r);
@@ -190,6 +204,10 @@ Value exact_mul(Value a, Value b) {
   if (is_fixnum(a) && is_fixnum(b)) return value_of_int128(__int128(fixnum_of(a)) * fixnum_of(b));
   check_exact_bits(exact_bits(a) + exact_bits(b));
   if (!is_ratnum(a) && !is_ratnum(b)) {
+    if (exact_job_wanted(exact_integer_bits(a) + exact_integer_bits(b)))
+      return run_exact_job(a, b, [](mpz_ptr out, mpz_srcptr x, mpz_srcptr y, const std::atomic<bool> &) {
+        mpz_mul(out, x, y);
+      });
     Mpz r;
     mpz_mul(r, IntView(a), IntView(b));
     return value_of_mpz(r);
@@ -328,6 +346,7 @@ namespace {
 struct DigitsJob {
   Mpz z;  // |the integer|
   int radix = 10;
+  bool negative = false;
   std::string out;
   std::atomic<bool> cancel{false};
   std::mutex m;
@@ -356,7 +375,8 @@ class DigitsWriter {
       powers_.push_back(std::move(next));
       digits_.push_back(digits_.back() * 2);
     }
-    job_.out.reserve(mpz_sizeinbase(job_.z, job_.radix));
+    job_.out.reserve(mpz_sizeinbase(job_.z, job_.radix) + 1);
+    if (job_.negative) job_.out += '-';         // here: inserting it later would move every digit
     write(job_.z, int(powers_.size()) - 1, 0);  // powers_[0] <= |z|: |z| has over 2^20 bits
   }
 
@@ -411,14 +431,21 @@ std::string finish_digits(DigitsJob &job, mpz_srcptr z, bool interruptible) {
     if (!interruptible) return "#<" + what + ">";  // inside an error report: no error here
     throw_error(what);
   }
-  std::string r = job.out.empty() ? std::string(1, '0') : std::move(job.out);
-  if (mpz_sgn(z) < 0) r.insert(r.begin(), '-');
+  std::string r = std::move(job.out);  // z has over 2^20 bits: never 0
   return r;
 }
 
 std::string big_integer_digits(mpz_srcptr z, int radix, bool interruptible) {
   auto job = std::make_shared<DigitsJob>();
-  mpz_abs(job->z, z);
+  // |z|, copied in polled chunks: hundreds of megabytes take seconds to fault in.
+  size_t n = mpz_size(z);
+  mp_limb_t *limbs = mpz_limbs_write(job->z, mp_size_t(n));
+  const mp_limb_t *src = mpz_limbs_read(z);
+  fill_in_polled_chunks(int64_t(n), int64_t(1) << 20, [&](int64_t lo, int64_t hi) {
+    std::memcpy(limbs + lo, src + lo, size_t(hi - lo) * sizeof(mp_limb_t));
+  });
+  mpz_limbs_finish(job->z, mp_size_t(n));
+  job->negative = mpz_sgn(z) < 0;
   job->radix = radix;
   std::thread worker;
   try {
@@ -459,6 +486,20 @@ static std::string integer_to_string(Value v, int radix, bool interruptible) {
   mpz_get_str(s.data(), radix, z);
   s.resize(std::strlen(s.c_str()));
   return s;
+}
+
+bool exact_digits_exceed(Value v, size_t chars) {
+  if (is_fixnum(v)) return false;
+  // A b-bit integer has at least floor((b - 1) * log10 2) + 1 digits.
+  double digits = double(exact_bits(v)) * 0.30102999566398119 - 2.0;
+  return digits > double(chars);
+}
+
+std::string exact_size_text(Value v) {
+  if (is_ratnum(v))
+    return fmt::format("#<a rational of {}/{} bits>", exact_integer_bits(ratnum_num(v)),
+                       exact_integer_bits(ratnum_den(v)));
+  return fmt::format("#<an integer of {} bits>", exact_integer_bits(v));
 }
 
 std::string exact_to_string(Value v, int radix, bool interruptible) {

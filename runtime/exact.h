@@ -106,6 +106,12 @@ Value exact_of_finite_double(double d);     // the rational equal to d
 // they are made, Ctrl-C raises `interrupted` unless `interruptible` is false
 // (callers that cannot take an error there: the printer inside error reports).
 std::string exact_to_string(Value v, int radix, bool interruptible = true);
+// Whether v's base-10 text would be longer than `chars` (an estimate from its
+// bits that never says no wrongly by more than a few digits).
+bool exact_digits_exceed(Value v, size_t chars);
+// "#<an integer of N bits>" or "#<a rational of N/M bits>": how an error
+// message shows an exact number too long to write out (printer.cpp).
+std::string exact_size_text(Value v);
 // An exact integer from digits in RADIX (text already checked), with a sign.
 Value exact_integer_from_digits(std::string_view digits, int radix, bool negative);
 

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "eval.h"
 #include "tensor.h"
 #include "tensor_ops_dispatch.h"
 
@@ -155,6 +156,7 @@ Value FusedElementwise::eval(Frame *env) {
   const SimdOps &K = simd();
   double blocks[kMaxSteps - 1][kBlock];
   for (int64_t off = 0; off < out->size; off += kBlock) {
+    check_interrupt();  // a volatile load per block: 10^8 elements take seconds
     int64_t len = std::min(kBlock, out->size - off);
     auto operand = [&](int o, int64_t &stride) -> const double * {
       if (o >= 0) {

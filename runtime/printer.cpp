@@ -453,11 +453,23 @@ static bool next_element(std::string &out, OpenContainer &c, Labels *labels, Val
   return false;
 }
 
+struct LimitReached {};
+
+// How far one print_value call may go: `end` is the output size past which it
+// stops (a value's printed form can be astronomically long: 60 levels of
+// (list x x) print 2^60 leaves); `poll` lets Ctrl-C stop it.
+struct PrintLimit {
+  size_t end = SIZE_MAX;
+  bool poll = false;
+};
+
 // Prints an atom, or opens a container and returns it, with its first
 // element in *first unless next_element gives that (*has_first false). At a container: in the first attempt
 // (no labels), counts its nesting, in the second, prints its label; a label reference prints whole.
 static std::optional<OpenContainer> print_start(std::string &out, Value v, bool write, Labels *labels,
-                                                size_t depth, Value *first, bool *has_first, bool poll) {
+                                                size_t depth, Value *first, bool *has_first,
+                                                const PrintLimit &limit) {
+  bool poll = limit.poll;
   if (is_container(v)) {
     if (labels) {
       if (print_label(out, labels, v)) return std::nullopt;
@@ -500,7 +512,17 @@ static std::optional<OpenContainer> print_start(std::string &out, Value v, bool 
   *has_first = true;
   switch (hdr(v)->type) {
   case T_BIGNUM:
-  case T_RATNUM: out += exact_to_string(v, 10, poll); return std::nullopt;
+  case T_RATNUM:
+    // A capped print (an error message) that could show only the first digits
+    // shows the size instead: making all the digits of a huge integer would
+    // take seconds to minutes, and an error report cannot be interrupted.
+    if (limit.end != SIZE_MAX && !poll &&
+        exact_digits_exceed(v, limit.end - std::min(limit.end, out.size()))) {
+      out += exact_size_text(v);
+      return std::nullopt;
+    }
+    out += exact_to_string(v, 10, poll);
+    return std::nullopt;
   case T_STRING:
     if (write) write_string_literal(out, string_view_of(v));
     else out += string_view_of(v);
@@ -627,15 +649,6 @@ static std::optional<OpenContainer> print_start(std::string &out, Value v, bool 
 }
 
 // Thrown inside print_value only, when the output passed its limit.
-struct LimitReached {};
-
-// How far one print_value call may go: `end` is the output size past which it
-// stops (a value's printed form can be astronomically long: 60 levels of
-// (list x x) print 2^60 leaves); `poll` lets Ctrl-C stop it.
-struct PrintLimit {
-  size_t end = SIZE_MAX;
-  bool poll = false;
-};
 
 // Depth-first with an explicit stack of open containers, so nesting is
 // bounded by memory, not by the C stack. The stack holds Values in malloc
@@ -650,7 +663,7 @@ static void print_iterative(std::string &out, Value root, bool write, Labels *la
     if (limit.poll && (steps & 1023) == 0) check_interrupt();
     Value first;
     bool has_first;
-    if (auto c = print_start(out, v, w, labels, open.size(), &first, &has_first, limit.poll)) {
+    if (auto c = print_start(out, v, w, labels, open.size(), &first, &has_first, limit)) {
       open.push_back(*c);
       if (has_first) {
         v = first;

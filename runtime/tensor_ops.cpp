@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "gelu_formula.h"
+#include "eval.h"
 #include "tanh_formula.h"
 #include "tensor_ops_dispatch.h"
 #include "threadpool.h"
@@ -96,6 +97,12 @@ double apply_unary(UnaryOp op, double x) {
   return 0.0;
 }
 
+// Element-wise loops over many elements run in pieces, polling for Ctrl-C
+// between them: an op over 10^8 elements takes seconds (tens on a busy
+// machine). A piece is a run of whole elements, so no element's operations
+// change; 2^16 elements take well under a millisecond.
+constexpr int64_t kPolledPiece = int64_t(1) << 16;
+
 // Strides (in elements) of a row-major tensor of shape `s` when indexed by an
 // output index of shape `os`; broadcast dimensions get stride 0.
 static void broadcast_strides(const Shape &s, const Shape &os, int64_t *stride) {
@@ -117,7 +124,12 @@ static void for_each_row(const Shape &os, const int64_t (*strides)[kMaxRank], F 
   for (int i = 0; i < outer_rank; i++) rows *= os.dim[i];
   int64_t idx[kMaxRank] = {};
   int64_t off[N] = {};
+  int64_t len = os.rank > 0 ? os.dim[os.rank - 1] : 1, since_poll = 0;
   for (int64_t r = 0; r < rows; r++) {
+    if ((since_poll += len) > kPolledPiece) {  // as fill_in_polled_chunks does for flat loops
+      check_interrupt();
+      since_poll = 0;
+    }
     row(off);
     // Odometer increment of the outer index, updating operand offsets.
     for (int d = outer_rank - 1; d >= 0; d--) {
@@ -135,9 +147,13 @@ void k_binary(BinaryOp op, const double *a, const Shape &as, const double *b, co
   const SimdOps &K = simd();
   int64_t n = os.size();
   int64_t na = as.size(), nb = bs.size();
-  if (na == n && nb == n) return K.binary_inner(op, a, 1, b, 1, out, n);
-  if (na == 1 && nb == n) return K.binary_inner(op, a, 0, b, 1, out, n);
-  if (na == n && nb == 1) return K.binary_inner(op, a, 1, b, 0, out, n);
+  if ((na == n || na == 1) && (nb == n || nb == 1)) {
+    int64_t sa = na == n ? 1 : 0, sb = nb == n ? 1 : 0;
+    fill_in_polled_chunks(n, kPolledPiece, [&](int64_t lo, int64_t hi) {
+      K.binary_inner(op, a + lo * sa, sa, b + lo * sb, sb, out + lo, hi - lo);
+    });
+    return;
+  }
   // General broadcast: rows of the last output dimension.
   int64_t strides[2][kMaxRank] = {};
   broadcast_strides(as, os, strides[0]);
@@ -152,14 +168,24 @@ void k_binary(BinaryOp op, const double *a, const Shape &as, const double *b, co
   });
 }
 
-void k_unary(UnaryOp op, const double *x, int64_t n, double *out) { simd().unary(op, x, n, out); }
+void k_unary(UnaryOp op, const double *x, int64_t n, double *out) {
+  const SimdOps &K = simd();
+  fill_in_polled_chunks(n, kPolledPiece,
+                        [&](int64_t lo, int64_t hi) { K.unary(op, x + lo, hi - lo, out + lo); });
+}
 
 void k_select(const double *cond, const Shape &cs, const double *a, const Shape &as, const double *b,
               const Shape &bs, double *out, const Shape &os) {
   const SimdOps &K = simd();
   int64_t n = os.size(), nc = cs.size(), na = as.size(), nb = bs.size();
-  if ((nc == n || nc == 1) && (na == n || na == 1) && (nb == n || nb == 1))
-    return K.select_inner(cond, nc == n, a, na == n, b, nb == n, out, n);
+  if ((nc == n || nc == 1) && (na == n || na == 1) && (nb == n || nb == 1)) {
+    bool wc = nc == n, wa = na == n, wb = nb == n;
+    fill_in_polled_chunks(n, kPolledPiece, [&](int64_t lo, int64_t hi) {
+      K.select_inner(cond + (wc ? lo : 0), wc, a + (wa ? lo : 0), wa, b + (wb ? lo : 0), wb, out + lo,
+                     hi - lo);
+    });
+    return;
+  }
   int64_t strides[3][kMaxRank] = {};
   broadcast_strides(cs, os, strides[0]);
   broadcast_strides(as, os, strides[1]);
@@ -175,8 +201,10 @@ void k_select(const double *cond, const Shape &cs, const double *a, const Shape 
 }
 
 double k_sum(const double *x, int64_t n) {
-  double s = 0.0;
-  for (int64_t i = 0; i < n; i++) s = s + x[i];
+  double s = 0.0;  // one chain across the pieces: the order is unchanged
+  fill_in_polled_chunks(n, kPolledPiece, [&](int64_t lo, int64_t hi) {
+    for (int64_t i = lo; i < hi; i++) s = s + x[i];
+  });
   return s;
 }
 
@@ -396,6 +424,7 @@ void k_matmul(const double *a, const double *b, double *c, int64_t m, int64_t k,
   int64_t work = m * k * n;
   if (threads <= 1 || work < kParallelMatmulWork || m < 8) {
     K.matmul_rows(a, b, c, 0, m, k, n);
+    check_interrupt();  // matmul_rows stops early on Ctrl-C, leaving c unfinished
     return;
   }
   // Chunks of whole 4-row blocks; a few per thread so uneven cores balance.
@@ -404,6 +433,7 @@ void k_matmul(const double *a, const double *b, double *c, int64_t m, int64_t k,
   rows = std::max<int64_t>(4, (rows + 3) / 4 * 4);
   MatmulJob job{a, b, c, m, k, n, rows, &K};
   parallel_for((m + rows - 1) / rows, threads, matmul_chunk, &job);
+  check_interrupt();  // the pool stops handing out chunks on Ctrl-C, and matmul_rows stops early
 }
 
 }  // namespace kiln

@@ -114,6 +114,10 @@ void k_sum_to(const double *g, const Shape &gs, double *out, const Shape &target
 // more than the second thread saves (docs/performance.md, "Tensor loops").
 constexpr int64_t kParallelMatmulWork = int64_t(1) << 21;
 
+// A compiled kernel's matmul chunk does at most about this many multiply-adds
+// (a few tens of milliseconds), so that Ctrl-C, answered between chunks, is
+// answered quickly; k_matmul polls inside its rows instead (matmul_rows).
+constexpr int64_t kPolledMatmulWork = int64_t(1) << 26;
 // c[m x n] = a[m x k] * b[k x n], all row-major and contiguous. Rows are split
 // across compute_threads() threads above kParallelMatmulWork; the result does not
 // depend on the thread count or CPU path.

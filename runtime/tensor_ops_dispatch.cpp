@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "gelu_formula.h"
+#include "eval.h"  // g_interrupt, which matmul_rows polls
 #include "tanh_formula.h"
 
 namespace kiln {

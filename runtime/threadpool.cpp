@@ -6,7 +6,8 @@
 #include <atomic>
 #include <vector>
 
-#include "gc.h"  // with GC_THREADS: pthread_create registers the thread with the collector
+#include "eval.h"  // g_interrupt
+#include "gc.h"    // with GC_THREADS: pthread_create registers the thread with the collector
 
 namespace kiln {
 
@@ -36,6 +37,7 @@ Pool &pool() {
 
 void run_chunks(Pool &p) {
   for (;;) {
+    if (g_interrupt) return;  // Ctrl-C: no further chunk starts (threadpool.h)
     int64_t c = p.next.fetch_add(1);
     if (c >= p.chunks) return;
     p.fn(p.ctx, c);
@@ -92,7 +94,7 @@ void ensure_workers(Pool &p, int n) {
 void parallel_for(int64_t chunks, int threads, void (*fn)(void *ctx, int64_t chunk), void *ctx) {
   if (chunks <= 0) return;
   if (threads <= 1 || chunks == 1) {
-    for (int64_t c = 0; c < chunks; c++) fn(ctx, c);
+    for (int64_t c = 0; c < chunks && !g_interrupt; c++) fn(ctx, c);
     return;
   }
   Pool &p = pool();

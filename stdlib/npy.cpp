@@ -21,6 +21,7 @@
 #include "../runtime/tensor.h"
 #include "builtins.h"
 #include "file_write.h"
+#include "npy_array.h"
 #include "npy_header.h"
 #include "port_args.h"
 #include "tensor_args.h"
@@ -153,6 +154,52 @@ Tensor *from_fortran_order(const Tensor *src) {
   }
   return t;
 }
+
+}  // namespace
+
+Value npy_tensor_from_bytes(const char *who, const std::string &where, const unsigned char *p, uint64_t n) {
+  auto bad = [&](std::string_view what) { throw_errorf("{}: {}: {}", who, where, what); };
+  if (n < kMagicLen || std::memcmp(p, "\x93NUMPY", kMagicLen) != 0)
+    bad("not a .npy array (it does not start with \\x93NUMPY)");
+  if (n < 8) bad(fmt::format("truncated: the array ends at byte {}, inside the version", n));
+  int major = p[6], minor = p[7];
+  if ((major < 1 || major > 3) || minor != 0)
+    bad(fmt::format("unsupported .npy format version {}.{} (Kiln reads 1.0, 2.0 and 3.0)", major, minor));
+  size_t header_at = major == 1 ? 10 : 12;
+  if (n < header_at) bad(fmt::format("truncated: the array ends at byte {}, inside the header length", n));
+  uint64_t len = p[8] | uint64_t(p[9]) << 8;
+  if (major > 1) len |= uint64_t(p[10]) << 16 | uint64_t(p[11]) << 24;
+  if (header_at + len > n)
+    bad(fmt::format("header length {} goes past the end of the array ({} bytes)", len, n));
+  std::string_view text(reinterpret_cast<const char *>(p + header_at), len);
+  NpyHeader h;
+  std::string why = parse_npy_header(text, header_at, h);
+  if (!why.empty()) bad(why);
+  uint64_t have = n - header_at - len;
+  uint64_t count = 1;
+  bool overflow = false;
+  for (int k = 0; k < h.shape.rank; k++)
+    overflow |= __builtin_mul_overflow(count, uint64_t(h.shape.dim[k]), &count);
+  uint64_t need;
+  overflow |= __builtin_mul_overflow(count, uint64_t(h.itemsize), &need);
+  if (overflow || need != have)
+    bad(fmt::format(
+        "header field 'shape' {} of '{}' needs {} bytes of data, the array has {} after the header",
+        h.shape_text, h.descr, overflow ? "more than 2^64" : std::to_string(need), have));
+  Tensor *t = alloc_tensor(h.shape);
+  const unsigned char *data = p + header_at + len;
+  size_t per_chunk = kChunk / size_t(h.itemsize);
+  for (uint64_t done = 0; done < count;) {
+    check_interrupt();
+    size_t k = size_t(std::min<uint64_t>(per_chunk, count - done));
+    convert(h, data + done * uint64_t(h.itemsize), k, t->data + done);
+    done += k;
+  }
+  if (h.fortran_order && h.shape.rank > 1) t = from_fortran_order(t);
+  return from_ptr(t);
+}
+
+namespace {
 
 Value b_load_npy(int, Value *argv) {
   Reading r;

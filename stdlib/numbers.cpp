@@ -9,6 +9,7 @@
 
 #include "../runtime/eval.h"
 #include "../runtime/exact.h"
+#include "../runtime/exact_worker.h"
 #include "../runtime/number.h"
 #include "builtins.h"
 
@@ -261,6 +262,26 @@ Value b_exact_integer_sqrt(int, Value *argv) {
   return make_values(2, r);
 }
 
+// x^e as steps the worker can stop between (exact_worker.h): x = odd * 2^t is
+// raised as odd^e by left-to-right binary powering, one GMP product per step,
+// then shifted by t*e (as mpz_pow_ui strips the factors of 2: (expt 2 N) is a
+// shift, not N squarings).
+ExactWork power_steps(uint64_t e) {
+  return [e](mpz_ptr out, mpz_srcptr x, mpz_srcptr, const std::atomic<bool> &cancel) {
+    mp_bitcnt_t twos = mpz_scan1(x, 0);  // x != 0
+    Mpz odd;
+    mpz_tdiv_q_2exp(odd, x, twos);
+    mpz_set_ui(out, 1);
+    for (int bit = 63 - __builtin_clzll(e); bit >= 0; bit--) {
+      if (cancel) return;
+      mpz_mul(out, out, out);
+      if ((e >> bit) & 1) mpz_mul(out, out, odd);
+    }
+    if (cancel) return;
+    mpz_mul_2exp(out, out, mp_bitcnt_t(twos * e));
+  };
+}
+
 // base^e for exact base and exact integer e >= 0.
 Value exact_power(Value base, Value power) {
   if (base == make_fixnum(0)) return make_fixnum(power == make_fixnum(0) ? 1 : 0);
@@ -277,6 +298,7 @@ Value exact_power(Value base, Value power) {
     double mantissa = mpz_get_d_2exp(&exponent2, IntView(integer));  // integer != 0
     double bits = (std::log2(std::fabs(mantissa)) + double(exponent2)) * double(e);
     if (bits > double(kMaxExactBits)) check_exact_bits(kMaxExactBits + 1);
+    if (exact_job_wanted(uint64_t(bits))) return run_exact_job(integer, make_fixnum(0), power_steps(e));
     Mpz r;
     mpz_pow_ui(r, IntView(integer), e);
     return value_of_mpz(r);

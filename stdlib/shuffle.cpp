@@ -26,17 +26,22 @@ int64_t *shuffled_indices(int64_t n, uint64_t seed) {
 
 namespace {
 
-// (minibatches N BATCH SEED): the shuffled order cut into lists of BATCH
-// indices, the last one shorter when BATCH does not divide N. Built from the
-// end so that every list is consed in order.
-Value b_minibatches(int, Value *argv) {
+// (minibatches N BATCH SEED ['drop-last]): the shuffled order cut into lists
+// of BATCH indices, the last one shorter when BATCH does not divide N, or left
+// out with 'drop-last (every batch then has the same size, as PyTorch's
+// DataLoader(drop_last=True) gives). Built from the end so that every list is
+// consed in order.
+Value b_minibatches(int argc, Value *argv) {
   int64_t n = arg_index("minibatches", 1, argv[0]);
   if (!is_int(argv[1]) || int_of(argv[1]) < 1) type_error("minibatches", 2, "a positive integer", argv[1]);
   int64_t batch = int_of(argv[1]);
   uint64_t seed = uint64_t(arg_int("minibatches", 3, argv[2]));
+  if (argc > 3 && argv[3] != intern("drop-last"))
+    type_error("minibatches", 4, "the symbol drop-last", argv[3]);
+  bool drop_last = argc > 3;
   int64_t *p = shuffled_indices(n, seed);
   Value batches = NIL;
-  int64_t end = n;
+  int64_t end = drop_last ? n / batch * batch : n;
   while (end > 0) {
     int64_t start = (end - 1) / batch * batch;
     Value b = NIL;
@@ -51,9 +56,10 @@ Value b_minibatches(int, Value *argv) {
 }
 
 BuiltinRegistrar reg([] {
-  defbuiltin("minibatches", 3, 3, b_minibatches,
-             "(minibatches N BATCH SEED): 0..N-1 in a shuffled order (Fisher-Yates over SplitMix64(SEED)) "
-             "cut into lists of BATCH indices, the last one shorter when BATCH does not divide N.");
+  defbuiltin("minibatches", 3, 4, b_minibatches,
+             "(minibatches N BATCH SEED ['drop-last]): 0..N-1 in a shuffled order (Fisher-Yates over "
+             "SplitMix64(SEED)) cut into lists of BATCH indices, the last one shorter when BATCH does not "
+             "divide N, or left out with 'drop-last.");
 });
 
 }  // namespace

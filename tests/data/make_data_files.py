@@ -7,10 +7,13 @@ npy/: one file per dtype Kiln reads, in C and Fortran order, big-endian forms, r
 to 3, format versions 1.0 to 3.0, and files NumPy writes that Kiln refuses (complex,
 objects, structured, float16, a zero-length dimension, rank 9). csv/: a small table
 with a header, the same gzip-compressed (with and without a .gz name) and written
-by NumPy's savetxt. The values are chosen so every one is exact in every dtype.
+by NumPy's savetxt. npz/: archives numpy.savez and numpy.savez_compressed write, and
+zip files load-npz refuses (another compression method, a member that is not .npy).
+The values are chosen so every one is exact in every dtype.
 """
 import gzip
 import io
+import zipfile
 from pathlib import Path
 
 import numpy as np
@@ -18,11 +21,28 @@ import numpy as np
 HERE = Path(__file__).resolve().parent
 NPY = HERE / "npy"
 CSV = HERE / "csv"
+NPZ = HERE / "npz"
 
 
 def save(name, a, version=None):
     with open(NPY / name, "wb") as f:
         np.lib.format.write_array(f, a, version=version, allow_pickle=True)
+
+
+def zip64_archive(name, data):
+    """A stored one-member zip whose directory and end record use the zip64 fields."""
+    import struct
+    import zlib
+    crc, n, nm = zlib.crc32(data), len(data), name.encode()
+    local = struct.pack("<IHHHHHIIIHH", 0x04034B50, 45, 0, 0, 0, 0x21, crc, n, n, len(nm), 0) + nm + data
+    extra = struct.pack("<HHQQQ", 1, 24, n, n, 0)
+    central = struct.pack("<IHHHHHHIIIHHHHHII", 0x02014B50, 0x032D, 45, 0, 0, 0, 0x21, crc, 0xFFFFFFFF,
+                          0xFFFFFFFF, len(nm), len(extra), 0, 0, 0, 0o600 << 16, 0xFFFFFFFF) + nm + extra
+    cd_at, z_at = len(local), len(local) + len(central)
+    z_end = struct.pack("<IQHHIIQQQQ", 0x06064B50, 44, 45, 45, 0, 0, 1, 1, len(central), cd_at)
+    locator = struct.pack("<IIQI", 0x07064B50, 0, z_at, 1)
+    end = struct.pack("<IHHHHIIH", 0x06054B50, 0, 0, 0xFFFF, 0xFFFF, 0xFFFFFFFF, 0xFFFFFFFF, 0)
+    return local + central + z_end + locator + end
 
 
 def main():
@@ -67,6 +87,24 @@ def main():
         with gzip.GzipFile(filename="", mode="wb", fileobj=buf, mtime=0) as g:
             g.write(text)
         (CSV / name).write_bytes(buf.getvalue())
+    NPZ.mkdir(exist_ok=True)
+    arrays = {"w": base.astype("<f8"), "b": np.array([0.5, -1.0]), "n": np.int32(7),
+              "f": np.asfortranarray(base.astype(">i2")), "mask": np.array([True, False])}
+    np.savez(NPZ / "plain.npz", **arrays)
+    np.savez_compressed(NPZ / "compressed.npz", **arrays)
+    np.savez(NPZ / "empty.npz")
+    np.savez(NPZ / "positional.npz", np.arange(3.0), np.ones((1, 2)))
+    with zipfile.ZipFile(NPZ / "bzip2.npz", "w", compression=zipfile.ZIP_BZIP2) as z:
+        z.writestr(zipfile.ZipInfo("w.npy"), (NPY / "f8_c.npy").read_bytes(), compress_type=zipfile.ZIP_BZIP2)
+    with zipfile.ZipFile(NPZ / "not_npy.npz", "w") as z:
+        z.writestr(zipfile.ZipInfo("w.npy"), (NPY / "f8_c.npy").read_bytes())
+        z.writestr(zipfile.ZipInfo("notes.txt"), b"hello")
+    with zipfile.ZipFile(NPZ / "complex.npz", "w") as z:
+        z.writestr(zipfile.ZipInfo("c.npy"), (NPY / "complex.npy").read_bytes())
+    # The zip64 forms a reader meets in archives past 4 GiB, on a small one: the
+    # central directory's sizes and offset in a zip64 extra field, and the end
+    # record's fields in a zip64 end record found through its locator.
+    (NPZ / "zip64.npz").write_bytes(zip64_archive("w.npy", (NPY / "f8_c.npy").read_bytes()))
     np.savetxt(CSV / "savetxt.csv", np.array([[0.1, 2.0, -3.5e-8], [1e300, np.nan, -np.inf]]),
                delimiter=",", fmt="%.17g")
 

@@ -2,7 +2,7 @@
 """Crash fuzzer: kiln must survive mutated, generated and hostile programs.
 
 usage: crash_fuzz.py KILN REPO [--seed S] [--count N | --minutes M] [--jobs J]
-                     [--timeout T] [--save DIR] [--skip NAME,...]
+                     [--timeout T] [--save DIR] [--skip NAME,...] [--only KIND]
 
 Builds programs with a fixed seed (the same seed gives the same programs):
 
@@ -20,10 +20,14 @@ Builds programs with a fixed seed (the same seed gives the same programs):
     random arguments from the same hostile pool, each call in its own try-catch;
   * deep nesting: brackets, quotes, vectors, begin/if/lambda/list/quasiquote, up to
     a million levels;
-  * damaged data files: programs that write .npy, CSV and gzip-compressed CSV files
-    (the committed test data of tests/data/ and generated ones: every dtype, order,
-    format version, odd shapes) truncated, with bits flipped, bytes changed, header
-    fields, lengths and versions edited, then read them with load-npy and read-csv.
+  * damaged data files: programs that write .npy, CSV and gzip-compressed CSV files,
+    .npz archives (stored and deflated) and model files (versions 1 to 3) (the
+    committed test data of tests/data/ and generated ones: every dtype, order, format
+    version, odd shapes, random trees of tensors) truncated, with bits flipped, bytes
+    changed, header fields, lengths, versions, zip fields and model header numbers
+    edited (the model header's length and checksum then made right again, so the
+    parser sees the edit), then read them with load-npy, read-csv and read-table
+    (with random 'delimiter and 'columns), load-npz and load-model.
 
 Each program runs as `kiln CASE.lisp` (stdin /dev/null, a scratch cwd, --timeout s)
 and fails when it is killed by a signal, prints a sanitizer report, exits with a
@@ -45,16 +49,20 @@ KILN_FUZZ_SEED, KILN_FUZZ_JOBS, KILN_FUZZ_TIMEOUT, KILN_FUZZ_SAVE.
 import argparse
 import concurrent.futures
 import gzip
+import io
 import os
 import random
 import re
 import resource
 import shutil
 import signal
+import struct
 import subprocess
 import sys
 import tempfile
 import time
+import zipfile
+import zlib
 from pathlib import Path
 
 # Snippets that reach error paths directly; also the insertable tokens.
@@ -674,25 +682,160 @@ def damage(rng, data, npy):
     return data
 
 
-def lisp_bytes(data):
-    """A Lisp string literal holding exactly `data` (strings are bytes, Latin-1)."""
-    out = []
-    for b in data:
-        if b in (0x22, 0x5c):
-            out.append("\\" + chr(b))
-        elif 0x20 <= b < 0x7f:
-            out.append(chr(b))
-        else:
-            out.append("\\x%x;" % b)
-    return '"' + "".join(out) + '"'
+def model_file(rng):
+    """A version 3 model file laid out as save-model writes it (docs/model-format.md):
+    a random tree of tensors, numbers, strings and named pairs."""
+    data = []
+    at = [0]
+
+    def value(depth):
+        r = rng.random()
+        if depth > 3 or r < 0.5:
+            kind = rng.choice(["tensor", "tensor", "tensor", "int", "float", "string", "symbol"])
+            if kind == "tensor":
+                shape = [rng.randint(1, 5) for _ in range(rng.choice([0, 1, 1, 2, 3]))]
+                n = 1
+                for d in shape:
+                    n *= d
+                raw = struct.pack("<%dd" % n, *(rng.uniform(-1e3, 1e3) for _ in range(n)))
+                off = (at[0] + 63) // 64 * 64
+                data.append((off, raw))
+                at[0] = off + len(raw)
+                return "tensor <f8 %d%s at %d crc32 %08x\n" % (
+                    len(shape), "".join(" %d" % d for d in shape), off, zlib.crc32(raw))
+            return {"int": "int %d\n" % rng.randint(-99, 99), "float": "float 0x1.8p+1\n",
+                    "string": 'string "w"\n', "symbol": 'symbol "b"\n'}[kind]
+        if r < 0.8:
+            items = [value(depth + 1) for _ in range(rng.randint(0, 4))]
+            return "list %d\n" % len(items) + "".join(items)
+        return 'dotted 1\nsymbol "w%d"\n' % rng.randrange(9) + value(depth + 1)
+
+    return model_bytes(value(0) + "end\n", data)
+
+
+def model_bytes(body, data):
+    head = b"kiln-model 3\nheader %d\n" % len(body) + body.encode()
+    head += b"crc32 %08x\n" % zlib.crc32(head)
+    out = bytearray(head + bytes(-len(head) % 64))
+    start = len(out)
+    for off, raw in data:
+        out += bytes(start + off - len(out)) + raw
+    return bytes(out)
+
+
+def damage_model(rng, data):
+    """A number in a version 3 header replaced by a hostile one, the header's length
+    and checksum made right again (so the parser, not the checksum, meets it)."""
+    if not data.startswith(b"kiln-model 3\n"):
+        return data
+    try:
+        nl = data.index(b"\n", 13)
+        n = int(data[20:nl])
+        body = data[nl + 1:nl + 1 + n].decode()
+    except ValueError:
+        return data
+    spots = list(re.finditer(r"-?\d+|<f8|crc32 [0-9a-f]+|at", body))
+    if not spots:
+        return data
+    m = rng.choice(spots)
+    new = rng.choice([v.decode() for v in HEADER_VALUES] + ["<f4", ">f8", "9", "65", "64", "-64", ""])
+    body = body[:m.start()] + new + body[m.end():]
+    tensors = data[(nl + 1 + n + 15 + 63) // 64 * 64:]
+    head = b"kiln-model 3\nheader %d\n" % len(body.encode()) + body.encode()
+    head += b"crc32 %08x\n" % zlib.crc32(head)
+    return head + bytes(-len(head) % 64) + tensors
+
+
+def old_model_file(rng):
+    """A version 1 or 2 (text) model file."""
+    body = "list 3\nint 5\ntensor 2 2 2\n0x1p+0 0x1p+1 0x1.8p+1 -0x0p+0\nstring \"s\"\nend\n"
+    if rng.random() < 0.5:
+        return ("kiln-model 1\n" + body).encode()
+    text = ("kiln-model 2\n" + body).encode()
+    return text + b"crc32 %08x\n" % zlib.crc32(text)
+
+
+def npz_file(rng):
+    """An .npz archive as numpy.savez or numpy.savez_compressed writes one."""
+    buf = io.BytesIO()
+    method = rng.choice([zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED])
+    with zipfile.ZipFile(buf, "w", compression=method) as z:
+        for k in range(rng.randint(0, 4)):
+            with z.open(rng.choice(["w%d.npy" % k, "arr_%d.npy" % k]), "w", force_zip64=rng.random() < 0.5) as f:
+                f.write(npy_file(rng))
+    return buf.getvalue()
+
+
+def damage_zip(rng, data):
+    """A 2- or 4-byte field near the end (the central directory and end record) or at a
+    local header replaced by a hostile value."""
+    if len(data) < 8:
+        return data
+    width = rng.choice([2, 4])
+    i = rng.choice([rng.randrange(max(1, len(data) - 120), len(data) - width + 1), rng.randrange(0, 40)])
+    value = rng.choice([0, 1, 0xff, 0xffff, 0xffffffff, 0x7fffffff, len(data), rng.randrange(2**16)])
+    return data[:i] + (value % 2**(8 * width)).to_bytes(width, "little") + data[i + width:]
+
+
+def table_text(rng):
+    """Text for read-csv and read-table with options: delimiters, quotes, text cells."""
+    delim = rng.choice([b",", b" ", b"  ", b"\t", b";"])
+    cells = [b"1", b"-2.5", b"nan", b"abc", b"\"q,uo\"\"te\"", b"\"\"", b"", b"  7  ", b"x y", b"1e999",
+             "λ".encode(), b"\"multi\nline\""]
+    rows, cols = rng.randint(1, 5), rng.randint(1, 4)
+    lines = [delim.join(rng.choice(cells) for _ in range(cols)) for _ in range(rows)]
+    return b"\n".join(lines) + b"\n"
+
+
+def table_read(rng, path):
+    args = [rng.choice(["#t", "#f"])] if rng.random() < 0.7 else []
+    if rng.random() < 0.6:
+        args += ["'delimiter", rng.choice(["#\\space", "#\\tab", "#\\,", "#\\;", "#\\x", "5"])]
+    if rng.random() < 0.5:
+        cols = rng.sample(range(5), rng.randint(1, 3)) if rng.random() < 0.9 else [0, 0]
+        args += ["'columns", "'(%s)" % " ".join(map(str, cols))]
+    fn = rng.choice(["read-csv", "read-table"])
+    call = "(%s \"%s\" %s)" % (fn, path, " ".join(args))
+    return "(use-all %s)" % call if fn == "read-table" else "(use %s)" % call
+
+
+def lisp_bytevector(data):
+    return "#u8(" + " ".join(str(b) for b in data) + ")"
 
 
 def files_program(rng, seeds):
     """Writes 3-8 damaged data files and reads each in a try-catch, using the result."""
-    forms = ["(define (put path text) (call-with-output-file path (lambda (p) (write-string text p))))",
-             "(define (use t) (if (tensor? t) (list (tensor-shape t) (tensor-sum t)) t))"]
+    forms = ["(define (putb path bv) (call-with-port (open-binary-output-file path) "
+             "(lambda (p) (write-bytevector bv p))))",
+             "(define (use t) (if (tensor? t) (list (tensor-shape t) (tensor-sum t)) t))",
+             "(define (use-all v) (if (list? v) (map (lambda (x) (if (pair? x) (use (cdr x)) (use x))) v) (use v)))"]
     for i in range(rng.randint(3, 8)):
         r = rng.random()
+        if r < 0.4:
+            # the newer readers: model files, .npz archives, tables with options
+            kind = rng.choice(["model", "model", "old_model", "npz", "npz", "npz_seed", "table"])
+            if kind == "table":
+                data, ext = table_text(rng), "csv"
+                data = damage(rng, data, False) if rng.random() < 0.5 else data
+            elif kind in ("model", "old_model"):
+                data, ext = (model_file(rng) if kind == "model" else old_model_file(rng)), "kiln"
+                if rng.random() < 0.5:
+                    data = damage_model(rng, data)
+                if rng.random() < 0.6:
+                    data = damage(rng, data, False)
+            else:
+                data = npz_file(rng) if kind == "npz" or not seeds["npz"] else rng.choice(seeds["npz"])
+                ext = "npz"
+                if rng.random() < 0.5:
+                    data = damage_zip(rng, data)
+                if rng.random() < 0.6:
+                    data = damage(rng, data, False)
+            path = f"f{i}.{ext}"
+            forms.append(f"(putb \"{path}\" {lisp_bytevector(data)})")
+            read = {"kiln": f'(use-all (load-model "{path}"))', "npz": f'(use-all (load-npz "{path}"))',
+                    "csv": table_read(rng, path)}[ext]
+            forms.append(f"(try-catch {read} (e) #f)")
+            continue
         if r < 0.3 and seeds["npy"]:
             data, npy, gz = rng.choice(seeds["npy"]), True, False
         elif r < 0.55:
@@ -706,16 +849,17 @@ def files_program(rng, seeds):
             data = gzip.compress(data, mtime=0)
         data = damage(rng, data, npy) if rng.random() < 0.9 else data
         path = f"f{i}.{'npy' if npy else 'csv'}"
-        forms.append(f"(put \"{path}\" {lisp_bytes(data)})")
+        forms.append(f"(putb \"{path}\" {lisp_bytevector(data)})")
         read = f'(load-npy "{path}")' if npy else f'(read-csv "{path}" {rng.choice(["#t", "#f"])})'
         forms.append(f"(try-catch (use {read}) (e) #f)")
     return "\n".join(forms) + "\n"
 
 
 def data_file_seeds(repo):
-    """The committed test data: {'npy': [bytes], 'csv': [bytes]} (gzip files count as CSV)."""
+    """The committed test data: {'npy': [bytes], 'npz': [bytes], 'csv': [bytes]} (gzip files count as CSV)."""
     base = repo / "tests" / "data"
     return {"npy": [p.read_bytes() for p in sorted(base.glob("npy/*.npy"))],
+            "npz": [p.read_bytes() for p in sorted(base.glob("npz/*.npz"))],
             "csv": [p.read_bytes() for p in sorted(base.glob("csv/*")) if p.is_file()]}
 
 
@@ -1008,7 +1152,7 @@ def make_case(rng, corpus, corpus_data, pools, seeds):
         return "builtins", builtin_program(rng, pools).encode(), None
     if r < 0.88 and pools.names:
         return "callbacks", callback_program(rng, pools).encode(), None
-    if r < 0.95 and "load-npy" in pools.builtins and "read-csv" in pools.builtins:
+    if r < 0.95 and all(b in pools.builtins for b in ("load-npy", "read-csv", "load-npz", "load-model")):
         return "files", files_program(rng, seeds).encode(), None
     text, meta = deep_program(rng)
     return "deep", text.encode(), meta
@@ -1027,6 +1171,8 @@ def main():
     ap.add_argument("--save", default=os.environ.get("KILN_FUZZ_SAVE", "crash-fuzz-failures"))
     ap.add_argument("--minimise-seconds", type=float, default=120)
     ap.add_argument("--skip", default="", help="comma-separated builtins never to call")
+    ap.add_argument("--only", default="", help="only programs of this kind (soup, text, sexp, builtins, "
+                    "callbacks, files, deep), e.g. files for the data-file readers")
     args = ap.parse_args()
 
     kiln = os.path.abspath(args.kiln)
@@ -1102,7 +1248,7 @@ def main():
             cases = []
             while len(cases) < args.count:
                 origin, program, meta = make_case(rng, corpus, corpus_data, pools, seeds)
-                if b"exit" in program or b"delete-file" in program:
+                if b"exit" in program or b"delete-file" in program or (args.only and origin != args.only):
                     continue
                 cases.append((origin, program, meta))
             found = []

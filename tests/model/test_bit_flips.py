@@ -1,13 +1,14 @@
 #!/usr/bin/env python3
 """Model files refuse damage: every single-bit flip of a saved file, and every
 float the format does not allow, is a clear error naming the file (exit 1, never
-a signal), while intact files of versions 1 and 2 load.
+a signal), while intact files of versions 1, 2 and 3 load.
 
 usage: test_bit_flips.py KILN_BINARY
 """
 import os
 import subprocess
 import sys
+import struct
 import tempfile
 import zlib
 
@@ -52,15 +53,33 @@ def load_each(names, cwd):
 with tempfile.TemporaryDirectory() as d:
     # A small file holding every kind of item.
     r = kiln(["-e", '(save-model "m.kiln" (list 1 -2 2.5 "hi" (quote s) #\\a #t (quote ())'
-              ' (cons 1 2) (vector 3) (tensor (quote ((1 2) (3 4))))))'], d)
+              ' (cons 1 2) (vector 3) (tensor (quote ((1 2) (3 4)))) (tensor (quote (5 6 7)))))'], d)
     if r.returncode != 0:
         sys.exit("save-model failed: " + r.stderr)
     whole = open(os.path.join(d, "m.kiln"), "rb").read()
-    body, crc_line = whole[:whole.rindex(b"crc32 ")], whole[whole.rindex(b"crc32 "):]
-    if not whole.startswith(b"kiln-model 2\n") or not body.endswith(b"\nend\n"):
+    # Version 3 (docs/model-format.md): the header text, its checksum line,
+    # zeros to a multiple of 64, each tensor's bytes at a multiple of 64.
+    line2_end = whole.index(b"\n", 13) + 1
+    text_end = line2_end + int(whole[13:line2_end].split()[1])
+    body, crc_line = whole[:text_end], whole[text_end:text_end + 15]
+    if not whole.startswith(b"kiln-model 3\nheader ") or not body.endswith(b"\nend\n"):
         fail("unexpected layout: %r" % whole[:40])
     if crc_line != b"crc32 %08x\n" % zlib.crc32(body):
         fail("checksum line %r is not zlib's crc32 of the rest" % crc_line)
+    data_start = (text_end + 15 + 63) // 64 * 64
+    tensor_lines = [l.split() for l in body.split(b"\n") if l.startswith(b"tensor ")]
+    want = [((1.0, 2.0, 3.0, 4.0), 0), ((5.0, 6.0, 7.0), 64)]
+    if len(tensor_lines) != 2:
+        fail("expected two tensor lines, got %r" % tensor_lines)
+    for words, (values, offset) in zip(tensor_lines, want):
+        at = data_start + int(words[-3])
+        raw = whole[at:at + 8 * len(values)]
+        if words[1] != b"<f8" or int(words[-3]) != offset or raw != struct.pack("<%dd" % len(values), *values):
+            fail("tensor line %r does not point at %r" % (words, values))
+        if words[-1] != b"%08x" % zlib.crc32(raw):
+            fail("tensor line %r: the checksum is not zlib's crc32 of its bytes" % words)
+    if len(whole) != data_start + 64 + 24:
+        fail("file size %d, expected %d" % (len(whole), data_start + 64 + 24))
 
     # Every single-bit flip, loaded under guard in one process.
     names = []
@@ -86,7 +105,9 @@ with tempfile.TemporaryDirectory() as d:
     # Intact files load: the saved one, and version 1 without a checksum.
     cases = {
         "saved.kiln": (whole.decode("latin-1"),
-                       '(1 -2 2.5 "hi" s #\\a #t () (1 . 2) #(3) #<tensor 2x2 [1.0 2.0 3.0 4.0]>)'),
+                       '(1 -2 2.5 "hi" s #\\a #t () (1 . 2) #(3) #<tensor 2x2 [1.0 2.0 3.0 4.0]> #<tensor 3 [5.0 6.0 7.0]>)'),
+        "v2.kiln": (with_checksum("kiln-model 2\nlist 2\nint 5\ntensor 1 2\n0x1p+0 0x1p+1\nend\n"),
+                    "(5 #<tensor 2 [1.0 2.0]>)"),
         "v1.kiln": ("kiln-model 1\nlist 2\nint 5\nfloat 0x1.8p+1\nend\n", "(5 3.0)"),
         "hex.kiln": (with_checksum("kiln-model 2\nvector 6\nfloat -0x0p+0\nfloat inf\nfloat -inf\n"
                                    "float nan\nfloat 0x0.0000000000001p-1022\nfloat 0x1.fffffffffffffp+1023\nend\n"),
@@ -130,7 +151,8 @@ with tempfile.TemporaryDirectory() as d:
         ("crc_after_extra", body2 + "int 1\ncrc32 %08x\n" % zlib.crc32((body2 + "int 1\n").encode()),
          "line 4: unexpected text after 'end'"),
         ("v1_with_crc", "kiln-model 1\nint 7\nend\ncrc32 %s\n" % good_crc, "line 4: unexpected text after 'end'"),
-        ("version3", "kiln-model 3\nint 7\nend\n", "unsupported format version 3 (this Kiln reads versions 1 to 2)"),
+        ("version4", "kiln-model 4\nint 7\nend\n", "unsupported format version 4 (this Kiln reads versions 1 to 3)"),
+        ("version3_text", "kiln-model 3\nint 7\nend\n", "line 2: expected 'header' and a byte count, got 'int 7'"),
         ("version0", "kiln-model 0\nint 7\nend\n", "unsupported format version 0"),
     ]:
         cases[n + ".kiln"] = (text, None)

@@ -4,7 +4,11 @@ float64 bits (every dtype Kiln reads, both byte orders, C and Fortran order, ran
 to 5, format versions 1.0 to 3.0); save-npy's files load in NumPy with the same bits
 and are byte for byte what np.save writes for that array; write-csv's text reads back
 in np.loadtxt with the same bits, and read-csv reads np.savetxt's (plain and gzip) with
-the same bits. Skips (exit 0, saying so) where Debian's python3-numpy is missing.
+the same bits, also space-separated ('delimiter) and through read-table; .npz archives
+from numpy.savez and numpy.savez_compressed load in Kiln with the same bits, and
+save-npz's archives load in numpy.load with the same bits and are byte for byte what
+numpy.savez writes for the same float64 arrays. Skips (exit 0, saying so) where
+Debian's python3-numpy is missing.
 
 usage: interop.py KILN
 """
@@ -108,7 +112,51 @@ def main():
         forms.append('(save-npy "csv.npy" (read-csv "numpy.csv"))')
         forms.append('(save-npy "csvgz.npy" (read-csv "numpy.csv.gz"))')
         forms.append('(save-npy "csvrepr.npy" (read-csv "numpy_repr.csv" #t))')
+        # space-separated text, and a table with a text column
+        np.savetxt(d / "spaces.csv", table, delimiter="   ", fmt="%.17g")
+        forms.append('(save-npy "spaces.npy" (read-csv "spaces.csv" \'delimiter #\\space))')
+        with open(d / "labelled.csv", "w") as f:
+            f.write("a,label,b\n")
+            for i, row in enumerate(table):
+                f.write("%r,class%d,%r\n" % (row[0], i % 3, row[1]))
+        forms.append('(define tb (read-table "labelled.csv" #t))')
+        forms.append('(save-npy "table_a.npy" (list-ref tb 1)) (save-npy "table_b.npy" (list-ref tb 3))')
+        forms.append('(write-csv "table_names.csv" (tensor (map (lambda (s) (string-length s)) (car tb))))')
+        forms.append('(write-csv "table_labels.csv" (tensor (map (lambda (s) (string->number (substring s 5 6))) '
+                     '(vector->list (list-ref tb 2)))))')
+        # .npz: NumPy's archives (stored and deflated) -> Kiln -> save-npz -> NumPy
+        npz = {"weights": rng.standard_normal((7, 5)), "bias": special(5), "scalar": np.float64(3.5),
+               "ints": rng.integers(-99, 99, (3, 4), dtype="<i4"), "fortran": np.asfortranarray(rng.standard_normal((2, 3, 4))),
+               "big_endian": rng.standard_normal((3, 2)).astype(">f4"), "flags": rng.integers(0, 2, (6,)).astype(bool)}
+        np.savez(d / "plain.npz", **npz)
+        np.savez_compressed(d / "compressed.npz", **npz)
+        forms.append('(save-npz "plain.out.npz" (load-npz "plain.npz"))')
+        forms.append('(save-npz "compressed.out.npz" (load-npz "compressed.npz"))')
+        forms.append('(write-csv "npz_keys.csv" (tensor (map (lambda (kv) (string-length (symbol->string (car kv)))) '
+                     '(load-npz "compressed.npz"))))')
         run_kiln("\n".join(forms), d)
+        same("read-csv 'delimiter #\\space", np.load(d / "spaces.npy"), table)
+        same("read-table column a", np.load(d / "table_a.npy"), table[:, 0])
+        same("read-table column b", np.load(d / "table_b.npy"), table[:, 1])
+        same("read-table names", np.loadtxt(d / "table_names.csv"), np.array([1.0, 5.0, 1.0]))
+        same("read-table labels", np.loadtxt(d / "table_labels.csv"), np.arange(12.0) % 3)
+        same("load-npz order", np.loadtxt(d / "npz_keys.csv"), np.array([float(len(k)) for k in npz]))
+        for kind in ["plain", "compressed"]:
+            out = d / f"{kind}.out.npz"
+            if not out.exists():
+                failures.append(f"{kind}.npz: kiln wrote no archive")
+                continue
+            back = np.load(out)
+            if list(back.keys()) != list(npz):
+                failures.append(f"{kind}.npz: names {list(back.keys())}, want {list(npz)}")
+            for k, a in npz.items():
+                if k in back:
+                    same(f"{kind}.npz {k}", back[k], np.asarray(a, dtype="<f8"))
+            again = d / "again.npz"
+            np.savez(again, **{k: np.asarray(a, dtype="<f8", order="C") for k, a in npz.items()})
+            checks[0] += 1
+            if out.read_bytes() != again.read_bytes():
+                failures.append(f"{kind}.npz: save-npz's bytes differ from numpy.savez's")
 
         for name, a in arrs.items():
             out = d / f"{name}.out.npy"

@@ -6,7 +6,9 @@
 #include <cmath>
 
 #include "runtime/error.h"
+#include "runtime/eval.h"
 #include "runtime/exact.h"
+#include "runtime/exact_worker.h"
 #include "runtime/number.h"
 #include "stdlib/builtins.h"
 
@@ -127,4 +129,52 @@ TEST_CASE("exact results are normalised and limited", "[exact]") {
   } catch (LispError &) {
     CHECK(error_message_of(g_raised) == "out of memory: an exact result of more than 2^31 bits");
   }
+}
+
+// Integers of at least kExactWorkerBits go to a worker thread (exact_worker.h):
+// the results are GMP's, and Ctrl-C (g_interrupt) stops the wait at once.
+TEST_CASE("huge exact arithmetic on the worker gives GMP's results", "[exact]") {
+  gc_init();
+  Value a = pow2_plus(kExactWorkerBits + 5, 12345), b = pow2_plus(kExactWorkerBits - 7, -99);
+  Mpz za, zb, want;
+  mpz_setbit(za, kExactWorkerBits + 5);
+  mpz_add_ui(za, za, 12345);
+  mpz_setbit(zb, kExactWorkerBits - 7);
+  mpz_sub_ui(zb, zb, 99);
+  mpz_add(want, za, zb);
+  CHECK(mpz_cmp(IntView(exact_add(a, b)), want) == 0);
+  mpz_sub(want, zb, za);
+  CHECK(mpz_cmp(IntView(exact_sub(b, a)), want) == 0);
+  mpz_mul(want, za, zb);
+  CHECK(mpz_cmp(IntView(exact_mul(a, exact_negate(b))), want) == -1);  // negative vs positive
+  mpz_neg(want, want);
+  CHECK(mpz_cmp(IntView(exact_mul(a, exact_negate(b))), want) == 0);
+  // powers: odd and even bases of both signs, the factors of 2 shifted in
+  for (int64_t base : {3, -3, 12, -12, 1024}) {
+    uint64_t e = 3000001;
+    Mpz p;
+    mpz_set_si(p, base);
+    mpz_pow_ui(p, p, e);
+    Value got = eval_string("(expt " + std::to_string(base) + " " + std::to_string(e) + ")", "exact-test");
+    CHECK(mpz_cmp(IntView(got), p) == 0);
+  }
+}
+
+TEST_CASE("Ctrl-C stops huge exact arithmetic, which still works after", "[exact]") {
+  gc_init();
+  Value a = pow2_plus(kExactWorkerBits + 1, 1);
+  g_interrupt = 1;
+  CHECK_THROWS_AS(eval_string("(expt 3 100000000)", "exact-test"), InterruptThrow);
+  CHECK(g_interrupt == 0);
+  for (int i = 0; i < 20; i++) {  // more than the pinning slots: finished workers free theirs
+    g_interrupt = 1;
+    CHECK_THROWS_AS(exact_mul(a, a), InterruptThrow);
+  }
+  Value b = exact_add(pow2_plus(kExactWorkerBits, 0), make_int(1));
+  CHECK(exact_integer_bits(b) == kExactWorkerBits + 1);
+  CHECK(exact_size_text(b) == "#<an integer of " + std::to_string(kExactWorkerBits + 1) + " bits>");
+  CHECK(exact_digits_exceed(b, 1000));
+  CHECK_FALSE(exact_digits_exceed(make_int(123), 1));
+  CHECK_FALSE(exact_digits_exceed(pow2_plus(332, 0), 99));  // 10^100 > 2^332: 101 digits
+  CHECK(exact_digits_exceed(pow2_plus(340, 0), 95));
 }

@@ -12,8 +12,11 @@
 #include <random>
 #include <vector>
 
+#include "runtime/error.h"
+#include "runtime/eval.h"
 #include "runtime/tanh_formula.h"
 #include "runtime/tensor_ops.h"
+#include "runtime/threadpool.h"
 
 using namespace kiln;
 
@@ -528,4 +531,46 @@ TEST_CASE("kernels agree with PyTorch float64", "[kernels]") {
                1.2247448713915889, 2.0331045081221508, 3.375, 0.50297337187317415, 1.5811388300841898,
                4.9704420547940664, 15.625},
               fn_rel);
+}
+
+// Long loops poll for Ctrl-C (issue 35): with g_interrupt set, each op raises
+// `interrupted` (and clears the flag) instead of running to its end; the
+// thread pool starts no chunk. Without it they run whole, as above.
+TEST_CASE("tensor loops answer Ctrl-C", "[kernels]") {
+  const int64_t n = int64_t(1) << 20;
+  std::vector<double> x(size_t(n), 0.5), out(size_t(n), -1.0);
+  Shape s;
+  s.rank = 1;
+  s.dim[0] = n;
+  g_interrupt = 1;
+  CHECK_THROWS_AS(k_unary(UnaryOp::Exp, x.data(), n, out.data()), InterruptThrow);
+  CHECK(g_interrupt == 0);
+  CHECK(out[size_t(n) - 1] == -1.0);  // stopped before the end
+  g_interrupt = 1;
+  CHECK_THROWS_AS(k_binary(BinaryOp::Add, x.data(), s, x.data(), s, out.data(), s), InterruptThrow);
+  g_interrupt = 1;
+  CHECK_THROWS_AS(k_sum(x.data(), n), InterruptThrow);
+  const int64_t m = 256;
+  std::vector<double> a(size_t(m * m), 1.0), c(size_t(m * m), -1.0);
+  int saved_threads = compute_threads();
+  for (int threads : {1, 2}) {
+    set_compute_threads(threads);
+    g_interrupt = 1;
+    CHECK_THROWS_AS(k_matmul(a.data(), a.data(), c.data(), m, m, m), InterruptThrow);
+    CHECK(g_interrupt == 0);
+    k_matmul(a.data(), a.data(), c.data(), m, m, m);
+    CHECK(c[size_t(m * m) - 1] == double(m));
+  }
+  set_compute_threads(saved_threads);
+  int64_t ran = 0;
+  g_interrupt = 1;
+  parallel_for(
+      64, 2, [](void *ctx, int64_t) { ++*static_cast<int64_t *>(ctx); }, &ran);
+  CHECK(ran == 0);
+  g_interrupt = 0;
+  parallel_for(
+      64, 1, [](void *ctx, int64_t) { ++*static_cast<int64_t *>(ctx); }, &ran);
+  CHECK(ran == 64);
+  k_unary(UnaryOp::Exp, x.data(), n, out.data());
+  CHECK(out[size_t(n) - 1] == std::exp(0.5));
 }

@@ -65,6 +65,11 @@
 ; gzip members one after another read as one text (here the header line comes again)
 (check-bytes (bytevector-append gz gz) #t)
 (check-bytes (bytevector-append (bytevector-copy gz 0 10) (string->utf8 "not deflate data at all")) #t)
+; bytes after the last gzip member that do not start another one are an error, not
+; dropped (rows, a single byte, half a magic number)
+(check-bytes (bytevector-append gz (string->utf8 "5,6\n")) #t)
+(check-bytes (bytevector-append gz (bytevector 0)) #t)
+(check-bytes (bytevector-append gz (bytevector 31)) #t)
 ; a file that cannot be opened or read is a file error (file-error? is true of it)
 (write (guard (e ((file-error? e) 'file-error)) (read-csv "no-such-file.csv"))) (newline)
 (write (guard (e ((file-error? e) 'file-error)) (read-csv "."))) (newline)

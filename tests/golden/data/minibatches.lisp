@@ -19,6 +19,13 @@
 ; the order of random-permutation, cut up
 (show (equal? (apply append (minibatches 1000 32 42)) (random-permutation 1000 42)))
 (show (equal? (apply append (minibatches 7 3 -5)) (random-permutation 7 -5)))
+; 'drop-last leaves out the short last batch (the same order otherwise)
+(show (minibatches 10 3 1 'drop-last))
+(show (minibatches 9 3 1 'drop-last))
+(show (minibatches 10 100 1 'drop-last))
+(show (minibatches 0 4 7 'drop-last))
+(show (equal? (minibatches 10 3 1 'drop-last) (reverse (cdr (reverse (minibatches 10 3 1))))))
+(show (map length (minibatches 1000 32 42 'drop-last)))
 ; errors
 (define (check thunk) (guard (e (#t (display (error-object-message e)) (newline))) (thunk)))
 (check (lambda () (minibatches -1 3 1)))
@@ -28,3 +35,6 @@
 (check (lambda () (minibatches 10 2 1.5)))
 (check (lambda () (minibatches 'ten 2 1)))
 (check (lambda () (minibatches 10 2)))
+(check (lambda () (minibatches 10 2 1 'drop)))
+(check (lambda () (minibatches 10 2 1 #t)))
+(check (lambda () (minibatches 10 2 1 'drop-last 'drop-last)))

@@ -19,4 +19,7 @@
 (report (lambda () (write-csv bad (ones '(2)))))
 (report (lambda () (load-npy bad)))
 (report (lambda () (save-npy bad (ones '(2)))))
+(report (lambda () (read-table bad)))
+(report (lambda () (load-npz bad)))
+(report (lambda () (save-npz bad (list (cons 'a (ones '(2)))))))
 (report (lambda () (file-exists? "nul-test")))

@@ -42,9 +42,9 @@
 (check (load-model path))
 (write-file path "hello world\n")
 (check (load-model path))
-(write-file path "kiln-model 3\nint 1\nend\n")
+(write-file path "kiln-model 4\nint 1\nend\n")
 (check (load-model path))
-; version 2 ends with a checksum line; version 1 files (without one) still load
+; version 2 (text) ends with a checksum line; version 1 files (without one) still load
 (write-file path "kiln-model 2\nint 1\nend\n")
 (check (load-model path))
 (write-file path "kiln-model 2\nint 1\nend\ncrc32 00000000\n")
@@ -107,17 +107,30 @@
 ; strings are UTF-8 bytes; a file from before Unicode strings held Latin-1 bytes
 (write-file path "kiln-model 1\nlist 2\nstring \"\\xce;\\xbb;\"\nstring \"caf\\xe9;\"\nend\n")
 (check (load-model path))
+; a shape whose size wraps a 64-bit product (2^32 x 2^32 is 0) is still too large
+(write-file path "kiln-model 1\ntensor 2 4294967296 4294967296\nend\n")
+(check (load-model path))
+(write-file path "kiln-model 1\ntensor 3 65536 65536 4294967296\nend\n")
+(check (load-model path))
+; a file whose first line is not `kiln-model N` is refused before more of it is
+; read: /dev/zero never ends, and one endless line is not read to its end either
+(check (load-model "/dev/zero"))
+(write-file path (make-string 100 #\k))
+(check (load-model path))
+(write-file path "kiln-model 20000000000000000000000000000000000000\nend\n")
+(check (load-model path))
 ; a model file cut at every possible byte gives an error, never a crash
 (save-model path (list 1 "two" (tensor '((1 2 3) (4 5 6))) (vector 'x 2.5)))
-(define whole (call-with-input-file path (lambda (p) (let loop ((acc '())) (let ((c (read-char p))) (if (eof-object? c) (list->string (reverse acc)) (loop (cons c acc))))))))
+(define whole (call-with-port (open-binary-input-file path) (lambda (p) (read-bytevector 100000 p))))
+(define (write-bytes path bv) (call-with-port (open-binary-output-file path) (lambda (p) (write-bytevector bv p))))
 (define failures 0)
 (let loop ((n 0))
-  (when (< n (string-length whole))
-    (write-file path (substring whole 0 n))
+  (when (< n (bytevector-length whole))
+    (write-bytes path (bytevector-copy whole 0 n))
     (guard (e (#t (set! failures (+ failures 1))))
       (load-model path))
     (loop (+ n 1))))
-(show (= failures (string-length whole)))
-(write-file path whole)
+(show (= failures (bytevector-length whole)))
+(write-bytes path whole)
 (show (load-model path))
 (delete-file path)
