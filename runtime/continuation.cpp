@@ -28,6 +28,7 @@ CallCcLink *g_callcc_top = nullptr;
 // The continuation a ReentryThrow is carrying to the prompt (a GC root: the
 // exception object itself lives in malloc memory the collector does not see).
 static Value g_reentry_target = NOVALUE;
+uint64_t g_reentry_epoch = 0;
 
 // Below the stack pointer, leaf functions may use 128 bytes (the x86-64 red
 // zone) without moving it; copying them too costs nothing.
@@ -169,6 +170,7 @@ __attribute__((noinline)) static int capture_stack(ContinuationState *s) {
   // frames that last used these addresses left in the shadow memory.
   __asan_unpoison_memory_region(reinterpret_cast<void *>(s->low), s->base - s->low);
 #endif
+  g_reentry_epoch++;
   longjmp(s->regs, 1);
 }
 
