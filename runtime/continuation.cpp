@@ -29,6 +29,7 @@ CallCcLink *g_callcc_top = nullptr;
 // exception object itself lives in malloc memory the collector does not see).
 static Value g_reentry_target = NOVALUE;
 uint64_t g_reentry_epoch = 0;
+uint64_t g_resumable_captures = 0;
 
 // Below the stack pointer, leaf functions may use 128 bytes (the x86-64 red
 // zone) without moving it; copying them too costs nothing.
@@ -315,6 +316,7 @@ Value call_with_current_continuation(Value f, bool escape_only) {
         break;
       }
     link.state = s;  // before the copy, so a reinstated frame has it too
+    g_resumable_captures++;
     if (capture_stack(s)) {
       // Re-entered: this frame and every one above it up to the prompt are as
       // they were at the capture.

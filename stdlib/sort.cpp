@@ -5,8 +5,9 @@
 // Re-entry: less? is called without a reentry barrier (continuation.h), so a
 // continuation captured in it may resume merge_sort's frame after the sort has
 // gone on or returned. Each pass therefore reads an array no later pass writes
-// (a fresh one per pass), and copies the one it writes when a re-entry has
-// happened since its last store (g_reentry_epoch).
+// (the passes reuse one spare array only while no continuation has been
+// captured since the sort began), and copies the one it writes when a re-entry
+// has happened since its last store (g_reentry_epoch).
 // Stability: an element of the right run moves ahead of one of the left run
 // only when (less? right left) is true.
 //
@@ -40,9 +41,10 @@ static Value *own_dst(Value *dst, int64_t k, int64_t n, uint64_t *epoch) {
 
 // The sorted elements of items[0, n): items itself or a new array.
 static Value *merge_sort(Value *items, int64_t n, Value less) {
-  uint64_t epoch = g_reentry_epoch;
+  uint64_t epoch = g_reentry_epoch, captures = g_resumable_captures;
+  Value *spare = nullptr;  // the array the previous pass read
   for (int64_t width = 1; width < n; width *= 2) {
-    Value *src = items, *dst = new_items(n);
+    Value *src = items, *dst = spare && captures == g_resumable_captures ? spare : new_items(n);
     for (int64_t lo = 0; lo < n; lo += 2 * width) {
       int64_t mid = std::min(lo + width, n), hi = std::min(lo + 2 * width, n);
       int64_t i = lo, j = mid, k = lo;
@@ -58,6 +60,7 @@ static Value *merge_sort(Value *items, int64_t n, Value less) {
       while (i < mid) dst[k++] = src[i++];
       while (j < hi) dst[k++] = src[j++];
     }
+    spare = src;
     items = dst;
   }
   return items;
