@@ -28,6 +28,8 @@ CallCcLink *g_callcc_top = nullptr;
 // The continuation a ReentryThrow is carrying to the prompt (a GC root: the
 // exception object itself lives in malloc memory the collector does not see).
 static Value g_reentry_target = NOVALUE;
+uint64_t g_reentry_epoch = 0;
+uint64_t g_resumable_captures = 0;
 
 // Below the stack pointer, leaf functions may use 128 bytes (the x86-64 red
 // zone) without moving it; copying them too costs nothing.
@@ -169,6 +171,7 @@ __attribute__((noinline)) static int capture_stack(ContinuationState *s) {
   // frames that last used these addresses left in the shadow memory.
   __asan_unpoison_memory_region(reinterpret_cast<void *>(s->low), s->base - s->low);
 #endif
+  g_reentry_epoch++;
   longjmp(s->regs, 1);
 }
 
@@ -313,6 +316,7 @@ Value call_with_current_continuation(Value f, bool escape_only) {
         break;
       }
     link.state = s;  // before the copy, so a reinstated frame has it too
+    g_resumable_captures++;
     if (capture_stack(s)) {
       // Re-entered: this frame and every one above it up to the prompt are as
       // they were at the capture.

@@ -56,6 +56,17 @@ struct ContinuationState;
 
 extern Value g_winders;  // GC root: the wind list (see above)
 
+// Counts re-entries (a saved stack written back). A builtin that calls Lisp
+// without a barrier and fills a result in GC memory (map's list, vector-map's
+// vector) compares it before each store: a change means its frame may be a
+// resumed copy whose result an earlier return already handed out, so it copies
+// the result first (R7RS 6.10: earlier returns are not mutated).
+extern uint64_t g_reentry_epoch;
+// Counts captures that can be re-entered (a stack copy taken). A builtin that
+// would reuse a buffer an earlier step read (sort's merge passes) does so only
+// if none was taken since it began: otherwise a resumed step needs it intact.
+extern uint64_t g_resumable_captures;
+
 // Exchanges each parameter's value with the one saved in its (parameter . value)
 // cell of SWAPS: entering and leaving a parameterize entry are the same swap.
 void swap_parameters(Value swaps);

@@ -6,6 +6,7 @@
 // is deterministic. Procedures that run Lisp code for each entry work on a
 // snapshot taken first, so the code may modify the table while it runs.
 #include "../runtime/equal.h"
+#include "../runtime/eval_internal.h"
 #include "../runtime/hashtable.h"
 #include "../runtime/printer.h"
 #include "list_walk.h"
@@ -56,9 +57,9 @@ static Value b_hash_table_ref(int argc, Value *a) {
   Value failure = argc > 2 ? arg_proc("hash-table-ref", 3, a[2]) : NOVALUE;
   Value success = argc > 3 ? arg_proc("hash-table-ref", 4, a[3]) : NOVALUE;
   Value val;
-  if (hashtable_lookup(ht, key, &val)) return success == NOVALUE ? val : apply_proc(success, 1, &val);
+  if (hashtable_lookup(ht, key, &val)) return success == NOVALUE ? val : call_procedure(success, 1, &val);
   if (failure == NOVALUE) key_not_found("hash-table-ref", key);
-  return apply_proc(failure, 0, nullptr);
+  return call_procedure(failure, 0, nullptr);
 }
 
 static Value b_hash_table_ref_default(int, Value *a) {
@@ -120,9 +121,9 @@ static Value b_hash_table_update(int argc, Value *a) {
   Value old;
   if (!hashtable_lookup(ht, key, &old)) {
     if (failure == NOVALUE) key_not_found(who, key);
-    old = apply_proc(failure, 0, nullptr);
+    old = call_procedure(failure, 0, nullptr);
   }
-  Value updated = apply_proc(proc, 1, &old);
+  Value updated = call_procedure(proc, 1, &old);
   hashtable_set(ht, key, updated);  // looked up again: proc may have changed the table
   return UNSPEC;
 }
@@ -135,7 +136,7 @@ static Value b_hash_table_update_default(int, Value *a) {
   Value proc = arg_proc(who, 3, a[2]);
   Value old;
   if (!hashtable_lookup(ht, key, &old)) old = a[3];
-  Value updated = apply_proc(proc, 1, &old);
+  Value updated = call_procedure(proc, 1, &old);
   hashtable_set(ht, key, updated);
   return UNSPEC;
 }
@@ -162,7 +163,7 @@ static Value b_hash_table_walk(int, Value *a) {
   Value proc = arg_proc("hash-table-walk", 2, a[1]);
   int64_t n;
   Value *items = snapshot(ht, &n);
-  for (int64_t i = 0; i < n; i++) apply_proc(proc, 2, items + 2 * i);
+  for (int64_t i = 0; i < n; i++) call_procedure(proc, 2, items + 2 * i);
   return UNSPEC;
 }
 
@@ -175,7 +176,7 @@ static Value b_hash_table_fold(int, Value *a) {
   Value *items = snapshot(ht, &n);
   for (int64_t i = 0; i < n; i++) {
     Value args[3] = {items[2 * i], items[2 * i + 1], acc};
-    acc = apply_proc(f, 3, args);
+    acc = call_procedure(f, 3, args);
   }
   return acc;
 }

@@ -22,6 +22,7 @@ bool ListWalk::next(Value *out) {
   // The procedure being mapped may have cut a list short with set-cdr!.
   for (int i = 0; i < n_; i++)
     if (!is_pair(cur_[i])) return false;
+  cur_.detach(n_);
   for (int i = 0; i < n_; i++) {
     out[i] = car(cur_[i]);
     cur_[i] = cdr(cur_[i]);

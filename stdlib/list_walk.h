@@ -4,7 +4,9 @@
 // member array of an object on the C++ stack (which the collector scans
 // conservatively); the objects are non-copyable so no pointer to such an array
 // can outlive it. Builtins copy what they need out of their argv before
-// calling Lisp code, and call Lisp code only through apply_proc.
+// calling Lisp code. A ListWalk's position is re-entry safe (its frame may be
+// resumed from a continuation's copy), so the builtins walking lists call Lisp
+// with call_procedure, without a reentry barrier (continuation.h).
 #pragma once
 #include "../runtime/eval.h"
 #include "../runtime/list_builder.h"
@@ -41,6 +43,15 @@ class ValueBuf {
   ValueBuf &operator=(const ValueBuf &) = delete;
   Value *data() { return data_; }
   Value &operator[](int64_t i) { return data_[i]; }
+  // Before changing slots that must survive a re-entry (a walk's position):
+  // slots in GC memory move to a fresh array, so a frame resumed from a
+  // continuation's copy still sees the array as it was at the capture.
+  void detach(int64_t n) {
+    if (data_ == local_) return;
+    Value *fresh = static_cast<Value *>(gc_alloc(sizeof(Value) * size_t(n)));
+    for (int64_t i = 0; i < n; i++) fresh[i] = data_[i];
+    data_ = fresh;
+  }
 
  private:
   static constexpr int64_t kLocal = 8;

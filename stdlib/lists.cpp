@@ -2,8 +2,13 @@
 // higher-order list procedures (map, folds, filter, sort ...).
 //
 // Invariant: builtins copy their arguments out of argv before calling any Lisp
-// procedure (apply_proc may run arbitrary code, including a GC), build results
-// with ListBuilder in GC memory, and walk long lists iteratively. Procedures
+// procedure (it may run arbitrary code, including a GC), build results with
+// ListBuilder in GC memory, and walk long lists iteratively. Their frames hold
+// only Lisp values, indices, ListWalks and ListBuilders, all safe to resume
+// from a continuation's copy, so they call Lisp with call_procedure (no
+// reentry barrier, continuation.h): a continuation captured inside map can be
+// re-entered, and the ListBuilder copies its cells rather than extend a list
+// an earlier return handed out. Procedures
 // passed in may be closures, builtins or compiled kernels alike.
 #include <algorithm>
 #include <cstdint>
@@ -95,7 +100,7 @@ static Value b_list_copy(int, Value *a) {
   if (is_circular(l)) not_proper_list("list-copy", 1, l);
   for (; is_pair(l); l = cdr(l)) b.push(car(l));
   as<Pair>(b.tail)->cdr = l;
-  return b.head;
+  return b.list();
 }
 
 // (list-tabulate n f) → ((f 0) (f 1) ... (f n-1))
@@ -105,9 +110,9 @@ static Value b_list_tabulate(int, Value *a) {
   ListBuilder b;
   for (int64_t i = 0; i < n; i++) {
     Value idx = make_int(i);
-    b.push(apply_proc(f, 1, &idx));
+    b.push(call_procedure(f, 1, &idx));
   }
-  return b.head;
+  return b.list();
 }
 
 // Exact arithmetic for iota/range when both are exact, else float.
@@ -130,7 +135,7 @@ static Value b_iota(int argc, Value *a) {
     double s = number_as_double(start), d = number_as_double(step);
     for (int64_t i = 0; i < count; i++) b.push(make_double(s + double(i) * d));
   }
-  return b.head;
+  return b.list();
 }
 
 // (range END) or (range START END [STEP]) as Racket: START, START+STEP, ...
@@ -150,7 +155,7 @@ static Value b_range(int argc, Value *a) {
     if (d > 0 ? !num_lt(x, end) : !num_lt(end, x)) break;  // exact comparison; NaN ends it
     b.push(x);
   }
-  return b.head;
+  return b.list();
 }
 
 // ---- measuring and reshaping ------------------------------------------------------
@@ -167,7 +172,7 @@ static Value b_append(int argc, Value *a) {
     for (Value l = a[i]; is_pair(l); l = cdr(l)) b.push(car(l));
   if (b.tail == NIL) return a[argc - 1];
   as<Pair>(b.tail)->cdr = a[argc - 1];
-  return b.head;
+  return b.list();
 }
 
 // (append! l1 ... last): like append, but links the lists' own last pairs.
@@ -241,7 +246,7 @@ static Value b_take(int, Value *a) {
   ListBuilder b;
   Value l = a[0];
   for (int64_t i = 0, k = int_of(a[1]); i < k; i++, l = cdr(l)) b.push(car(l));
-  return b.head;
+  return b.list();
 }
 
 // (nth LIST I) and (nth I LIST): a list first argument is the list, else an
@@ -297,7 +302,7 @@ static bool same(ElementMatch how, Value proc, Value x, Value y) {
   case ElementMatch::Equal: return equal(x, y);
   case ElementMatch::Proc: {
     Value args[2] = {x, y};
-    return truthy(apply_proc(proc, 2, args));
+    return truthy(call_procedure(proc, 2, args));
   }
   }
   return false;
@@ -350,7 +355,7 @@ static Value b_alist_copy(int, Value *a) {
     Value e = car(l);
     b.push(is_pair(e) ? cons(car(e), cdr(e)) : e);
   }
-  return b.head;
+  return b.list();
 }
 
 // ---- higher-order -------------------------------------------------------------------
@@ -364,23 +369,19 @@ struct ProcAndLists {
   ProcAndLists(const char *who, int argc, Value *a)
       : f(arg_proc(who, 1, a[0])), nlists(argc - 1), walk(who, 2, argc - 1, a + 1), args(argc) {}
   bool next() { return walk.next(args.data()); }
-  Value call() { return apply_proc(f, nlists, args.data()); }
-  // Without the reentry barrier (continuation.h): for a builtin whose frame
-  // holds nothing but this object, which lives wholly on the stack (up to 8
-  // lists; beyond, a re-entry would resume from where the walk is now).
-  Value call_resumable() { return call_procedure(f, nlists, args.data()); }
+  Value call() { return call_procedure(f, nlists, args.data()); }
 };
 
 static Value b_map(int argc, Value *a) {
   ProcAndLists pl("map", argc, a);
   ListBuilder b;
   while (pl.next()) b.push(pl.call());
-  return b.head;
+  return b.list();
 }
 
 static Value b_for_each(int argc, Value *a) {
   ProcAndLists pl("for-each", argc, a);
-  while (pl.next()) pl.call_resumable();
+  while (pl.next()) pl.call();
   return UNSPEC;
 }
 
@@ -393,7 +394,7 @@ static Value b_append_map(int argc, Value *a) {
     arg_list_length("append-map", 1, part);
     for (; is_pair(part); part = cdr(part)) b.push(car(part));
   }
-  return b.head;
+  return b.list();
 }
 
 // (filter-map f l ...): the true results of f.
@@ -404,7 +405,7 @@ static Value b_filter_map(int argc, Value *a) {
     Value r = pl.call();
     if (truthy(r)) b.push(r);
   }
-  return b.head;
+  return b.list();
 }
 
 // (any pred l ...): the first true result, else #f.
@@ -454,7 +455,7 @@ static Value b_fold_left(int argc, Value *a) {
   ValueBuf args(n + 1);
   while (walk.next(args.data() + 1)) {
     args[0] = acc;
-    acc = apply_proc(f, n + 1, args.data());
+    acc = call_procedure(f, n + 1, args.data());
   }
   return acc;
 }
@@ -468,7 +469,7 @@ static Value fold_acc_last(const char *who, int argc, Value *a) {
   ValueBuf args(n + 1);
   while (walk.next(args.data())) {
     args[n] = acc;
-    acc = apply_proc(f, n + 1, args.data());
+    acc = call_procedure(f, n + 1, args.data());
   }
   return acc;
 }
@@ -491,7 +492,7 @@ static Value fold_right_generic(const char *who, int argc, Value *a) {
   for (int64_t i = got - 1; i >= 0; i--) {
     for (int j = 0; j < n; j++) args[j] = rows[i * n + j];
     args[n] = acc;
-    acc = apply_proc(f, n + 1, args.data());
+    acc = call_procedure(f, n + 1, args.data());
   }
   return acc;
 }
@@ -507,7 +508,7 @@ static Value b_reduce(int, Value *a) {
   Value acc = car(list);
   for (Value l = cdr(list); is_pair(l); l = cdr(l)) {
     Value args[2] = {car(l), acc};
-    acc = apply_proc(f, 2, args);
+    acc = call_procedure(f, 2, args);
   }
   return acc;
 }
@@ -519,9 +520,9 @@ static Value filter_generic(const char *who, Value pred, Value list, bool keep) 
   ListBuilder b;
   for (Value l = list; is_pair(l); l = cdr(l)) {
     Value x = car(l);
-    if (truthy(apply_proc(pred, 1, &x)) == keep) b.push(x);
+    if (truthy(call_procedure(pred, 1, &x)) == keep) b.push(x);
   }
-  return b.head;
+  return b.list();
 }
 static Value b_filter(int, Value *a) {
   return filter_generic("filter", arg_proc("filter", 1, a[0]), a[1], true);
@@ -538,10 +539,10 @@ static Value b_partition(int, Value *a) {
   ListBuilder in, out;
   for (Value l = list; is_pair(l); l = cdr(l)) {
     Value x = car(l);
-    if (truthy(apply_proc(pred, 1, &x))) in.push(x);
+    if (truthy(call_procedure(pred, 1, &x))) in.push(x);
     else out.push(x);
   }
-  Value both[2] = {in.head, out.head};
+  Value both[2] = {in.list(), out.list()};
   return make_values(2, both);
 }
 
@@ -555,7 +556,7 @@ static Value b_delete(int argc, Value *a) {
   for (Value l = list; is_pair(l); l = cdr(l))
     if (!same(how, proc, x, car(l))) b.push(car(l));
     else check_interrupt();
-  return b.head;
+  return b.list();
 }
 
 // (delete-duplicates l [=]): keeps the first of each group of equal elements.
@@ -573,16 +574,16 @@ static Value b_delete_duplicates(int argc, Value *a) {
       hashtable_set(seen, car(l), TRUE_V);
       b.push(car(l));
     }
-    return b.head;
+    return b.list();
   }
   Value proc = arg_proc("delete-duplicates", 2, a[1]);
   for (Value l = list; is_pair(l); l = cdr(l)) {
     bool dup = false;
-    for (Value k = b.head; is_pair(k) && !dup; k = cdr(k))
+    for (Value k = b.list(); is_pair(k) && !dup; k = cdr(k))
       dup = same(ElementMatch::Proc, proc, car(k), car(l));
     if (!dup) b.push(car(l));
   }
-  return b.head;
+  return b.list();
 }
 
 // (find pred l): the first element satisfying pred, else #f.
@@ -592,7 +593,7 @@ static Value b_find(int, Value *a) {
   arg_list_length("find", 2, list);
   for (Value l = list; is_pair(l); l = cdr(l)) {
     Value x = car(l);
-    if (truthy(apply_proc(pred, 1, &x))) return x;
+    if (truthy(call_procedure(pred, 1, &x))) return x;
   }
   return FALSE_V;
 }
@@ -604,7 +605,7 @@ static Value b_find_tail(int, Value *a) {
   arg_list_length("find-tail", 2, list);
   for (Value l = list; is_pair(l); l = cdr(l)) {
     Value x = car(l);
-    if (truthy(apply_proc(pred, 1, &x))) return l;
+    if (truthy(call_procedure(pred, 1, &x))) return l;
   }
   return FALSE_V;
 }
@@ -617,10 +618,10 @@ static Value b_take_while(int, Value *a) {
   ListBuilder b;
   for (Value l = list; is_pair(l); l = cdr(l)) {
     Value x = car(l);
-    if (!truthy(apply_proc(pred, 1, &x))) break;
+    if (!truthy(call_procedure(pred, 1, &x))) break;
     b.push(x);
   }
-  return b.head;
+  return b.list();
 }
 static Value b_drop_while(int, Value *a) {
   Value pred = arg_proc("drop-while", 1, a[0]);
@@ -629,7 +630,7 @@ static Value b_drop_while(int, Value *a) {
   Value l = list;
   for (; is_pair(l); l = cdr(l)) {
     Value x = car(l);
-    if (!truthy(apply_proc(pred, 1, &x))) break;
+    if (!truthy(call_procedure(pred, 1, &x))) break;
   }
   return l;
 }

@@ -2,6 +2,12 @@
 //
 // Invariant: the elements being sorted sit in GC memory for the whole sort,
 // because the comparison procedure is Lisp code that may allocate and collect.
+// Re-entry: less? is called without a reentry barrier (continuation.h), so a
+// continuation captured in it may resume merge_sort's frame after the sort has
+// gone on or returned. Each pass therefore reads an array no later pass writes
+// (the passes reuse one spare array only while no continuation has been
+// captured since the sort began), and copies the one it writes when a re-entry
+// has happened since its last store (g_reentry_epoch).
 // Stability: an element of the right run moves ahead of one of the left run
 // only when (less? right left) is true.
 //
@@ -11,29 +17,53 @@
 #include <algorithm>
 #include <cstring>
 
+#include "../runtime/eval_internal.h"
 #include "list_walk.h"
 
 namespace kiln {
 
 static bool less_than(Value less, Value x, Value y) {
   Value args[2] = {x, y};
-  return truthy(apply_proc(less, 2, args));
+  return truthy(call_procedure(less, 2, args));
 }
 
-static void merge_sort(Value *items, int64_t n, Value less) {
-  if (n < 2) return;
-  Value *tmp = static_cast<Value *>(gc_alloc(sizeof(Value) * size_t(n)));
+static Value *new_items(int64_t n) { return static_cast<Value *>(gc_alloc(sizeof(Value) * size_t(n + 1))); }
+
+// dst written from index k on by this frame: after a re-entry, a copy of its
+// first k slots (an earlier run of the same pass may be writing the rest).
+static Value *own_dst(Value *dst, int64_t k, int64_t n, uint64_t *epoch) {
+  if (*epoch == g_reentry_epoch) return dst;
+  *epoch = g_reentry_epoch;
+  Value *fresh = new_items(n);
+  copy_values(fresh, dst, k);
+  return fresh;
+}
+
+// The sorted elements of items[0, n): items itself or a new array.
+static Value *merge_sort(Value *items, int64_t n, Value less) {
+  uint64_t epoch = g_reentry_epoch, captures = g_resumable_captures;
+  Value *spare = nullptr;  // the array the previous pass read
   for (int64_t width = 1; width < n; width *= 2) {
+    Value *src = items, *dst = spare && captures == g_resumable_captures ? spare : new_items(n);
     for (int64_t lo = 0; lo < n; lo += 2 * width) {
       int64_t mid = std::min(lo + width, n), hi = std::min(lo + 2 * width, n);
-      if (mid >= hi || !less_than(less, items[mid], items[mid - 1])) continue;  // already in order
       int64_t i = lo, j = mid, k = lo;
-      while (i < mid && j < hi) tmp[k++] = less_than(less, items[j], items[i]) ? items[j++] : items[i++];
-      while (i < mid) tmp[k++] = items[i++];
-      while (j < hi) tmp[k++] = items[j++];
-      copy_values(items + lo, tmp + lo, hi - lo);
+      bool in_order = mid >= hi || !less_than(less, src[mid], src[mid - 1]);
+      dst = own_dst(dst, k, n, &epoch);
+      if (!in_order) {
+        while (i < mid && j < hi) {
+          bool right = less_than(less, src[j], src[i]);
+          dst = own_dst(dst, k, n, &epoch);
+          dst[k++] = right ? src[j++] : src[i++];
+        }
+      }
+      while (i < mid) dst[k++] = src[i++];
+      while (j < hi) dst[k++] = src[j++];
     }
+    spare = src;
+    items = dst;
   }
+  return items;
 }
 
 struct SortArgs {
@@ -73,7 +103,7 @@ static Value sort_copy(const char *who, Value *a, bool proc_first) {
   SortArgs s = sort_args(who, a, proc_first);
   int64_t n;
   Value *items = elements_of(s.seq, &n);
-  merge_sort(items, n, s.less);
+  items = merge_sort(items, n, s.less);
   if (is_vector(s.seq)) {
     Value v = make_vector(n, NIL);
     copy_values(as<Vector>(v)->items, items, n);
@@ -87,7 +117,7 @@ static Value sort_in_place(const char *who, Value *a, bool proc_first) {
   SortArgs s = sort_args(who, a, proc_first);
   int64_t n;
   Value *items = elements_of(s.seq, &n);
-  merge_sort(items, n, s.less);
+  items = merge_sort(items, n, s.less);
   if (is_vector(s.seq)) {
     copy_values(as<Vector>(s.seq)->items, items, n);
   } else {

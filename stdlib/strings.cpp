@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "../runtime/continuation.h"
 #include "../runtime/eval.h"
 #include "../runtime/eval_internal.h"
 #include "../runtime/exact.h"
@@ -285,15 +286,25 @@ Value b_string_map(int argc, Value *a) {
   int64_t n = shortest("string-map", argc, a, 1);
   Value args[64];
   if (argc - 1 > 64) throw_error("string-map: too many strings");
-  std::vector<uint32_t> out(static_cast<size_t>(n));
+  // The code points in GC memory, not a std::vector: a continuation captured
+  // in proc may resume this frame (no reentry barrier), and then copies `out`
+  // first, as an earlier return may still be running on from the same point.
+  auto *out = static_cast<uint32_t *>(gc_alloc_atomic(sizeof(uint32_t) * size_t(n + 1)));
+  uint64_t epoch = g_reentry_epoch;
   for (int64_t i = 0; i < n; i++) {
     for (int j = 1; j < argc; j++) args[j - 1] = make_char(string_char(as<String>(a[j]), i));
-    Value c = apply_proc(proc, argc - 1, args);
+    Value c = call_procedure(proc, argc - 1, args);
     if (!is_char(c))
       throw_errorf("string-map: the procedure must return a char, got {}", error_value_string(c));
+    if (epoch != g_reentry_epoch) {
+      epoch = g_reentry_epoch;
+      auto *fresh = static_cast<uint32_t *>(gc_alloc_atomic(sizeof(uint32_t) * size_t(n + 1)));
+      std::memcpy(fresh, out, sizeof(uint32_t) * size_t(i));
+      out = fresh;
+    }
     out[size_t(i)] = char_of(c);
   }
-  return make_string_from_chars(out.data(), n);
+  return make_string_from_chars(out, n);
 }
 
 // ---- symbols ---------------------------------------------------------------------

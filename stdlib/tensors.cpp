@@ -8,12 +8,14 @@
 // never written again (tensors are immutable from Lisp). Error messages name
 // the builtin and the shapes involved (`tensor-add: shapes 2x3 and 4x3 do not
 // broadcast`).
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <string>
 #include <vector>
 
 #include "../runtime/eval.h"
+#include "../runtime/eval_internal.h"
 #include "../runtime/fused_elementwise.h"
 #include "../runtime/list_builder.h"
 #include "../runtime/number.h"
@@ -174,11 +176,22 @@ Value b_tensor_map(int argc, Value *argv) {
   Tensor *in = arg_tensor("tensor-map", 2, argv[1]);
   Tensor *out = alloc_tensor(in->shape);
   Value keep = from_ptr(out);  // a GC-visible reference while F runs
+  // No reentry barrier (continuation.h): a continuation captured in F may
+  // resume this frame after an earlier return handed `out` out; then it
+  // fills a copy instead.
+  uint64_t epoch = g_reentry_epoch;
   for (int64_t i = 0; i < in->size; i++) {
     Value x = make_double(in->data[i]);
-    Value r = apply_proc(f, 1, &x);
+    Value r = call_procedure(f, 1, &x);
     if (!is_number(r))
       throw_errorf("tensor-map: the procedure must return a number, got {}", error_value_string(r));
+    if (epoch != g_reentry_epoch) {
+      epoch = g_reentry_epoch;
+      Tensor *fresh = alloc_tensor(in->shape);
+      std::copy(out->data, out->data + i, fresh->data);
+      out = fresh;
+      keep = from_ptr(out);
+    }
     out->data[i] = number_as_double(r);
   }
   return keep;

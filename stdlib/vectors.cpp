@@ -140,14 +140,10 @@ struct VectorWalk {
       if (len < 0 || l < len) len = l;
     }
   }
-  Value call(int64_t i) {
-    for (int j = 0; j < n; j++) args[j] = as<Vector>(vectors[j])->items[i];
-    return apply_proc(f, n, args.data());
-  }
   // Without the reentry barrier (continuation.h), as for-each: a re-entry
   // resumes this frame, whose state is the index on the stack, the vectors
   // (never changed) and args (refilled before each call).
-  Value call_resumable(int64_t i) {
+  Value call(int64_t i) {
     for (int j = 0; j < n; j++) args[j] = as<Vector>(vectors[j])->items[i];
     return call_procedure(f, n, args.data());
   }
@@ -156,8 +152,16 @@ struct VectorWalk {
 static Value b_vector_map(int argc, Value *a) {
   VectorWalk w("vector-map", argc, a);
   Value r = make_vector(w.len, UNSPEC);
+  uint64_t epoch = g_reentry_epoch;
   for (int64_t i = 0; i < w.len; i++) {
     Value x = w.call(i);
+    // Resumed by a re-entry: an earlier return may have handed r out already.
+    if (epoch != g_reentry_epoch) {
+      epoch = g_reentry_epoch;
+      Value fresh = make_vector(w.len, UNSPEC);
+      copy_values(as<Vector>(fresh)->items, as<Vector>(r)->items, i);
+      r = fresh;
+    }
     as<Vector>(r)->items[i] = x;
   }
   return r;
@@ -165,7 +169,7 @@ static Value b_vector_map(int argc, Value *a) {
 
 static Value b_vector_for_each(int argc, Value *a) {
   VectorWalk w("vector-for-each", argc, a);
-  for (int64_t i = 0; i < w.len; i++) w.call_resumable(i);
+  for (int64_t i = 0; i < w.len; i++) w.call(i);
   return UNSPEC;
 }
 
