@@ -178,6 +178,16 @@ Value b_truncate(int, Value *argv) { return rounding<trunc_d, Rounding::Truncate
 
 using Cx = std::complex<double>;
 
+// The argument of a function with a branch cut along the negative real axis
+// (sqrt, log, expt). A float complex with a zero imaginary part is taken on the
+// axis whatever the zero's sign, as a real is, so it gets R7RS's value on the cut,
+// the one continuous with quadrant II: (sqrt -1.0-0.0i) is 0.0+1.0i, not the C
+// library's 0.0-1.0i.
+Cx cut_argument(Value v) {
+  Cx z = as_complex_double(v);
+  return z.imag() == 0 ? Cx(z.real(), 0.0) : z;
+}
+
 template <double (*F)(double), Cx (*C)(const Cx &)> Value float_fn(const char *who, int argc, Value *argv) {
   Value v = argv[0];
   if (is_number(v)) return make_double(F(number_as_double(v)));
@@ -238,7 +248,7 @@ double log_of(Value v) {
 }
 // The principal logarithm of any number: a negative real x has log|x| + pi i.
 Cx log_complex(Value v) {
-  if (is_compnum(v)) return std::log(as_complex_double(v));
+  if (is_compnum(v)) return std::log(cut_argument(v));
   if (is_exact(v) && exact_sign(v) < 0) return {exact_log(exact_negate(v)), M_PI};
   if (is_double(v) && double_of(v) < 0) return {std::log(-double_of(v)), M_PI};
   return {log_of(v), 0.0};
@@ -338,7 +348,7 @@ Value b_sqrt(int argc, Value *argv) {
       Value root = exact_complex_root(v);
       if (root != NOVALUE) return root;
     }
-    return make_complex_double(std::sqrt(as_complex_double(v)));
+    return make_complex_double(std::sqrt(cut_argument(v)));
   }
   return not_a_number("sqrt", argc, argv, 0);
 }
@@ -424,7 +434,7 @@ Value b_expt(int argc, Value *argv) {
   // + Im(p) log|b|. Raising the magnitude with pow rounds once where exp of a
   // product would round twice: (expt -8 1/3) is 1.0000000000000002+1.7320508075688772i
   // as in Guile and CPython.
-  Cx b = as_complex_double(base);
+  Cx b = cut_argument(base);
   double magnitude = std::hypot(b.real(), b.imag()), angle = std::atan2(b.imag(), b.real());
   double length = std::pow(magnitude, p.real()), phase = angle * p.real();
   if (p.imag() != 0) {

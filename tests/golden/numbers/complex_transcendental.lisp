@@ -14,3 +14,5 @@
 (p (list (asin 2) (asin -2) (acos 2) (acos -2) (asin 1) (acos -1) (asin 0.5)))
 (p (list (asin 1+i) (acos 1+i) (atan 1+i) (atan 2.0+0.5i) (atan 1) (atan 1 1)))
 (p (list (magnitude (- (sin 1+i) (/ (- (exp (* +i 1+i)) (exp (* -i 1+i))) +2i)))))
+; on the negative real axis a zero imaginary part of either sign gives R7RS's value on the cut
+(p (list (sqrt -1.0-0.0i) (sqrt -1.0+0.0i) (log -1.0-0.0i) (expt -8.0-0.0i 1/3) (sqrt -3.0-4.0i) (log -1.0-1e-300i)))
