@@ -49,3 +49,5 @@
 (err (lambda () (make-vector 1+i)))
 (err (lambda () (tensor 3+4i)))
 (err (lambda () (tensor-ref (tensor '(1.0 2.0)) 1+i)))
+(err (lambda () (relu 1+i)))
+(err (lambda () (tensor-add (tensor '(1.0)) 1+i)))
