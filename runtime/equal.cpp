@@ -23,6 +23,17 @@ static bool ratnum_equal(const Ratnum *a, const Ratnum *b) {
   return integer_eqv(a->num, b->num) && integer_eqv(a->den, b->den);
 }
 
+// Parts are a fixnum, a bignum, a ratnum or a float (bit-compared, so 0.0 and
+// -0.0 differ as eqv? says).
+static bool compnum_eqv(const Compnum *a, const Compnum *b) {
+  auto part_eqv = [](Value x, Value y) {
+    if (x == y) return true;
+    if (is_bignum(x) && is_bignum(y)) return bignum_equal(as<Bignum>(x), as<Bignum>(y));
+    return is_ratnum(x) && is_ratnum(y) && ratnum_equal(as<Ratnum>(x), as<Ratnum>(y));
+  };
+  return part_eqv(a->re, b->re) && part_eqv(a->im, b->im);
+}
+
 // Inlined into the equal? loops: a call per element is measurable there
 // (docs/performance.md, "Structural equality").
 static inline __attribute__((always_inline)) bool eqv_inline(Value a, Value b) {
@@ -35,6 +46,7 @@ static inline __attribute__((always_inline)) bool eqv_inline(Value a, Value b) {
   if (t != hdr(b)->type) return false;
   if (t == T_BIGNUM) return bignum_equal(as<Bignum>(a), as<Bignum>(b));
   if (t == T_RATNUM) return ratnum_equal(as<Ratnum>(a), as<Ratnum>(b));
+  if (t == T_COMPNUM) return compnum_eqv(as<Compnum>(a), as<Compnum>(b));
   return false;
 }
 
@@ -220,6 +232,8 @@ uint64_t eqv_hash(Value v) {
       return mix(h);
     }
     if (hdr(v)->type == T_RATNUM) return combine(eqv_hash(as<Ratnum>(v)->num), eqv_hash(as<Ratnum>(v)->den));
+    if (hdr(v)->type == T_COMPNUM)
+      return combine(eqv_hash(as<Compnum>(v)->re), eqv_hash(as<Compnum>(v)->im) ^ 0xC0);
   }
   return mix(v.bits);
 }
@@ -238,7 +252,8 @@ static uint64_t hash_bounded(Value v, int &budget) {
   uint8_t t = type_of_ptr(v);
   switch (t) {
   case T_BIGNUM:
-  case T_RATNUM: return eqv_hash(v);
+  case T_RATNUM:
+  case T_COMPNUM: return eqv_hash(v);
   case T_STRING: return bytes_hash(string_view_of(v));
   case T_BYTEVECTOR: {
     Bytevector *b = as<Bytevector>(v);

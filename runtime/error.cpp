@@ -134,6 +134,10 @@ void throw_error_at(SrcLoc loc, std::string_view msg, Value irritants) {
 }
 
 void type_error(std::string_view who, int pos, std::string_view expected, Value got) {
+  // Every check written as "a number" predates complex numbers and tests for a
+  // real one (object.h's is_number), so a complex argument hears what it lacks.
+  if (is_compnum(got) && expected.starts_with("a number"))
+    throw_errorf("{}: argument {} must be a real{}, got {}", who, pos, expected.substr(1), short_write(got));
   throw_errorf("{}: argument {} must be {}, got {}", who, pos, expected, short_write(got));
 }
 

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "args.h"
+#include "complex.h"
 #include "error.h"
 #include "exact.h"
 
@@ -32,11 +33,16 @@ Value not_a_number(const char *who, int argc, Value *argv, int pos0) {
 }
 
 // Position (0-based) of the first non-number among two operands.
-static int first_non_number(Value a) { return is_number(a) ? 1 : 0; }
+static int first_non_number(Value a) { return is_any_number(a) ? 1 : 0; }
+// Both are numbers and at least one is complex (checked after the real cases).
+static bool complex_operands(Value a, Value b) {
+  return (is_compnum(a) || is_compnum(b)) && is_any_number(a) && is_any_number(b);
+}
 
 Value num_add_slow(Value a, Value b) {
   if (is_exact(a) && is_exact(b)) return exact_add(a, b);
   if (is_number(a) && is_number(b)) return make_double(number_as_double(a) + number_as_double(b));
+  if (complex_operands(a, b)) return complex_add(a, b);
   Value argv[2] = {a, b};
   return not_a_number("+", 2, argv, first_non_number(a));
 }
@@ -44,6 +50,7 @@ Value num_add_slow(Value a, Value b) {
 Value num_sub_slow(Value a, Value b) {
   if (is_exact(a) && is_exact(b)) return exact_sub(a, b);
   if (is_number(a) && is_number(b)) return make_double(number_as_double(a) - number_as_double(b));
+  if (complex_operands(a, b)) return complex_sub(a, b);
   Value argv[2] = {a, b};
   return not_a_number("-", 2, argv, first_non_number(a));
 }
@@ -51,6 +58,7 @@ Value num_sub_slow(Value a, Value b) {
 Value num_mul_slow(Value a, Value b) {
   if (is_exact(a) && is_exact(b)) return exact_mul(a, b);
   if (is_number(a) && is_number(b)) return make_double(number_as_double(a) * number_as_double(b));
+  if (complex_operands(a, b)) return complex_mul(a, b);
   Value argv[2] = {a, b};
   return not_a_number("*", 2, argv, first_non_number(a));
 }
@@ -62,6 +70,7 @@ Value num_div(Value a, Value b) {
     return exact_div(a, b);
   }
   if (is_number(a) && is_number(b)) return make_double(number_as_double(a) / number_as_double(b));
+  if (complex_operands(a, b)) return complex_div(a, b);
   Value argv[2] = {a, b};
   return not_a_number("/", 2, argv, first_non_number(a));
 }
@@ -70,6 +79,7 @@ Value num_negate(Value a) {
   if (is_fixnum(a)) return make_int(-fixnum_of(a));
   if (is_exact(a)) return exact_negate(a);
   if (is_double(a)) return make_double(-double_of(a));
+  if (is_compnum(a)) return complex_negate(a);
   return not_a_number("-", 1, &a, 0);
 }
 
@@ -86,6 +96,7 @@ int compare_int_double(int64_t i, double d) {
 }
 
 bool num_compare_slow(Cmp op, const char *who, Value a, Value b) {
+  if (op == Cmp::EQ && complex_operands(a, b)) return complex_equal(a, b);
   if (!is_number(a)) type_error(who, 1, "a number", a);
   if (!is_number(b)) type_error(who, 2, "a number", b);
   int c;
@@ -268,22 +279,24 @@ static Value parse_real(std::string_view s, int radix, Exactness exactness, std:
   return make_double(std::strtod(text.c_str(), nullptr));
 }
 
-// R7RS complex syntax (a+bi, a-i, +bi, r@theta). One whose imaginary part (or
-// angle) is an exact zero is the real number R7RS says it is: 3+0i is 3. Any
-// other is what the reader refuses with "complex numbers are not supported"
-// rather than reading a symbol: *is_complex is set and NOVALUE returned.
-static Value complex_syntax(std::string_view s, int radix, Exactness exactness, bool *is_complex) {
+// R7RS complex syntax (a+bi, a-i, +bi, r@theta), made into a number by
+// make_rectangular / make_polar: 3+0i is the real 3, 1@0 the real 1.
+static Value complex_syntax(std::string_view s, int radix, Exactness exactness, std::string *refused) {
   auto real_of = [&](std::string_view t) {
-    return t.empty() ? NOVALUE : parse_real(t, radix, exactness, nullptr);
+    return t.empty() ? NOVALUE : parse_real(t, radix, exactness, refused);
   };
-  auto is_exact_zero = [](Value v) { return v != NOVALUE && is_exact(v) && exact_sign(v) == 0; };
   size_t at = s.find('@');
   if (at != std::string_view::npos) {
     Value magnitude = real_of(s.substr(0, at)), angle = real_of(s.substr(at + 1));
     if (magnitude == NOVALUE || angle == NOVALUE) return NOVALUE;
-    if (is_exact_zero(angle)) return magnitude;
-    *is_complex = true;
-    return NOVALUE;
+    Value z = make_polar(magnitude, angle);
+    // #e1@1: the exact number nearest to the float complex the polar form gives.
+    if (exactness == Exactness::Exact && is_compnum(z)) {
+      if (!std::isfinite(double_of(real_part(z))) || !std::isfinite(double_of(imag_part(z)))) return NOVALUE;
+      z = make_rectangular(exact_of_finite_double(double_of(real_part(z))),
+                           exact_of_finite_double(double_of(imag_part(z))));
+    }
+    return z;
   }
   if (s.empty() || (s.back() | 0x20) != 'i') return NOVALUE;
   std::string_view body = s.substr(0, s.size() - 1);
@@ -299,11 +312,13 @@ static Value complex_syntax(std::string_view s, int radix, Exactness exactness, 
   if (split == std::string_view::npos) return NOVALUE;
   std::string_view real_text = body.substr(0, split), imag_text = body.substr(split);
   Value real = real_text.empty() ? make_fixnum(0) : real_of(real_text);
-  Value imag = imag_text.size() == 1 ? make_fixnum(1) : real_of(imag_text);
+  Value imag = imag_text.size() == 1 ? make_fixnum(imag_text[0] == '-' ? -1 : 1) : real_of(imag_text);
   if (real == NOVALUE || imag == NOVALUE) return NOVALUE;
-  if (is_exact_zero(imag)) return real;
-  *is_complex = true;
-  return NOVALUE;
+  if (exactness == Exactness::Inexact) {
+    real = make_double(number_as_double(real));
+    imag = make_double(number_as_double(imag));
+  }
+  return make_rectangular(real, imag);
 }
 
 Value parse_number(std::string_view text, int radix, std::string *refused) {
@@ -326,10 +341,7 @@ Value parse_number(std::string_view text, int radix, std::string *refused) {
   if (text.empty()) return NOVALUE;
   Value v = parse_real(text, radix, exactness, refused);
   if (v != NOVALUE || (refused && !refused->empty())) return v;
-  bool is_complex = false;
-  v = complex_syntax(text, radix, exactness, &is_complex);
-  if (is_complex && refused) *refused = "complex numbers are not supported";
-  return v;
+  return complex_syntax(text, radix, exactness, refused);
 }
 
 }  // namespace kiln

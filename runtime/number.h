@@ -1,7 +1,8 @@
 // number.h — arithmetic on Kiln numbers (docs/language.md) and the portable random generator.
 //
-// Invariant: a number is exact (a fixnum, a Bignum or a Ratnum, normalised as
-// runtime/exact.h says) or an IEEE double. Exact arithmetic never wraps or
+// Invariant: a real number is exact (a fixnum, a Bignum or a Ratnum, normalised
+// as runtime/exact.h says) or an IEEE double; a complex one is a Compnum
+// (runtime/complex.h), which only the slow paths look at. Exact arithmetic never wraps or
 // rounds: results grow into bignums and rationals (up to exact.h's bit limit),
 // and exact division by zero raises "division by zero". Any float operand makes
 // the result a float. The inline functions handle fixnum/fixnum and
@@ -90,10 +91,10 @@ Value exact_of_double(const char *who, int pos, double d);
 std::string int_to_string(int64_t n, int radix);
 // Parses a whole number literal (the forms docs/language.md lists: integers of
 // any size, n/d, decimals, #x #o #b #d #e #i prefixes, +inf.0 -inf.0 +nan.0, all
-// case-insensitive, and complex syntax with an exact zero imaginary part: 3+0i
-// is 3) in RADIX; NOVALUE when the text is not a number. When the text is number
-// syntax Kiln refuses (other complex numbers, an exact n/0), also sets *refused
-// (if given) to the reason, which the reader reports.
+// case-insensitive, and complex numbers a+bi, +i, r@theta, with 3+0i read as 3)
+// in RADIX; NOVALUE when the text is not a number. When the text is number
+// syntax Kiln refuses (an exact n/0), also sets *refused (if given) to the
+// reason, which the reader reports.
 Value parse_number(std::string_view text, int radix, std::string *refused = nullptr);
 
 // ---- random numbers ---------------------------------------------------------

@@ -143,6 +143,7 @@ const char *type_name(Value v) {
   case T_BYTEVECTOR: return "bytevector";
   case T_BIGNUM: return "integer";
   case T_RATNUM: return "rational";
+  case T_COMPNUM: return "complex number";
   case T_CLOSURE:
   case T_BUILTIN:
   case T_CONTINUATION:

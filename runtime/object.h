@@ -41,6 +41,7 @@ enum ObjType : uint8_t {
   T_ENVIRONMENT,
   T_BYTEVECTOR,
   T_RATNUM,
+  T_COMPNUM,
   T_OPAQUE,  // runtime-internal objects that are never shown to Lisp code
   // Types registered by the layers above (register_object_type) follow.
 };
@@ -121,7 +122,21 @@ inline int64_t int_of(Value v) {
 }
 Value make_int_slow(int64_t n);
 inline Value make_int(int64_t n) { return fits_fixnum(n) ? make_fixnum(n) : make_int_slow(n); }
+// is_number: a real number (exact or float), which is what every operation that
+// needs an order, an integer or a tensor element takes. A non-real complex number
+// is a Compnum (runtime/complex.h); is_any_number covers both, as R7RS number? does.
 inline bool is_number(Value v) { return is_double(v) || is_exact(v); }
+
+// ---- complex numbers with a non-zero imaginary part ---------------------------
+// re and im are both exact (then im != 0: an exact complex with zero imaginary
+// part is the real re) or both floats (then im may be 0.0: 1.0+0.0i is not
+// real, as in R7RS and Guile). Never mutated after it is made.
+struct Compnum {
+  ObjHeader h;
+  Value re, im;
+};
+inline bool is_compnum(Value v) { return has_type(v, T_COMPNUM); }
+inline bool is_any_number(Value v) { return is_number(v) || is_compnum(v); }
 // Correctly rounded (exact.cpp); +-inf.0 beyond the double range.
 double exact_to_double(Value v);
 inline double number_as_double(Value v) {

@@ -9,6 +9,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "complex.h"
 #include "eval_internal.h"
 #include "exact.h"
 #include "hashtable.h"
@@ -87,8 +88,8 @@ static void write_string_literal(std::string &out, std::string_view s) {
 }
 
 // Whether the bare name would read back as a number (or as the reader's
-// "out of range" integer, or complex syntax, which Kiln does not read as a
-// symbol either), so `inf` and `nan` stay bare while `+inf.0`, `1e3`, `+i` and
+// "out of range" integer, which Kiln does not read as a symbol either), so `inf` and `nan` stay bare while
+// `+inf.0`, `1e3`, `+i` and
 // `+nan.0abc` (too close to a number for other Schemes' readers) get bars.
 static bool reads_as_number(std::string_view s) {
   std::string refused;
@@ -523,6 +524,7 @@ static std::optional<OpenContainer> print_start(std::string &out, Value v, bool 
     }
     out += exact_to_string(v, 10, poll);
     return std::nullopt;
+  case T_COMPNUM: out += complex_to_string(v, 10, poll); return std::nullopt;
   case T_STRING:
     if (write) write_string_literal(out, string_view_of(v));
     else out += string_view_of(v);

@@ -608,7 +608,7 @@ class Reader {
   }
 
   // Number syntax is number.cpp's, shared with string->number. Number syntax
-  // Kiln refuses (complex numbers, an exact n/0) is a read error rather than a symbol.
+  // Kiln refuses (an exact n/0) is a read error rather than a symbol.
   Value number_or_novalue(const std::string &text, SrcLoc start) {
     std::string refused;
     Value v = parse_number(text, 10, &refused);

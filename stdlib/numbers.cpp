@@ -6,7 +6,9 @@
 // to g_generic_arith before raising the type error; that check sits only on
 // the path where a type test already failed.
 #include <cmath>
+#include <complex>
 
+#include "../runtime/complex.h"
 #include "../runtime/eval.h"
 #include "../runtime/exact.h"
 #include "../runtime/exact_worker.h"
@@ -22,7 +24,7 @@ Value b_add(int argc, Value *argv) {
   if (argc == 2) return num_add(argv[0], argv[1]);
   Value acc = make_fixnum(0);
   for (int i = 0; i < argc; i++) {
-    if (!is_number(argv[i])) return not_a_number("+", argc, argv, i);
+    if (!is_any_number(argv[i])) return not_a_number("+", argc, argv, i);
     acc = num_add(acc, argv[i]);
   }
   return acc;
@@ -32,7 +34,7 @@ Value b_mul(int argc, Value *argv) {
   if (argc == 2) return num_mul(argv[0], argv[1]);
   Value acc = make_fixnum(1);
   for (int i = 0; i < argc; i++) {
-    if (!is_number(argv[i])) return not_a_number("*", argc, argv, i);
+    if (!is_any_number(argv[i])) return not_a_number("*", argc, argv, i);
     acc = num_mul(acc, argv[i]);
   }
   return acc;
@@ -42,7 +44,7 @@ Value b_sub(int argc, Value *argv) {
   if (argc == 2) return num_sub(argv[0], argv[1]);
   if (argc == 1) return num_negate(argv[0]);
   for (int i = 0; i < argc; i++)
-    if (!is_number(argv[i])) return not_a_number("-", argc, argv, i);
+    if (!is_any_number(argv[i])) return not_a_number("-", argc, argv, i);
   Value acc = argv[0];
   for (int i = 1; i < argc; i++) acc = num_sub(acc, argv[i]);
   return acc;
@@ -51,7 +53,7 @@ Value b_sub(int argc, Value *argv) {
 Value b_div(int argc, Value *argv) {
   if (argc == 2) return num_div(argv[0], argv[1]);
   for (int i = 0; i < argc; i++)
-    if (!is_number(argv[i])) return not_a_number("/", argc, argv, i);
+    if (!is_any_number(argv[i])) return not_a_number("/", argc, argv, i);
   if (argc == 1) return num_div(make_fixnum(1), argv[0]);
   Value acc = argv[0];
   for (int i = 1; i < argc; i++) acc = num_div(acc, argv[i]);
@@ -60,9 +62,11 @@ Value b_div(int argc, Value *argv) {
 
 // ---- comparisons ----------------------------------------------------------
 
+// = takes complex numbers; the order comparisons raise "must be a real number".
 Value compare_chain(Cmp op, const char *who, int argc, Value *argv) {
   for (int i = 0; i < argc; i++)
-    if (!is_number(argv[i])) return not_a_number(who, argc, argv, i);
+    if (!(op == Cmp::EQ ? is_any_number(argv[i]) : is_number(argv[i])))
+      return not_a_number(who, argc, argv, i);
   for (int i = 0; i + 1 < argc; i++)
     if (!num_compare_slow(op, who, argv[i], argv[i + 1])) return FALSE_V;
   return TRUE_V;
@@ -121,7 +125,7 @@ Value b_abs(int argc, Value *argv) {
 
 Value b_square(int argc, Value *argv) {
   Value v = argv[0];
-  if (is_number(v)) return num_mul(v, v);
+  if (is_any_number(v)) return num_mul(v, v);
   return not_a_number("square", argc, argv, 0);
 }
 
@@ -168,41 +172,111 @@ Value b_ceiling(int, Value *argv) { return rounding<ceil_d, Rounding::Ceiling>("
 Value b_round(int, Value *argv) { return rounding<round_half_even, Rounding::Round>("round", argv[0]); }
 Value b_truncate(int, Value *argv) { return rounding<trunc_d, Rounding::Truncate>("truncate", argv[0]); }
 
-// Floating functions of one argument (always a float result).
-template <double (*F)(double)> Value float_fn(const char *who, int argc, Value *argv) {
-  if (is_number(argv[0])) return make_double(F(number_as_double(argv[0])));
+// ---- transcendental functions ------------------------------------------------
+// A real argument in the real function's domain gives a float; a complex one,
+// or a real outside that domain ((log -1), (asin 2)), a float complex on the
+// principal branch R7RS defines.
+
+using Cx = std::complex<double>;
+
+// The argument of a function with a branch cut along the negative real axis
+// (sqrt, log, expt). A float complex with a zero imaginary part is taken on the
+// axis whatever the zero's sign, as a real is, so it gets R7RS's value on the cut,
+// the one continuous with quadrant II: (sqrt -1.0-0.0i) is 0.0+1.0i, not the C
+// library's 0.0-1.0i.
+Cx cut_argument(Value v) {
+  Cx z = as_complex_double(v);
+  return z.imag() == 0 ? Cx(z.real(), 0.0) : z;
+}
+
+template <double (*F)(double), Cx (*C)(const Cx &)> Value float_fn(const char *who, int argc, Value *argv) {
+  Value v = argv[0];
+  if (is_number(v)) return make_double(F(number_as_double(v)));
+  if (is_compnum(v)) return make_complex_double(C(as_complex_double(v)));
   return not_a_number(who, argc, argv, 0);
 }
 double exp_d(double d) { return std::exp(d); }
 double sin_d(double d) { return std::sin(d); }
 double cos_d(double d) { return std::cos(d); }
 double tan_d(double d) { return std::tan(d); }
-double asin_d(double d) { return std::asin(d); }
-double acos_d(double d) { return std::acos(d); }
-Value b_exp(int argc, Value *argv) { return float_fn<exp_d>("exp", argc, argv); }
-Value b_sin(int argc, Value *argv) { return float_fn<sin_d>("sin", argc, argv); }
-Value b_cos(int argc, Value *argv) { return float_fn<cos_d>("cos", argc, argv); }
-Value b_tan(int argc, Value *argv) { return float_fn<tan_d>("tan", argc, argv); }
-Value b_asin(int argc, Value *argv) { return float_fn<asin_d>("asin", argc, argv); }
-Value b_acos(int argc, Value *argv) { return float_fn<acos_d>("acos", argc, argv); }
+Cx exp_c(const Cx &z) { return std::exp(z); }
+Cx sin_c(const Cx &z) { return std::sin(z); }
+Cx cos_c(const Cx &z) { return std::cos(z); }
+Cx tan_c(const Cx &z) { return std::tan(z); }
+Value b_exp(int argc, Value *argv) { return float_fn<exp_d, exp_c>("exp", argc, argv); }
+Value b_sin(int argc, Value *argv) { return float_fn<sin_d, sin_c>("sin", argc, argv); }
+Value b_cos(int argc, Value *argv) { return float_fn<cos_d, cos_c>("cos", argc, argv); }
+Value b_tan(int argc, Value *argv) { return float_fn<tan_d, tan_c>("tan", argc, argv); }
 
-// log of any number; exact ones beyond the double range keep their magnitude.
+// R7RS's definitions: asin z = -i log(iz + sqrt(1 - z^2)), acos z = pi/2 - asin z,
+// atan z = (log(1 + iz) - log(1 - iz)) / 2i.
+const Cx kI(0.0, 1.0);
+Cx asin_c(const Cx &z) { return -kI * std::log(kI * z + std::sqrt(1.0 - z * z)); }
+Cx acos_c(const Cx &z) { return M_PI / 2 - asin_c(z); }
+Cx atan_c(const Cx &z) { return (std::log(1.0 + kI * z) - std::log(1.0 - kI * z)) / (2.0 * kI); }
+// asin of a real x with |x| > 1, as the definition gives it for an exact zero
+// imaginary part (a float complex argument's 0.0 or -0.0 would pick a side of
+// the branch cut): sign(x) (pi/2 - i acosh|x|).
+Cx asin_beyond_one(double x) {
+  double sign = x < 0 ? -1.0 : 1.0;
+  return {sign * M_PI / 2, -sign * std::acosh(std::fabs(x))};
+}
+Value b_asin(int argc, Value *argv) {
+  Value v = argv[0];
+  if (is_number(v)) {
+    double x = number_as_double(v);
+    if (std::fabs(x) > 1) return make_complex_double(asin_beyond_one(x));
+    return make_double(std::asin(x));
+  }
+  if (is_compnum(v)) return make_complex_double(asin_c(as_complex_double(v)));
+  return not_a_number("asin", argc, argv, 0);
+}
+Value b_acos(int argc, Value *argv) {
+  Value v = argv[0];
+  if (is_number(v)) {
+    double x = number_as_double(v);
+    if (std::fabs(x) > 1) return make_complex_double(M_PI / 2 - asin_beyond_one(x));
+    return make_double(std::acos(x));
+  }
+  if (is_compnum(v)) return make_complex_double(acos_c(as_complex_double(v)));
+  return not_a_number("acos", argc, argv, 0);
+}
+
+// log of any real number; exact ones beyond the double range keep their magnitude.
 double log_of(Value v) {
   if (is_exact(v) && exact_sign(v) > 0) return exact_log(v);
   return std::log(number_as_double(v));
 }
+// The principal logarithm of any number: a negative real x has log|x| + pi i.
+Cx log_complex(Value v) {
+  if (is_compnum(v)) return std::log(cut_argument(v));
+  if (is_exact(v) && exact_sign(v) < 0) return {exact_log(exact_negate(v)), M_PI};
+  if (is_double(v) && double_of(v) < 0) return {std::log(-double_of(v)), M_PI};
+  return {log_of(v), 0.0};
+}
+bool has_real_log(Value v) { return is_number(v) && !(is_exact(v) ? exact_sign(v) < 0 : double_of(v) < 0); }
 Value b_log(int argc, Value *argv) {
   for (int i = 0; i < argc; i++)
-    if (!is_number(argv[i])) return not_a_number("log", argc, argv, i);
-  double x = log_of(argv[0]);
-  if (argc == 2) x /= log_of(argv[1]);
-  return make_double(x);
+    if (!is_any_number(argv[i])) return not_a_number("log", argc, argv, i);
+  bool real = has_real_log(argv[0]) && (argc == 1 || has_real_log(argv[1]));
+  if (real) {
+    double x = log_of(argv[0]);
+    if (argc == 2) x /= log_of(argv[1]);
+    return make_double(x);
+  }
+  Cx z = log_complex(argv[0]);
+  if (argc == 2) z /= log_complex(argv[1]);
+  return make_complex_double(z);
 }
 
 Value b_atan(int argc, Value *argv) {
-  for (int i = 0; i < argc; i++)
-    if (!is_number(argv[i])) return not_a_number("atan", argc, argv, i);
-  if (argc == 2) return make_double(std::atan2(number_as_double(argv[0]), number_as_double(argv[1])));
+  if (argc == 2) {
+    for (int i = 0; i < argc; i++)
+      if (!is_number(argv[i])) return not_a_number("atan", argc, argv, i);
+    return make_double(std::atan2(number_as_double(argv[0]), number_as_double(argv[1])));
+  }
+  if (is_compnum(argv[0])) return make_complex_double(atan_c(as_complex_double(argv[0])));
+  if (!is_number(argv[0])) return not_a_number("atan", argc, argv, 0);
   return make_double(std::atan(number_as_double(argv[0])));
 }
 
@@ -227,23 +301,56 @@ Value exact_integer_root(Value v) {
   return value_of_mpz(r);
 }
 
-// An exact square root when the argument is an exact square (of an integer or
-// a rational), else the correctly rounded float; (sqrt -4) is NaN since Kiln has
-// no complex numbers.
+// The exact square root of an exact number >= 0 that is the square of an
+// exact number (an integer or a rational), else NOVALUE.
+Value exact_root(Value v) {
+  if (!is_ratnum(v)) return exact_integer_root(v);
+  Value num = exact_integer_root(ratnum_num(v)), den = exact_integer_root(ratnum_den(v));
+  return num != NOVALUE && den != NOVALUE ? make_ratio(num, den) : NOVALUE;
+}
+// The correctly rounded square root of an exact number >= 0.
+double exact_sqrt_double(Value v) {
+  if (is_fixnum(v)) return std::sqrt(double(fixnum_of(v)));  // exact conversion: one rounding
+  return exact_sqrt_to_double(RatView(v));
+}
+
+// The principal square root of an exact complex p + qi when both parts of it are
+// exact: with m = |z| exact, sqrt z = sqrt((m + p) / 2) + sign(q) sqrt((m - p) / 2) i.
+Value exact_complex_root(Value z) {
+  Value p = real_part(z), q = imag_part(z);
+  Value m = exact_root(exact_add(exact_mul(p, p), exact_mul(q, q)));
+  if (m == NOVALUE) return NOVALUE;
+  Value half = make_ratio(make_fixnum(1), make_fixnum(2));
+  Value re = exact_root(exact_mul(exact_add(m, p), half)), im = exact_root(exact_mul(exact_sub(m, p), half));
+  if (re == NOVALUE || im == NOVALUE) return NOVALUE;
+  return make_rectangular(re, exact_sign(q) < 0 ? exact_negate(im) : im);
+}
+
+// An exact root when the argument is an exact square (of an integer, a rational
+// or an exact complex: (sqrt -4) is +2i), else floats: (sqrt 2) the correctly
+// rounded float, (sqrt -2.0) 0.0+1.4142135623730951i.
 Value b_sqrt(int argc, Value *argv) {
   Value v = argv[0];
-  if (is_exact(v) && exact_sign(v) >= 0) {
-    if (is_ratnum(v)) {
-      Value num = exact_integer_root(ratnum_num(v)), den = exact_integer_root(ratnum_den(v));
-      if (num != NOVALUE && den != NOVALUE) return make_ratio(num, den);
-    } else {
-      Value root = exact_integer_root(v);
+  if (is_exact(v)) {
+    bool negative = exact_sign(v) < 0;
+    Value magnitude = negative ? exact_negate(v) : v;
+    Value root = exact_root(magnitude);
+    if (!negative) return root != NOVALUE ? root : make_double(exact_sqrt_double(magnitude));
+    if (root != NOVALUE) return make_rectangular(make_fixnum(0), root);
+    return make_rectangular(make_double(0.0), make_double(exact_sqrt_double(magnitude)));
+  }
+  if (is_double(v)) {
+    double d = double_of(v);
+    if (d < 0) return make_rectangular(make_double(0.0), make_double(std::sqrt(-d)));
+    return make_double(std::sqrt(d));
+  }
+  if (is_compnum(v)) {
+    if (compnum_is_exact(v)) {
+      Value root = exact_complex_root(v);
       if (root != NOVALUE) return root;
     }
-    if (is_fixnum(v)) return make_double(std::sqrt(double(fixnum_of(v))));  // exact conversion: one rounding
-    return make_double(exact_sqrt_to_double(RatView(v)));
+    return make_complex_double(std::sqrt(cut_argument(v)));
   }
-  if (is_number(v)) return make_double(std::sqrt(number_as_double(v)));
   return not_a_number("sqrt", argc, argv, 0);
 }
 
@@ -309,16 +416,54 @@ Value exact_power(Value base, Value power) {
   return make_ratio(num, den);  // already in lowest terms; make_ratio only normalises
 }
 
+// z^n for a complex z and an exact integer n, by repeated squaring (exact
+// for an exact z; (expt 1+i 2) is 2i).
+Value complex_integer_power(Value z, Value n) {
+  Mpz e;
+  mpz_abs(e, IntView(n));
+  Value result = make_fixnum(1);
+  while (mpz_sgn(e.z) > 0) {
+    if (mpz_odd_p(e.z)) result = num_mul(result, z);
+    mpz_fdiv_q_2exp(e, e, 1);
+    if (mpz_sgn(e.z) > 0) z = num_mul(z, z);
+  }
+  return exact_sign(n) < 0 ? num_div(make_fixnum(1), result) : result;
+}
+
 Value b_expt(int argc, Value *argv) {
   for (int i = 0; i < 2; i++)
-    if (!is_number(argv[i])) return not_a_number("expt", argc, argv, i);
+    if (!is_any_number(argv[i])) return not_a_number("expt", argc, argv, i);
   Value base = argv[0], power = argv[1];
   if (is_exact(base) && is_exact_integer(power)) {
     if (exact_sign(power) >= 0) return exact_power(base, power);
     if (exact_sign(base) == 0) division_by_zero();
     return num_div(make_fixnum(1), exact_power(base, num_negate(power)));
   }
-  return make_double(std::pow(number_as_double(base), number_as_double(power)));
+  if (is_compnum(base) && is_exact_integer(power)) return complex_integer_power(base, power);
+  if (is_number(base) && is_number(power)) {
+    double b = number_as_double(base), p = number_as_double(power);
+    // A negative base to a non-integer power: e^(p log b) on the principal branch.
+    if (!(b < 0 && std::isfinite(p) && p != std::trunc(p))) return make_double(std::pow(b, p));
+  }
+  Cx p = as_complex_double(power);
+  // R7RS: 0^z is 0 when the real part of z is positive (the logarithm would be
+  // -inf.0); an exact 0 to any other non-zero power is a division by zero.
+  if (!is_compnum(base) && number_as_double(base) == 0) {
+    if (p.real() > 0) return is_exact(base) && is_exact(real_part(power)) ? make_fixnum(0) : make_double(0.0);
+    if (is_exact(base)) division_by_zero();
+  }
+  // e^(p log b) in polar form: |b|^Re(p) e^(-arg(b) Im(p)) at the angle arg(b) Re(p)
+  // + Im(p) log|b|. Raising the magnitude with pow rounds once where exp of a
+  // product would round twice: (expt -8 1/3) is 1.0000000000000002+1.7320508075688772i
+  // as in Guile and CPython.
+  Cx b = cut_argument(base);
+  double magnitude = std::hypot(b.real(), b.imag()), angle = std::atan2(b.imag(), b.real());
+  double length = std::pow(magnitude, p.real()), phase = angle * p.real();
+  if (p.imag() != 0) {
+    length /= std::exp(angle * p.imag());
+    phase += p.imag() * std::log(magnitude);
+  }
+  return make_complex_double({length * std::cos(phase), length * std::sin(phase)});
 }
 
 // ---- exactness -------------------------------------------------------------
@@ -326,11 +471,22 @@ Value b_expt(int argc, Value *argv) {
 Value to_exact(const char *who, Value v) {
   if (is_exact(v)) return v;
   if (is_double(v)) return exact_of_double(who, 1, double_of(v));
+  if (is_compnum(v)) {
+    if (compnum_is_exact(v)) return v;
+    double re = double_of(real_part(v)), im = double_of(imag_part(v));
+    if (!std::isfinite(re) || !std::isfinite(im)) type_error(who, 1, "a finite number", v);
+    return make_rectangular(exact_of_finite_double(re), exact_of_finite_double(im));
+  }
   type_error(who, 1, "a number", v);
 }
 Value to_inexact(const char *who, Value v) {
   if (is_double(v)) return v;
   if (is_exact(v)) return make_double(number_as_double(v));
+  if (is_compnum(v)) {
+    if (!compnum_is_exact(v)) return v;
+    return make_rectangular(make_double(number_as_double(real_part(v))),
+                            make_double(number_as_double(imag_part(v))));
+  }
   type_error(who, 1, "a number", v);
 }
 Value b_exact(int, Value *argv) { return to_exact("exact", argv[0]); }
@@ -353,7 +509,8 @@ double arg_integer_value(const char *who, int pos, Value v, bool *is_float) {
   }
   type_error(who, pos, "an integer", v);
 }
-Value b_number_p(int, Value *argv) { return boolv(is_number(argv[0])); }
+Value b_number_p(int, Value *argv) { return boolv(is_any_number(argv[0])); }
+Value b_real_p(int, Value *argv) { return boolv(is_number(argv[0])); }
 Value b_integer_p(int, Value *argv) {
   return boolv(is_exact_integer(argv[0]) || is_integral_double(argv[0]));
 }
@@ -365,18 +522,27 @@ Value b_exact_integer_p(int, Value *argv) { return boolv(is_exact_integer(argv[0
 Value b_exact_rational_p(int, Value *argv) { return boolv(is_exact(argv[0])); }
 
 Value require_number(const char *who, Value v) {
-  if (!is_number(v)) type_error(who, 1, "a number", v);
+  if (!is_any_number(v)) type_error(who, 1, "a number", v);
   return v;
 }
-Value b_exact_p(int, Value *argv) { return boolv(is_exact(require_number("exact?", argv[0]))); }
-Value b_inexact_p(int, Value *argv) { return boolv(is_double(require_number("inexact?", argv[0]))); }
-// Exact numbers are finite and never NaN.
-double float_or_zero(const char *who, Value v) {
-  return is_double(require_number(who, v)) ? double_of(v) : 0.0;
+bool exact_number(Value v) { return is_exact(v) || (is_compnum(v) && compnum_is_exact(v)); }
+Value b_exact_p(int, Value *argv) { return boolv(exact_number(require_number("exact?", argv[0]))); }
+Value b_inexact_p(int, Value *argv) { return boolv(!exact_number(require_number("inexact?", argv[0]))); }
+// Exact numbers are finite and never NaN; a complex number is NaN or infinite
+// when a part is, finite when both are.
+double float_or_zero(Value part) { return is_double(part) ? double_of(part) : 0.0; }
+Value b_nan_p(int, Value *argv) {
+  Value v = require_number("nan?", argv[0]);
+  return boolv(std::isnan(float_or_zero(real_part(v))) || std::isnan(float_or_zero(imag_part(v))));
 }
-Value b_nan_p(int, Value *argv) { return boolv(std::isnan(float_or_zero("nan?", argv[0]))); }
-Value b_infinite_p(int, Value *argv) { return boolv(std::isinf(float_or_zero("infinite?", argv[0]))); }
-Value b_finite_p(int, Value *argv) { return boolv(std::isfinite(float_or_zero("finite?", argv[0]))); }
+Value b_infinite_p(int, Value *argv) {
+  Value v = require_number("infinite?", argv[0]);
+  return boolv(std::isinf(float_or_zero(real_part(v))) || std::isinf(float_or_zero(imag_part(v))));
+}
+Value b_finite_p(int, Value *argv) {
+  Value v = require_number("finite?", argv[0]);
+  return boolv(std::isfinite(float_or_zero(real_part(v))) && std::isfinite(float_or_zero(imag_part(v))));
+}
 
 // Sign tests compare exactly (an exact number never goes through a double).
 int sign_of(const char *who, Value v) {
@@ -386,6 +552,10 @@ int sign_of(const char *who, Value v) {
 }
 Value b_zero_p(int, Value *argv) {
   if (is_double(argv[0])) return boolv(double_of(argv[0]) == 0.0);
+  // An exact complex number is never zero (its imaginary part is not), a float one when both parts are.
+  if (is_compnum(argv[0]))
+    return boolv(!compnum_is_exact(argv[0]) && double_of(real_part(argv[0])) == 0.0 &&
+                 double_of(imag_part(argv[0])) == 0.0);
   return boolv(sign_of("zero?", argv[0]) == 0);
 }
 Value b_positive_p(int, Value *argv) { return boolv(sign_of("positive?", argv[0]) > 0); }
@@ -566,34 +736,43 @@ Value b_rationalize(int argc, Value *argv) {
   return exact_or_float(r, inexact);
 }
 
-// ---- the complex-number procedures, for real numbers (Kiln has no complex numbers) ----
+// ---- (scheme complex) ------------------------------------------------------------
 
-[[noreturn]] void complex_unsupported(const char *who) {
-  throw_errorf("{}: complex numbers are not supported", who);
-}
 Value real_arg(const char *who, int pos, int argc, Value *argv) {
   if (!is_number(argv[pos - 1])) not_a_number(who, argc, argv, pos - 1);
   return argv[pos - 1];
 }
-bool is_zero_number(Value v) { return is_double(v) ? double_of(v) == 0.0 : exact_sign(v) == 0; }
+Value number_arg(const char *who, int argc, Value *argv) {
+  if (!is_any_number(argv[0])) not_a_number(who, argc, argv, 0);
+  return argv[0];
+}
 Value b_make_rectangular(int argc, Value *argv) {
-  Value re = real_arg("make-rectangular", 1, argc, argv);
-  if (!is_zero_number(real_arg("make-rectangular", 2, argc, argv))) complex_unsupported("make-rectangular");
-  return re;
+  return make_rectangular(real_arg("make-rectangular", 1, argc, argv),
+                          real_arg("make-rectangular", 2, argc, argv));
 }
 Value b_make_polar(int argc, Value *argv) {
-  Value magnitude = real_arg("make-polar", 1, argc, argv);
-  if (!is_zero_number(real_arg("make-polar", 2, argc, argv))) complex_unsupported("make-polar");
-  return magnitude;
+  return make_polar(real_arg("make-polar", 1, argc, argv), real_arg("make-polar", 2, argc, argv));
 }
-Value b_real_part(int argc, Value *argv) { return real_arg("real-part", 1, argc, argv); }
-Value b_imag_part(int argc, Value *argv) {
-  real_arg("imag-part", 1, argc, argv);
-  return make_fixnum(0);
+Value b_real_part(int argc, Value *argv) { return real_part(number_arg("real-part", argc, argv)); }
+Value b_imag_part(int argc, Value *argv) { return imag_part(number_arg("imag-part", argc, argv)); }
+// |z|: exact when z is exact and |z|^2 an exact square ((magnitude 3+4i) is 5).
+Value b_magnitude(int argc, Value *argv) {
+  Value v = number_arg("magnitude", argc, argv);
+  if (!is_compnum(v)) return b_abs(argc, argv);
+  Value p = real_part(v), q = imag_part(v);
+  if (compnum_is_exact(v)) {
+    Value square = exact_add(exact_mul(p, p), exact_mul(q, q));
+    Value root = exact_root(square);
+    return root != NOVALUE ? root : make_double(exact_sqrt_double(square));
+  }
+  return make_double(std::hypot(double_of(p), double_of(q)));
 }
-// The angle of a real: 0 for non-negative numbers, pi for negative ones.
+// The angle of a real: 0 for non-negative numbers, pi for negative ones; of a
+// complex number atan2(imag, real), always a float.
 Value b_angle(int argc, Value *argv) {
-  Value v = real_arg("angle", 1, argc, argv);
+  Value v = number_arg("angle", argc, argv);
+  if (is_compnum(v))
+    return make_double(std::atan2(number_as_double(imag_part(v)), number_as_double(real_part(v))));
   if (is_double(v)) {
     double d = double_of(v);
     return make_double(std::isnan(d) ? d : (std::signbit(d) ? M_PI : 0.0));
@@ -602,11 +781,11 @@ Value b_angle(int argc, Value *argv) {
 }
 
 Value b_inc(int, Value *argv) {
-  if (!is_number(argv[0])) return not_a_number("1+", 1, argv, 0);
+  if (!is_any_number(argv[0])) return not_a_number("1+", 1, argv, 0);
   return num_add(argv[0], make_fixnum(1));
 }
 Value b_dec(int, Value *argv) {
-  if (!is_number(argv[0])) return not_a_number("1-", 1, argv, 0);
+  if (!is_any_number(argv[0])) return not_a_number("1-", 1, argv, 0);
   return num_sub(argv[0], make_fixnum(1));
 }
 
@@ -654,14 +833,14 @@ BuiltinRegistrar reg([] {
   defbuiltin("max", 1, -1, b_max, "(max N ...) largest; a float if any argument is");
   defbuiltin("min", 1, -1, b_min, "(min N ...) smallest; a float if any argument is");
   defbuiltin("abs", 1, 1, b_abs, "(abs N) absolute value");
-  defbuiltin("magnitude", 1, 1, b_abs, "(magnitude N) absolute value (no complex numbers)");
+  defbuiltin("magnitude", 1, 1, b_magnitude, "(magnitude Z) absolute value of a real or complex number");
   defbuiltin("make-rectangular", 2, 2, b_make_rectangular,
-             "(make-rectangular X Y) X when Y is zero; complex numbers are not supported");
+             "(make-rectangular X Y) the complex number X + Yi");
   defbuiltin("make-polar", 2, 2, b_make_polar,
-             "(make-polar R A) R when A is zero; complex numbers are not supported");
-  defbuiltin("real-part", 1, 1, b_real_part, "(real-part X) X itself (no complex numbers)");
-  defbuiltin("imag-part", 1, 1, b_imag_part, "(imag-part X) 0 (no complex numbers)");
-  defbuiltin("angle", 1, 1, b_angle, "(angle X) 0 for X >= 0, pi for X < 0 (no complex numbers)");
+             "(make-polar R A) the complex number with magnitude R and angle A");
+  defbuiltin("real-part", 1, 1, b_real_part, "(real-part Z) real part (Z itself for a real number)");
+  defbuiltin("imag-part", 1, 1, b_imag_part, "(imag-part Z) imaginary part (0 for a real number)");
+  defbuiltin("angle", 1, 1, b_angle, "(angle Z) argument of Z in (-pi, pi]");
   defbuiltin("rationalize", 2, 2, b_rationalize, "(rationalize X Y) simplest rational within Y of X");
   defbuiltin("square", 1, 1, b_square, "(square N) N times N");
   defbuiltin("floor", 1, 1, b_floor, "(floor N) largest integral value <= N");
@@ -676,7 +855,8 @@ BuiltinRegistrar reg([] {
   defbuiltin("asin", 1, 1, b_asin, "(asin X)");
   defbuiltin("acos", 1, 1, b_acos, "(acos X)");
   defbuiltin("atan", 1, 2, b_atan, "(atan X) or (atan Y X)");
-  defbuiltin("sqrt", 1, 1, b_sqrt, "(sqrt N) exact for perfect squares, else a float");
+  defbuiltin("sqrt", 1, 1, b_sqrt,
+             "(sqrt Z) principal square root: exact for exact squares ((sqrt -4) is +2i)");
   defbuiltin("exact-integer-sqrt", 1, 1, b_exact_integer_sqrt, "(exact-integer-sqrt N) values S and N - S*S");
   defbuiltin("expt", 2, 2, b_expt, "(expt BASE POWER)");
   defbuiltin("exact", 1, 1, b_exact, "(exact N) the exact rational equal to N");
@@ -685,7 +865,7 @@ BuiltinRegistrar reg([] {
   defbuiltin("exact->inexact", 1, 1, b_exact_to_inexact, "(exact->inexact N) N as a float");
   defbuiltin("number?", 1, 1, b_number_p, "(number? X)");
   defbuiltin("complex?", 1, 1, b_number_p, "(complex? X) same as number?");
-  defbuiltin("real?", 1, 1, b_number_p, "(real? X) same as number?");
+  defbuiltin("real?", 1, 1, b_real_p, "(real? X) a number with no imaginary part (1+0.0i is not real)");
   defbuiltin("rational?", 1, 1, b_rational_p, "(rational? X) an exact number or a finite float");
   defbuiltin("integer?", 1, 1, b_integer_p, "(integer? X) an integer or an integral float");
   defbuiltin("float?", 1, 1, b_float_p, "(float? X)");

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "../runtime/complex.h"
 #include "../runtime/continuation.h"
 #include "../runtime/eval.h"
 #include "../runtime/eval_internal.h"
@@ -468,6 +469,11 @@ Value b_number_to_string(int argc, Value *a) {
     if (radix != 10)
       throw_errorf("number->string: a float can only be written in radix 10, got radix {}", radix);
     return str_of(format_double(double_of(a[0])));
+  }
+  if (is_compnum(a[0])) {
+    if (radix != 10 && !compnum_is_exact(a[0]))
+      throw_errorf("number->string: a float can only be written in radix 10, got radix {}", radix);
+    return str_of(complex_to_string(a[0], radix));
   }
   type_error("number->string", 1, "a number", a[0]);
 }

@@ -46,7 +46,8 @@ void fill_nested(Value v, const Shape &s, int depth, double *&out) {
     if (is_sequence(v))
       throw_errorf("tensor: ragged input at depth {}: expected a number, got {}", depth,
                    error_value_string(v));
-    throw_errorf("tensor: element at depth {} must be a number, got {}", depth, error_value_string(v));
+    throw_errorf("tensor: element at depth {} must be a {}number, got {}", depth,
+                 is_compnum(v) ? "real " : "", error_value_string(v));
   }
   if (!is_sequence(v) || sequence_length(v) != s.dim[depth])
     throw_errorf("tensor: ragged input at depth {}: expected a list of {} element{}, got {}", depth,

@@ -16,7 +16,8 @@ them (1225 for the file): each test call, and for each use of one of the file's 
 macros, the test calls its template holds. A form that ran fewer (its code skipped some
 after a failure) counts the rest as failed.
 A test passes when its value is `equal?` to the expected one, or, for two inexact
-reals, when they agree to 1e-7 relative (as chibi's own runner does).
+reals, when they agree to 1e-7 relative, and for complex numbers when both parts
+do (as chibi's own runner does).
 
 Prints one line per section and the totals; with --failures, writes each failing
 test's source line, expression and what Kiln gave.
@@ -130,7 +131,10 @@ PRELUDE = r"""
   (or (equal? a b)
       (and (real? a) (real? b) (inexact? a) (inexact? b)
            (or (and (nan? a) (nan? b))
-               (<= (abs (- a b)) (* 1e-7 (max (abs a) (abs b))))))))
+               (<= (abs (- a b)) (* 1e-7 (max (abs a) (abs b))))))
+      (and (number? a) (number? b) (not (and (real? a) (real? b)))
+           (%close? (real-part a) (real-part b))
+           (%close? (imag-part a) (imag-part b)))))
 (define (%report ok? what got)
   (%note-section! ok?)
   (if ok?

@@ -5,6 +5,7 @@
 #include <climits>
 #include <cmath>
 
+#include "runtime/complex.h"
 #include "runtime/error.h"
 #include "runtime/exact.h"
 #include "runtime/number.h"
@@ -117,13 +118,17 @@ TEST_CASE("int_to_string and parse_number", "[number]") {
   CHECK(double_of(parse_number("+InF.0", 10)) == HUGE_VAL);
   CHECK(double_of(parse_number("1E2", 10)) == 100.0);
   std::string refused;
-  CHECK(parse_number("1+2i", 10, &refused) == NOVALUE);
-  CHECK(refused == "complex numbers are not supported");
-  for (const char *complex : {"+i", "-2.5i", "1@2", "+inf.0-inf.0i", "1e2+1.0i", "1/2+3/4i"}) {
+  // Complex syntax makes complex numbers (complex.h), or reals for an exact zero imaginary part.
+  for (const char *complex : {"1+2i", "+i", "-2.5i", "1@2", "+inf.0-inf.0i", "1e2+1.0i", "1/2+3/4i"}) {
     refused.clear();
-    CHECK(parse_number(complex, 10, &refused) == NOVALUE);
-    CHECK(refused == "complex numbers are not supported");
+    CHECK(is_compnum(parse_number(complex, 10, &refused)));
+    CHECK(refused.empty());
   }
+  CHECK(parse_number("3+0i", 10) == make_fixnum(3));
+  CHECK(parse_number("1@0", 10) == make_fixnum(1));
+  CHECK(imag_part(parse_number("-i", 10)) == make_fixnum(-1));
+  CHECK(double_of(imag_part(parse_number("#i1+i", 10))) == 1.0);
+  CHECK(real_part(parse_number("10+11i", 16)) == make_fixnum(16));
   refused.clear();
   CHECK(parse_number("1/0", 10, &refused) == NOVALUE);
   CHECK(refused == "division by zero in 1/0");

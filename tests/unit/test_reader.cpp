@@ -188,7 +188,6 @@ TEST_CASE("reader: error texts and positions", "[reader]") {
       {"[a", "unexpected end of input (1 unclosed '[' opened at 1:1)", 1, 3},
       {"(1 2]", "unexpected ']' (expected ')' to close '(' opened at 1:1)", 1, 5},
       {"[1 2)", "unexpected ')' (expected ']' to close '[' opened at 1:1)", 1, 5},
-      {"3+4i", "complex numbers are not supported", 1, 1},
       {"(x -1/0)", "division by zero in -1/0", 1, 4},
       {"\"a\\qb\"", "unknown string escape '\\q'", 1, 3},
       {"#\\bogus", "unknown character name #\\bogus", 1, 1},

@@ -21,7 +21,7 @@
 (p (string->number "101" 2))
 (p (string->number "1e500"))
 (p (string->number "#e1e30"))
-(p (map string->number (list "1+2i" "1/0" "1/2/3" "#e+inf.0" "#x1.5" "" "abc" "#e#i1")))
+(p (map string->number (list "1+2j" "1/0" "1/2/3" "#e+inf.0" "#x1.5" "" "abc" "#e#i1")))
 ; number->string: any radix for exact numbers, lower-case digits
 (p (number->string 255 16))
 (p (number->string -255 2))
