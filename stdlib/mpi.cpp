@@ -82,7 +82,8 @@ struct TreeInfo {
 TreeInfo tree_info(const char *who, Value tree, const char *op, bool symbolic_ok) {
   TreeInfo info;
   info.nleaves = tree_check(who, "TREE", tree, symbolic_ok);
-  info.signature = mix(0x6b696c6e, uint64_t(std::strlen(op)) ^ uint64_t(uint8_t(op[0])) << 8);
+  info.signature = 0x6b696c6e;
+  for (const char *c = op; *c; c++) info.signature = mix(info.signature, uint64_t(uint8_t(*c)));
   info.text = std::string(op) + " of ";
   describe(tree, info.signature, info.text);
   return info;

@@ -52,7 +52,9 @@ std::string check(const char *who, uint64_t signature, const std::string &text) 
   for (int r = 0; r < g_size; r++) displs[size_t(r)] = total, total += lens[size_t(r)];
   std::string texts(size_t(total), ' ');
   MPI_Allgatherv(mine.data(), len, MPI_CHAR, texts.data(), lens.data(), displs.data(), MPI_CHAR, g_comm);
-  std::string msg = std::string(who) + ": the trees differ across processes (checked before any data moved):";
+  std::string msg =
+      std::string(who) +
+      ": the trees (structure, shapes or reduction) differ across processes, checked before any data moved:";
   for (int r = 0; r < g_size; r++)
     msg += std::string(r ? ";" : "") + " rank " + std::to_string(r) + " has " +
            texts.substr(size_t(displs[size_t(r)]), size_t(lens[size_t(r)]));
