@@ -24,7 +24,11 @@ const char *reduce_kind_name(ReduceKind k) {
   return "?";
 }
 
-void set_allreduce_exchange(AllreduceExchange exchange) { g_exchange = exchange; }
+AllreduceExchange set_allreduce_exchange(AllreduceExchange exchange) {
+  AllreduceExchange previous = g_exchange;
+  g_exchange = exchange;
+  return previous;
+}
 
 void raise_pending_collective_error() {
   if (!g_failed) return;

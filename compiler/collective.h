@@ -27,7 +27,8 @@ const char *reduce_kind_name(ReduceKind k);  // "sum", "mean", "max"
 // (nothing was exchanged then).
 using AllreduceExchange = std::string (*)(const double *in, double *out, int64_t n, ReduceKind kind,
                                           uint64_t signature);
-void set_allreduce_exchange(AllreduceExchange exchange);
+// Installs `exchange` and returns the one it replaces (nullptr: none).
+AllreduceExchange set_allreduce_exchange(AllreduceExchange exchange);
 
 // Raises (as a Lisp error) the message of an exchange that failed since the last
 // call, if any, and clears it.

@@ -108,7 +108,7 @@
   X(Take, "take", 2, "tensor-take")          \
   X(ScatterAdd, "scatter-add", 2, nullptr)   \
   X(Random, "random", 1, nullptr)            \
-  X(Allreduce, "mpi-allreduce", 1, nullptr)
+  X(Allreduce, "allreduce", 1, nullptr)
 
 namespace kiln {
 
