@@ -37,8 +37,8 @@ int main(int argc, char **argv) {
   }
   double t_send = (MPI_Wtime() - t0) / REPS;
   if (rank == 0)
-    printf("memcpy-10MB-ms %.3f send-10MB-between-processes-ms %.3f (%d doubles, mean of %d)\n", t_memcpy * 1e3,
-           t_send * 1e3, N, REPS);
+    printf("memcpy-10MB-ms %.3f send-10MB-between-processes-ms %.3f (%d doubles, mean of %d)\n",
+           t_memcpy * 1e3, t_send * 1e3, N, REPS);
   free(a);
   free(b);
   MPI_Finalize();
