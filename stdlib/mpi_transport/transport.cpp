@@ -1,9 +1,10 @@
 // transport.cpp — the MPI plugin (mpi_transport.h): every MPI call Kiln makes.
 //
-// Invariant: see mpi_transport.h and stdlib/mpi.h. A reduction is a rank-ordered
-// reduce-scatter then an allgather: rank k combines block k (mpi-shard's blocks of
-// the elements) from every rank's piece as ((t0 + t1) + t2) + ..., and the other
-// ranks receive those bits; MPI_Allreduce's own order is not specified.
+// Invariant: see mpi_transport.h and stdlib/mpi.h. Every element of a reduction is
+// ((t0 + t1) + t2) + ... in rank order (MPI_Allreduce's own order is not specified).
+// From three processes on it is a reduce-scatter then an allgather: rank k combines
+// block k (mpi-shard's blocks of the elements) and the other ranks receive its bits;
+// two processes each receive the other's whole leaf and combine it themselves.
 #include "mpi_transport.h"
 
 // The C interface only: OpenMPI's deprecated C++ bindings need a library of their own.
@@ -64,21 +65,54 @@ std::string check(const char *who, uint64_t signature, const std::string &text) 
 // runtime/tensor_ops.cpp's `maximum`: the first operand on ties and when it is NaN.
 inline double maximum(double x, double y) { return (x >= y || x != x) ? x : y; }
 
+// out[i] = (pieces[0][i] op pieces[1][i]) op pieces[2][i] ..., then / p for a mean.
+void combine(const double *const *pieces, int p, double *acc, int64_t len, int kind) {
+  const double *p0 = pieces[0], *p1 = pieces[1];
+  if (kind == 2) {
+    for (int64_t i = 0; i < len; i++) acc[i] = maximum(p0[i], p1[i]);
+    for (int q = 2; q < p; q++)
+      for (int64_t i = 0; i < len; i++) acc[i] = maximum(acc[i], pieces[q][i]);
+    return;
+  }
+  for (int64_t i = 0; i < len; i++) acc[i] = p0[i] + p1[i];
+  for (int q = 2; q < p; q++)
+    for (int64_t i = 0; i < len; i++) acc[i] = acc[i] + pieces[q][i];
+  if (kind == 1)
+    for (int64_t i = 0; i < len; i++) acc[i] = acc[i] / double(p);
+}
+
 void reduce(const double *in, double *out, int64_t n, int kind) {
   const int p = g_size, me = g_rank;
+  static std::vector<double> received;
+  std::vector<MPI_Request> reqs;
+  reqs.reserve(size_t(2 * p));
+  std::vector<const double *> pieces(static_cast<size_t>(p));
+  if (p == 2) {
+    // Two processes: one round. Each sends its whole leaf and combines both itself;
+    // both compute t0 + t1 from the same operands in the same order, so the bits
+    // agree, and the traffic equals the reduce-scatter's two rounds.
+    received.resize(size_t(n));
+    reqs.resize(2);
+    MPI_Irecv(received.data(), int(n), MPI_DOUBLE, 1 - me, 7, g_comm, &reqs[0]);
+    MPI_Isend(in, int(n), MPI_DOUBLE, 1 - me, 7, g_comm, &reqs[1]);
+    MPI_Waitall(2, reqs.data(), MPI_STATUSES_IGNORE);
+    pieces[size_t(me)] = in;
+    pieces[size_t(1 - me)] = received.data();
+    combine(pieces.data(), p, out, n, kind);
+    return;
+  }
   const int64_t base = n / p, extra = n % p;
   auto first = [&](int k) { return k * base + (k < extra ? k : extra); };
   auto count = [&](int k) { return base + (k < extra ? 1 : 0); };
   const int64_t mine = count(me), lo = first(me);
-  static std::vector<double> pieces;  // rank q's piece of my block at q * mine
-  pieces.resize(size_t(mine) * size_t(p));
-  std::vector<MPI_Request> reqs;
-  reqs.reserve(size_t(2 * p));
+  received.resize(size_t(mine) * size_t(p));  // rank q's piece of my block at q * mine
   for (int q = 0; q < p; q++) {
+    pieces[size_t(q)] = q == me ? in + lo : received.data() + size_t(q) * size_t(mine);
     if (q == me) continue;
     if (mine) {
       reqs.emplace_back();
-      MPI_Irecv(pieces.data() + size_t(q) * size_t(mine), int(mine), MPI_DOUBLE, q, 7, g_comm, &reqs.back());
+      MPI_Irecv(received.data() + size_t(q) * size_t(mine), int(mine), MPI_DOUBLE, q, 7, g_comm,
+                &reqs.back());
     }
     if (count(q)) {
       reqs.emplace_back();
@@ -86,24 +120,7 @@ void reduce(const double *in, double *out, int64_t n, int kind) {
     }
   }
   MPI_Waitall(int(reqs.size()), reqs.data(), MPI_STATUSES_IGNORE);
-  auto piece = [&](int q) { return q == me ? in + lo : pieces.data() + size_t(q) * size_t(mine); };
-  double *acc = out + lo;
-  const double *p0 = piece(0), *p1 = piece(1);
-  if (kind == 2) {
-    for (int64_t i = 0; i < mine; i++) acc[i] = maximum(p0[i], p1[i]);
-    for (int q = 2; q < p; q++) {
-      const double *x = piece(q);
-      for (int64_t i = 0; i < mine; i++) acc[i] = maximum(acc[i], x[i]);
-    }
-  } else {
-    for (int64_t i = 0; i < mine; i++) acc[i] = p0[i] + p1[i];
-    for (int q = 2; q < p; q++) {
-      const double *x = piece(q);
-      for (int64_t i = 0; i < mine; i++) acc[i] = acc[i] + x[i];
-    }
-    if (kind == 1)
-      for (int64_t i = 0; i < mine; i++) acc[i] = acc[i] / double(p);
-  }
+  combine(pieces.data(), p, out + lo, mine, kind);
   std::vector<int> counts(static_cast<size_t>(p)), displs(static_cast<size_t>(p));
   for (int q = 0; q < p; q++) counts[size_t(q)] = int(count(q)), displs[size_t(q)] = int(first(q));
   MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, out, counts.data(), displs.data(), MPI_DOUBLE, g_comm);
