@@ -101,7 +101,7 @@ ReduceKind reduction_arg(Value v) {
 
 // ---- processes ----------------------------------------------------------------------
 
-bool launched() {
+[[maybe_unused]] bool launched() {
   static const bool l =
       std::getenv("OMPI_COMM_WORLD_SIZE") || std::getenv("PMIX_RANK") || std::getenv("PMI_RANK");
   return l;
@@ -273,7 +273,7 @@ Value *leaves_of(Value tree, int64_t nleaves) {
 }
 
 // Each leaf's data as doubles: a tensor's own, a number's in `scalars`.
-const double *leaf_data(Value leaf, double &scalar) {
+[[maybe_unused]] const double *leaf_data(Value leaf, double &scalar) {
   if (is_tensor(leaf)) return tensor_of(leaf)->data;
   scalar = number_as_double(leaf);
   return &scalar;
