@@ -48,6 +48,17 @@ void leaf_shape(Value v, Shape &s, bool &number) {
 
 // The structure and shapes of a checked tree: its signature and its text.
 void describe(Value t, uint64_t &h, std::string &text) {
+  if (is_tree_entry(t)) {  // (KEY . TREE) of a named tree: the key is structure too
+    std::string_view key = symbol_name(car(t));
+    h = mix(h, 0x2e);
+    for (char c : key) h = mix(h, uint64_t(uint8_t(c)));
+    text += "(";
+    text += key;
+    text += " . ";
+    describe(cdr(t), h, text);
+    text += ')';
+    return;
+  }
   if (is_vector(t) || is_pair(t) || t == NIL) {
     bool vec = is_vector(t);
     h = mix(h, vec ? 0x76 : 0x28);

@@ -11,6 +11,7 @@
 (try "shape" (lambda () (mpi-allreduce (list (zeros (if (= r 1) '(2 3) '(3 3))) 1.0))))
 (try "structure" (lambda () (mpi-allreduce (if (= r 1) (list 1.0 2.0) (list 1.0)))))
 (try "vector vs list" (lambda () (mpi-allreduce (if (= r 1) (vector 1.0) (list 1.0)))))
+(try "named key" (lambda () (mpi-allreduce (list (cons 'w 1.0) (cons (if (= r 1) 'c 'b) 2.0)))))
 (try "reduction" (lambda () (mpi-allreduce (list 1.0) (if (= r 1) 'max 'sum))))
 (try "broadcast shape" (lambda () (mpi-broadcast (zeros (if (= r 1) '(2) '(3))) 0)))
 (define step (jit (lambda (x) (mpi-allreduce (list x (tensor-sum x)) 'mean))))

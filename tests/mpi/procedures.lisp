@@ -48,6 +48,10 @@
             (and (list? got) (vector? (cadr got)) (equal? (tensor-shape (vector-ref (cadr got) 0)) '(3 4))))))
  '(sum mean max))
 (check "allreduce defaults to sum" (same-leaves? (mpi-allreduce (input r)) (expected 'sum)))
+(check "allreduce of a named tree"
+       (let ((got (mpi-allreduce (list (cons 'w (car (input r))) (cons 'b (caddr (input r)))) 'mean)))
+         (and (eq? (caar got) 'w) (eq? (caadr got) 'b)
+              (bits-equal? (cdar got) (car (expected 'mean))) (bits-equal? (cdadr got) (caddr (expected 'mean))))))
 (check "allreduce of one number" (eqv? (mpi-allreduce 1) (exact->inexact p)))
 (check "allreduce of an empty list" (equal? (mpi-allreduce '()) '()))
 

@@ -78,7 +78,7 @@ def check_procedures(n, p):
             bits[m.group(1)] = m.group(2)
     if sorted(passes) != [str(r) for r in range(n)] or len(set(map(tuple, passes.values()))) != 1:
         fail(f"{n} processes: not every rank ran every check: {passes}")
-    elif len(next(iter(passes.values()))) != 21 + n:  # 21 checks and one broadcast per root
+    elif len(next(iter(passes.values()))) != 22 + n:  # 22 checks and one broadcast per root
         fail(f"{n} processes: only {len(next(iter(passes.values())))} checks ran")
     if len(set(bits.values())) != 1 or len(bits) != n:
         fail(f"{n} processes: the ranks' bits differ: {bits}")
@@ -101,7 +101,7 @@ for n in (2, 3):
         if p.returncode != 0:
             fail(f"errors.lisp on {n} processes: status {p.returncode}\n{p.stderr}")
         for r in range(n):
-            for what in ("shape", "structure", "vector vs list", "reduction", "broadcast shape", "jit shape"):
+            for what in ("shape", "structure", "vector vs list", "named key", "reduction", "broadcast shape", "jit shape"):
                 m = re.search(rf"^rank {r}: {what}: (.*)$", out, re.M)
                 if not m or "differ across processes, checked before any data moved" not in m.group(1) \
                         or "rank 1 has" not in m.group(1):
