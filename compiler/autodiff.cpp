@@ -6,7 +6,9 @@
 // param get adjoints; constants and masks never do.
 #include "autodiff.h"
 
+#include "../runtime/error.h"
 #include "../runtime/gelu_formula.h"
+#include "collective.h"
 
 namespace kiln {
 namespace {
@@ -190,6 +192,15 @@ struct Builder {
       return;
     case Op::ScatterAdd:
       if (needs[size_t(a)]) give(a, g.take(gr, b, n.axis, n.index_use));
+      return;
+    // Every process's loss counts (JAX's psum): d(sum_p L_p)/dx_r is the sum over
+    // processes of the output's gradient, and 1/P of it for a mean. The backward
+    // exchange gets a signature of its own, derived from the forward one, so every
+    // process agrees on it.
+    case Op::Allreduce:
+      if (ReduceKind(n.axis) == ReduceKind::Max)
+        throw_error("graph-grad: no gradient through mpi-allreduce 'max (only 'sum and 'mean)");
+      give(a, g.allreduce(gr, n.axis, uint64_t(n.offset) * 0x9e3779b97f4a7c15ull + 1));
       return;
     }
   }

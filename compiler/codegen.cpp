@@ -148,6 +148,7 @@ static void emit_node(Emitter &E, const Graph &g, const std::vector<Ref> &refs, 
   case Op::Reshape: E.copy(in(0), out, n.size()); break;
   case Op::MaxMask: E.max_mask(in(0), ish(0), n.axis, out); break;
   case Op::Argmax: E.argmax_axis(in(0), ish(0), n.axis, out); break;
+  case Op::Allreduce: E.allreduce(in(0), out, n.size(), n.axis, uint64_t(n.offset)); break;
   case Op::Take: E.take(in(0), ish(0), n.axis, in(1), ish(1).size(), out, refs[size_t(i)].status); break;
   case Op::ScatterAdd:
     E.scatter_add(in(0), n.shape, n.axis, in(1), ish(1).size(), out, refs[size_t(i)].status);

@@ -406,4 +406,15 @@ int32_t Graph::scatter_add(int32_t g, int32_t idx, int axis, const Shape &target
   return intern(n);
 }
 
+int32_t Graph::allreduce(int32_t x, int kind, uint64_t signature) {
+  GraphNode n;
+  n.op = Op::Allreduce;
+  n.in[0] = x;
+  n.axis = int8_t(kind);
+  n.offset = int64_t(signature);
+  n.shape = nodes[size_t(x)].shape;
+  n.is_number = nodes[size_t(x)].is_number;
+  return intern(n);
+}
+
 }  // namespace kiln

@@ -68,6 +68,10 @@ namespace kiln {
 //                                                      and i only (runtime/random_keys.h);
 //                                                      a key that is not an integer fails
 //                                                      the node (no gradient)
+// Allreduce     x               x                     compiler/collective.h: the element-wise
+//   (axis: the reduction, 0 sum 1 mean 2 max;        sum/mean/max of x over every process, in
+//    offset: the leaf's signature, checked equal     rank order; an exchange, so never folded
+//    on every process before data moves)             and never hash-consed across leaves
 // StopGradient (element-wise) is x itself; autodiff sends nothing through it.
 // One enumerator per row of runtime/op_table.h: the element-wise rows in the
 // order of BinaryOp and UnaryOp (so op_binary/op_unary are offsets), then the
@@ -79,7 +83,7 @@ enum class Op : uint8_t {
   KILN_BINARY_ARITH_OPS(KILN_X) KILN_COMPARE_OPS(KILN_X) KILN_UNARY_OPS(KILN_X) KILN_STRUCTURAL_OPS(KILN_X)
 #undef KILN_X
 };
-constexpr int kOpCount = int(Op::Random) + 1;
+constexpr int kOpCount = int(Op::Allreduce) + 1;
 
 constexpr int kFirstBinary = int(Op::Const) + 1;
 constexpr int kFirstUnary = kFirstBinary + kBinaryOpCount;
@@ -181,6 +185,8 @@ class Graph {
   // Numbers of `shape` drawn from the rank-0 `key` (RandomKind); a constant key
   // is checked here, so a bad one is reported while tracing, as eagerly.
   int32_t random(RandomKind kind, int32_t key, const Shape &shape);
+  // kind: 0 sum, 1 mean, 2 max; signature: the leaf's (collective.h).
+  int32_t allreduce(int32_t x, int kind, uint64_t signature);
 
   // Records a fully formed node (operands and shape already set), hash-consed:
   // for passes that rebuild a graph.

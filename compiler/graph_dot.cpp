@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "../runtime/printer.h"
+#include "collective.h"
 
 namespace kiln {
 
@@ -27,6 +28,7 @@ std::string graph_to_dot(const Graph &g) {
       label += fmt::format(" axis {}{}", n.axis, n.keepdims ? " keepdims" : "");
     if (n.op == Op::Slice || n.op == Op::Pad) label += fmt::format(" axis {} at {}", n.axis, n.offset);
     if (n.op == Op::Random) label += fmt::format(" {}", random_kind_name(RandomKind(n.axis)));
+    if (n.op == Op::Allreduce) label += fmt::format(" {}", reduce_kind_name(ReduceKind(n.axis)));
     if (n.op == Op::Transpose) {
       label += " perm";
       for (int d = 0; d < n.shape.rank; d++) label += fmt::format(" {}", n.perm[d]);

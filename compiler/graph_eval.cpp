@@ -12,6 +12,7 @@
 
 #include "../runtime/tensor.h"
 #include "../runtime/tensor_shapes.h"
+#include "collective.h"
 
 namespace kiln {
 
@@ -126,6 +127,9 @@ bool eval_node(const Graph &g, const GraphNode &n, const double *const *in, doub
     k_random(RandomKind(n.axis), key, out, 0, n.size());
     return true;
   }
+  case Op::Allreduce:  // a failure is raised by graph_eval once its buffers are back
+    kiln_allreduce_leaf(in[0], out, n.size(), n.axis, uint64_t(n.offset));
+    return true;
   default: return true;  // Param, Const: not computed
   }
 }
@@ -279,6 +283,7 @@ void graph_eval(const Graph &g, const Value *args, Value *results) {
   }
   for (int32_t i = 0; i < count; i++)
     if (pool_buf[size_t(i)]) bp.give(pool_buf[size_t(i)], pool_cap[size_t(i)]);
+  raise_pending_collective_error();
 }
 
 }  // namespace kiln

@@ -24,6 +24,8 @@ std::string graph_canonical_text(const Graph &g) {
         n.op == Op::Take || n.op == Op::ScatterAdd || n.op == Op::Random)
       fmt::format_to(std::back_inserter(t), " axis {}{}", int(n.axis), n.keepdims ? " keep" : "");
     if (n.op == Op::Slice || n.op == Op::Pad) fmt::format_to(std::back_inserter(t), " at {}", n.offset);
+    if (n.op == Op::Allreduce)
+      fmt::format_to(std::back_inserter(t), " kind {} sig {:016x}", int(n.axis), uint64_t(n.offset));
     if (n.op == Op::Transpose) {
       t += " perm";
       for (int d = 0; d < n.shape.rank; d++) fmt::format_to(std::back_inserter(t), " {}", int(n.perm[d]));

@@ -91,6 +91,28 @@ gcc_jit_function *Emitter::libm(const char *name, int nargs) {
   return f;
 }
 
+void Emitter::allreduce(const Ref &x, RV out, int64_t n, int kind, uint64_t signature) {
+  gcc_jit_function *&f = imported["kiln_allreduce_leaf"];
+  if (!f) {
+    gcc_jit_param *ps[5] = {gcc_jit_context_new_param(c, nullptr, t_dptr, "in"),
+                            gcc_jit_context_new_param(c, nullptr, t_dptr, "out"),
+                            gcc_jit_context_new_param(c, nullptr, t_long, "n"),
+                            gcc_jit_context_new_param(c, nullptr, t_int, "kind"),
+                            gcc_jit_context_new_param(c, nullptr, t_ulong, "signature")};
+    f = gcc_jit_context_new_function(c, nullptr, GCC_JIT_FUNCTION_IMPORTED, t_void, "kiln_allreduce_leaf", 5,
+                                     ps, 0);
+  }
+  RV in = x.base;
+  if (!in) {
+    LV one = local(t_double, "allreduce_in");
+    assign(one, lit(x.scalar));
+    in = gcc_jit_lvalue_get_address(one, nullptr);
+  }
+  RV args[5] = {in, out, ix(n), gcc_jit_context_new_rvalue_from_int(c, t_int, kind),
+                gcc_jit_context_new_rvalue_from_long(c, t_ulong, long(signature))};
+  gcc_jit_block_add_eval(cur, nullptr, gcc_jit_context_new_call(c, nullptr, f, 5, args));
+}
+
 // ---- op lowerings ----------------------------------------------------------
 
 RV Emitter::scalar_binary(BinaryOp op, RV x, RV y) {

@@ -136,6 +136,9 @@ struct Emitter {
     return gcc_jit_context_new_call(c, nullptr, gcc_jit_context_get_builtin_function(c, name), 1, &x);
   }
   std::map<std::string, gcc_jit_function *> imported;
+  // Allreduce: a call to kiln_allreduce_leaf (collective.h), which the kiln binary
+  // exports; x may be a scalar Ref (a constant), passed through a local.
+  void allreduce(const Ref &x, RV out, int64_t n, int kind, uint64_t signature);
 
   // Snapshot an expression into a local so it is evaluated once.
   RV once(RV x) { return rv(local_init(t_double, "v", x)); }

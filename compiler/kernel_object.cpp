@@ -14,6 +14,7 @@
 #include "../runtime/tensor_shapes.h"
 #include "../runtime/threadpool.h"
 #include "codegen.h"
+#include "collective.h"
 #include "graph_eval.h"
 #include "graph_text.h"
 #include "jit_context.h"
@@ -205,6 +206,7 @@ Value apply_kernel_impl(Value self, int argc, Value *argv, Value *spares) {
   }
   k->fn(args, results, k->scratch, kernel_par);
   check_interrupt();  // on Ctrl-C kernel_par starts no further chunk: the results may be unfinished
+  raise_pending_collective_error();
   for (const KernelLayout::IndexCheck &c : k->layout->index_checks) {
     const double *status = k->scratch + c.offset;
     const GraphNode &n = g[c.node];

@@ -589,6 +589,11 @@ void install_graph_hooks() {
 
 bool is_symbolic_value(Value v) { return is_symbolic(v); }
 
+Value record_allreduce(const char *who, Value leaf, int kind, uint64_t signature) {
+  int32_t x = node_of(who, 1, leaf);
+  return make_symbolic(active_graph(who).allreduce(x, kind, signature));
+}
+
 bool symbolic_shape(Value v, Shape &s, bool &number) {
   if (!is_symbolic(v)) return false;
   s = as<SymbolicValue>(v)->shape;

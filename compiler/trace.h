@@ -49,4 +49,9 @@ bool symbolic_shape(Value v, Shape &s, bool &number);
 // True while a trace is running.
 bool tracing_active();
 
+// mpi-allreduce inside a traced function: records an Allreduce node (graph.h) of
+// `leaf` (a symbolic value of the active trace, a number or a tensor) and returns
+// the symbolic value standing for its result.
+Value record_allreduce(const char *who, Value leaf, int kind, uint64_t signature);
+
 }  // namespace kiln

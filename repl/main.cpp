@@ -20,6 +20,7 @@
 #include "session.h"
 #include "stdlib/boot.h"
 #include "stdlib/builtins.h"
+#include "stdlib/mpi.h"
 #include "test_runner.h"
 
 namespace kiln {
@@ -192,7 +193,7 @@ int main(int argc, char **argv) {
     else if (a == "-q") o.quiet = true;
     else if (a == "--jit-check") o.jit_check = true;
     else if (a == "--version") {
-      std::printf("kiln %s\n", KILN_VERSION);
+      std::printf("kiln %s (%s)\n", KILN_VERSION, mpi_build_description().c_str());
       return 0;
     } else if (a == "-h" || a == "--help") {
       std::fputs(kUsage, stdout);
@@ -214,6 +215,7 @@ int main(int argc, char **argv) {
   }
   gc_init();
   int status = run_on_big_stack(run, &o);
+  mpi_finish(status);
   // A kernel still compiling in the background is abandoned, not waited for (SPEC §17).
   jit_exit_now_if_compiling(status);
   return status;

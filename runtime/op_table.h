@@ -107,7 +107,8 @@
   X(Argmax, "argmax", 1, "tensor-argmax")    \
   X(Take, "take", 2, "tensor-take")          \
   X(ScatterAdd, "scatter-add", 2, nullptr)   \
-  X(Random, "random", 1, nullptr)
+  X(Random, "random", 1, nullptr)            \
+  X(Allreduce, "allreduce", 1, nullptr)
 
 namespace kiln {
 

@@ -7,6 +7,7 @@
 // escape.
 #include <vector>
 
+#include "../compiler/collective.h"
 #include "../compiler/graph.h"
 #include "../compiler/graph_build.h"
 #include "../compiler/graph_dot.h"
@@ -178,6 +179,7 @@ Value node_entry(const Graph &g, int32_t i) {
   case Op::Concat:
   case Op::Argmax:
   case Op::Take: push(list2(intern("axis"), make_int(n.axis))); break;
+  case Op::Allreduce: push(list2(intern("reduce"), intern(reduce_kind_name(ReduceKind(n.axis))))); break;
   case Op::ScatterAdd:
     push(list2(intern("axis"), make_int(n.axis)));
     push(shape_attr("shape", n.shape));

@@ -1,0 +1,182 @@
+#!/usr/bin/env python3
+"""Kiln under mpirun (SPEC §18, docs/distributed.md): every mpi-* procedure on 1, 2
+and 3 processes checked bit for bit against the rank-order reduction, reruns
+bit-identical, trees that differ raising on every process, and a process that
+raises, exits or is killed taking the others down with its rank named, within
+seconds. Every run has a timeout. Exits 77 (skipped) without mpirun; a kiln built
+without MPI must say so from every procedure instead."""
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+
+KILN = os.path.abspath(sys.argv[1])
+HERE = os.path.dirname(os.path.abspath(__file__))
+MPIRUN = shutil.which("mpirun")
+TIMEOUT = 120
+failures = []
+
+
+def fail(msg):
+    failures.append(msg)
+    print("FAIL:", msg)
+
+
+def run(cmd, timeout=TIMEOUT):
+    t0 = time.monotonic()
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        fail(f"timed out after {timeout} s (a hang): {' '.join(cmd)}")
+        return None, timeout
+    return p, time.monotonic() - t0
+
+
+def mpirun(n, *args, timeout=TIMEOUT):
+    return run([MPIRUN, "--allow-run-as-root", "--oversubscribe", "-np", str(n), *args], timeout)
+
+
+version = subprocess.run([KILN, "--version"], capture_output=True, text=True).stdout
+if "without MPI" in version:
+    for expr in ["(mpi-rank)", "(mpi-size)", "(mpi-barrier)", "(mpi-allreduce 1.0)", "(mpi-broadcast 1.0 0)",
+                 "(mpi-shard 3)"]:
+        p, _ = run([KILN, "-e", expr])
+        name = expr[1:].split()[0].rstrip(")")
+        if p is None or p.returncode != 1 or f"{name}: MPI is not built in" not in p.stderr:
+            fail(f"{expr} without MPI: {p and p.stderr!r}")
+    print("kiln is built without MPI: checked that every procedure says so")
+    sys.exit(1 if failures else 0)
+if "with MPI (" not in version:
+    fail(f"kiln --version does not say whether MPI is built in: {version!r}")
+if not MPIRUN:
+    print("SKIP: mpirun not found (Debian: openmpi-bin)")
+    sys.exit(77)
+
+procedures = os.path.join(HERE, "procedures.lisp")
+errors = os.path.join(HERE, "errors.lisp")
+
+
+def check_procedures(n, p):
+    if p is None:
+        return None
+    if p.returncode != 0:
+        fail(f"procedures.lisp on {n} processes: status {p.returncode}\n{p.stdout}\n{p.stderr}")
+        return None
+    lines = p.stdout.splitlines()
+    passes = {}
+    bits = {}
+    for line in lines:
+        m = re.match(r"rank (\d+): (PASS|FAIL) (.*)", line)
+        if m:
+            if m.group(2) == "FAIL":
+                fail(f"{n} processes, rank {m.group(1)}: {m.group(3)}")
+            passes.setdefault(m.group(1), []).append(m.group(3))
+        m = re.match(r"rank (\d+): bits (.*)", line)
+        if m:
+            bits[m.group(1)] = m.group(2)
+    if sorted(passes) != [str(r) for r in range(n)] or len(set(map(tuple, passes.values()))) != 1:
+        fail(f"{n} processes: not every rank ran every check: {passes}")
+    elif len(next(iter(passes.values()))) != 22 + n:  # 22 checks and one broadcast per root
+        fail(f"{n} processes: only {len(next(iter(passes.values())))} checks ran")
+    if len(set(bits.values())) != 1 or len(bits) != n:
+        fail(f"{n} processes: the ranks' bits differ: {bits}")
+    return bits.get("0")
+
+
+# One process without a launcher: rank 0 of 1, every check still holds.
+p, _ = run([KILN, procedures])
+check_procedures(1, p)
+
+for n in (2, 3):
+    first = check_procedures(n, mpirun(n, KILN, procedures)[0])
+    again = check_procedures(n, mpirun(n, KILN, procedures)[0])
+    if first is not None and first != again:
+        fail(f"{n} processes: a rerun gave other bits:\n{first}\n{again}")
+
+    p, _ = mpirun(n, KILN, errors)
+    if p is not None:
+        out = p.stdout
+        if p.returncode != 0:
+            fail(f"errors.lisp on {n} processes: status {p.returncode}\n{p.stderr}")
+        for r in range(n):
+            for what in ("shape", "structure", "vector vs list", "named key", "reduction", "broadcast shape", "jit shape"):
+                m = re.search(rf"^rank {r}: {what}: (.*)$", out, re.M)
+                if not m or "differ across processes, checked before any data moved" not in m.group(1) \
+                        or "rank 1 has" not in m.group(1):
+                    fail(f"{n} processes, rank {r}, {what}: {m and m.group(1)!r}")
+            if f"rank {r}: after: {float(n * (n + 1) // 2)}" not in out:
+                fail(f"{n} processes, rank {r}: no correct exchange after the errors")
+            expected = {
+                "bad reduction": "mpi-allreduce: argument 2 must be 'sum, 'mean or 'max, got min",
+                "bad leaf": 'mpi-allreduce: TREE, leaf 2: expected a number or a tensor, got "two"',
+                "bad root": f"mpi-broadcast: ROOT must be a rank in [0, {n}), got {n}",
+                "negative root": "mpi-broadcast: argument 2 must be a non-negative integer, got -1",
+                "bad shard": "mpi-shard: argument 1 must be a non-negative integer, got -1",
+                "broadcast in jit": "graph: 'mpi-broadcast' is not supported inside a traced function",
+                "grad through max": "graph-grad: no gradient through mpi-allreduce 'max (only 'sum and 'mean)",
+            }
+            for what, msg in expected.items():
+                if f"rank {r}: {what}: {msg}" not in out:
+                    fail(f"{n} processes, rank {r}, {what}: expected {msg!r}")
+
+    # Rank 1 raises while the others wait in an exchange: all end, rank 1 named.
+    script = "(mpi-barrier) (when (= (mpi-rank) 1) (car '())) (mpi-allreduce 1.0) (mpi-barrier)"
+    p, secs = mpirun(n, KILN, "-e", script, timeout=60)
+    if p is not None:
+        text = p.stdout + p.stderr
+        if p.returncode == 0 or "car: argument 1 must be a pair" not in text or \
+                "the process of rank 1 failed" not in text or secs > 20:
+            fail(f"{n} processes, rank 1 raises: status {p.returncode} after {secs:.1f} s\n{text}")
+    # Rank 1 exits with a failure status before it ever uses MPI.
+    p, secs = mpirun(n, KILN, "-e", '(when (equal? (get-environment-variable "OMPI_COMM_WORLD_RANK") "1") (exit 3))',
+                     "-e", "(mpi-allreduce 1.0)", timeout=60)
+    if p is not None:
+        text = p.stdout + p.stderr
+        if p.returncode == 0 or "the process of rank 1 failed (status 3)" not in text or secs > 20:
+            fail(f"{n} processes, rank 1 exits 3: status {p.returncode} after {secs:.1f} s\n{text}")
+    # Rank 1 is killed (SIGKILL) while the others wait in an exchange.
+    wrapper = ('if [ "$OMPI_COMM_WORLD_RANK" = 1 ]; then "$0" -e "(mpi-barrier)" -e "(let loop () (loop))" & '
+               'k=$!; sleep 2; kill -9 $k; wait $k; exit $?; '
+               'else exec "$0" -e "(mpi-barrier)" -e "(mpi-allreduce 1.0)"; fi')
+    p, secs = mpirun(n, "bash", "-c", wrapper, KILN, timeout=60)
+    if p is not None:
+        text = p.stdout + p.stderr
+        if p.returncode == 0 or not re.search(r"rank 1|\[\[\d+,1\],1\]", text) or secs > 25:
+            fail(f"{n} processes, rank 1 killed: status {p.returncode} after {secs:.1f} s\n{text}")
+    print(f"{n} processes: done")
+
+# examples/digits_mpi.lisp: on 1, 2 and 3 processes the same accuracy and losses
+# within 1e-12 of one process's (3 epochs; the data is python3-sklearn's).
+DIGITS = "/usr/lib/python3/dist-packages/sklearn/datasets/data/digits.csv.gz"
+EXAMPLE = os.path.join(HERE, "..", "..", "examples", "digits_mpi.lisp")
+if os.path.exists(DIGITS):
+    runs = {}
+    for n in (1, 2, 3):
+        p, _ = mpirun(n, KILN, EXAMPLE, DIGITS, "--epochs", "3", timeout=300)
+        if p is None:
+            continue
+        if p.returncode != 0:
+            fail(f"digits_mpi on {n} processes: status {p.returncode}\n{p.stderr}")
+            continue
+        losses = [float(x) for x in re.findall(r"mean loss (\S+)", p.stdout)]
+        final = re.search(r"final training loss (\S+)", p.stdout)
+        acc = re.search(r"test accuracy (\S+)", p.stdout)
+        if len(losses) != 3 or not final or not acc:
+            fail(f"digits_mpi on {n} processes printed {p.stdout!r}")
+            continue
+        runs[n] = (losses + [float(final.group(1))], acc.group(1))
+    if 1 in runs:
+        for n in (2, 3):
+            if n in runs:
+                worst = max(abs(a - b) for a, b in zip(runs[1][0], runs[n][0]))
+                if worst > 1e-12 or runs[n][1] != runs[1][1]:
+                    fail(f"digits_mpi: {n} processes differ from one: {runs[n]} vs {runs[1]}")
+                else:
+                    print(f"digits_mpi: {n} processes within {worst:.1e} of one, accuracy {runs[n][1]}")
+else:
+    print("digits_mpi: skipped (python3-sklearn's digits.csv.gz not found)")
+
+print("FAILED" if failures else "all passed")
+sys.exit(1 if failures else 0)
