@@ -51,10 +51,6 @@
                        (if (and r (real? r) (>= r 0) (< r 1)) (inexact r) (usage))))
 (define export-dir (option "--export" #f))
 
-;; Until branch `ops` reaches main: stand-ins for tensor-gelu, random-split and dropout.
-(load (string-append (let ((p (car (command-line)))) (substring p 0 (- (string-length p) (string-length "char_transformer.lisp"))))
-                     "char_transformer_shim.lisp"))
-
 ;; ---- data -------------------------------------------------------------------------
 (define d-model 64)
 (define context 64)

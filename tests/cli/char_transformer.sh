@@ -19,9 +19,7 @@ if [ -f /usr/share/common-licenses/GPL-3 ]; then
 else
   for i in $(seq 60); do echo "the quick brown fox jumps over the lazy dog, line $i."; done >"$tmp/text.txt"
 fi
-# TEMPORARY, until branch ops lands: the shim's dropout exists only at rate 0.
-rate=(); [ -f "$ROOT/examples/char_transformer_shim.lisp" ] && rate=(--dropout 0)
-out=$("$KILN" "$ROOT/examples/char_transformer.lisp" "$tmp/text.txt" --steps 8 --batch 8 --sample 80 "${rate[@]}" 2>&1)
+out=$("$KILN" "$ROOT/examples/char_transformer.lisp" "$tmp/text.txt" --steps 8 --batch 8 --sample 80 2>&1)
 status=$?
 echo "$out" | tail -6
 if [ $status -ne 0 ]; then echo "FAIL: status $status"; exit 1; fi
