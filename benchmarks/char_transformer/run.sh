@@ -3,7 +3,8 @@
 # float64, dropout off): the same text, initial weights and batches, exported by Kiln
 # as .npy files. Prints the BLAS PyTorch loaded, each side's first and last losses, the
 # largest per-step loss difference, and the training step's seconds side by side
-# (median over steps 2..: the first includes Kiln's compile).
+# (median over steps 2..: the first includes Kiln's compile; KILN_JIT=sync, so every
+# step runs the kernel).
 # Usage: benchmarks/char_transformer/run.sh [KILN] [STEPS] [TEXT]
 # (PyTorch and NumPy from Debian's python3-torch / python3-numpy; install
 # libopenblas0-pthread, or torch falls back to the reference BLAS)
@@ -17,7 +18,7 @@ PY=/usr/bin/python3
 DIR=$(mktemp -d)
 trap 'rm -rf "$DIR"' EXIT
 echo "CPU: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(nproc) cores; $(date -u +%Y-%m-%d)"
-KILN_THREADS=1 "$KILN" "$ROOT/examples/char_transformer.lisp" "$TEXT" --steps "$STEPS" --dropout 0 --export "$DIR" \
+KILN_JIT=sync KILN_THREADS=1 "$KILN" "$ROOT/examples/char_transformer.lisp" "$TEXT" --steps "$STEPS" --dropout 0 --export "$DIR" \
   2>/dev/null >"$DIR/kiln.txt"
 env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 \
   "$PY" "$ROOT/benchmarks/char_transformer/transformer_torch.py" "$DIR" >"$DIR/torch.txt"
