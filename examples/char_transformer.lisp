@@ -19,7 +19,7 @@
 ;; procedure, so each minibatch runs one native kernel. Each step passes its own random
 ;; key as an argument, so the dropout masks differ from step to step.
 ;; At the end it plots the loss curve and samples a paragraph, character by character,
-;; from the trained model (temperature 0.8), starting from the text's first 64 characters.
+;; from the trained model (temperature 0.8), after 64 characters from the text's middle.
 ;; `--export DIR` writes the text as indices, the initial weights and every step's batch
 ;; offsets as .npy files and prints every step's loss, for benchmarks/char_transformer/
 ;; to train the same network the same way in PyTorch (run it with --dropout 0 for that).
@@ -44,7 +44,7 @@
     (if (and n (exact-integer? n) (> n 0)) n (usage))))
 (unless (= (length (car parsed)) 1) (usage))
 (define text-path (car (car parsed)))
-(define steps (count-option "--steps" "600"))
+(define steps (count-option "--steps" "1000"))
 (define batch-size (count-option "--batch" "32"))
 (define sample-length (count-option "--sample" "400"))
 (define dropout-rate (let ((r (string->number (option "--dropout" "0.1"))))
@@ -228,8 +228,16 @@
   (let loop ((ps probabilities) (i 0) (total 0.0))
     (let ((total (+ total (car ps))))
       (if (or (> total u) (null? (cdr ps))) i (loop (cdr ps) (+ i 1) total)))))
+;; The prompt: the CONTEXT characters from the first line that starts in the text's
+;; second half (a title or header at the top is rarely typical of the text).
+(define prompt-start
+  (let loop ((i (quotient n-chars 2)))
+    (cond ((> (+ i context) n-chars) (- n-chars context))
+          ((and (> i 0) (char=? (string-ref text (- i 1)) #\newline)) i)
+          (else (loop (+ i 1))))))
+(define prompt (substring text prompt-start (+ prompt-start context)))
 (define (sample params n)
-  (let ((start (reverse (map char-index (string->list (substring text 0 context))))))
+  (let ((start (reverse (map char-index (string->list prompt)))))
     (let loop ((i 0) (recent start) (out '()))
       (if (= i n)
           (list->string (map (lambda (k) (vector-ref vocabulary k)) (reverse out)))
@@ -245,6 +253,6 @@
                        steps batch-size context base-rate dropout-rate n-chars vocab-size))
       (plot (cons "training loss" curve) "char transformer: loss per step")
       (display (format "first loss ~,4f, last loss ~,4f~%" (car curve) (last curve)))
-      (display (format "sample (temperature ~a) after ~s:~%" temperature (substring text 0 context)))
+      (display (format "sample (temperature ~a) after ~s:~%" temperature prompt))
       (display (sample params sample-length))
       (newline)))
