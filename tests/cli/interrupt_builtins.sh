@@ -10,7 +10,7 @@
 # Time bounds, measured from the SIGINT to the "interrupted" line: 5 s for the
 # builtin loops; 2 s for what is promised to answer within a second (huge
 # integers, tensor ops), the margin being for a machine busy with other work
-# (the test passes with two busy loops beside it: tests/support/with_busy_loops.sh);
+# (the test passes with two busy loops beside it: tests/support/under_load.sh 2 ...; make timing-under-load);
 # 15 s where the answer waits for a deep stack to unwind. The process then has 15 s to
 # end: the kernel frees its gigabytes after the answer, and on a loaded machine
 # that alone can take seconds.
