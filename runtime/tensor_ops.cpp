@@ -11,8 +11,8 @@
 #include <cstring>
 #include <vector>
 
-#include "gelu_formula.h"
 #include "eval.h"
+#include "gelu_formula.h"
 #include "tanh_formula.h"
 #include "tensor_ops_dispatch.h"
 #include "threadpool.h"

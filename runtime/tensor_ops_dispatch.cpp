@@ -9,8 +9,8 @@
 #include <cstring>
 #include <utility>
 
-#include "gelu_formula.h"
 #include "eval.h"  // g_interrupt, which matmul_rows polls
+#include "gelu_formula.h"
 #include "tanh_formula.h"
 
 namespace kiln {

@@ -23,7 +23,7 @@ out=$("$KILN" "$ROOT/examples/char_transformer.lisp" "$tmp/text.txt" --steps 8 -
 status=$?
 echo "$out" | tail -6
 if [ $status -ne 0 ]; then echo "FAIL: status $status"; exit 1; fi
-echo "$out" | grep -q "char transformer: loss per step" || { echo "FAIL: no loss plot"; exit 1; }
+grep -q "char transformer: loss per step" <<<"$out" || { echo "FAIL: no loss plot"; exit 1; }
 read -r first last < <(echo "$out" | sed -n 's/^first loss \([0-9.]*\), last loss \([0-9.]*\)$/\1 \2/p')
 if [ -z "${first:-}" ]; then echo "FAIL: no 'first loss ..., last loss ...' line"; exit 1; fi
 if ! awk -v f="$first" -v l="$last" 'BEGIN { exit !(l < f - 0.3) }'; then

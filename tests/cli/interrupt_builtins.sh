@@ -89,6 +89,7 @@ check iota '(display (length (iota 9223372036854775807)))'
 check make_list '(display (length (make-list 2147483648)))'
 check range '(display (length (range 4294967296)))'
 check iota_float '(display (length (iota 9223372036854775807 0.5 0.25)))'
+check mpi_shard '(display (length (mpi-shard 2147483648)))'  # crash_fuzz seed 1 case 212
 check make_vector_list '(display (vector-length (list->vector (make-list 2147483648 (quote x)))))'
 check for_each_builtin '(for-each car (make-list 2147483648 (list 1)))'
 # 2^60 leaves through shared structure: the printer, not the allocator, runs long.

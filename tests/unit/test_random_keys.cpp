@@ -56,7 +56,7 @@ TEST_CASE("random: split keys are below 2^53, distinct and depend on the key", "
   CHECK(random_split(5, 0) != (random_formula::splitmix_at(uint64_t(5), uint64_t(0)) >> 11));
 }
 
-TEST_CASE("random: a key is an integral double in [-2^63, 2^63)", "[random]") {
+TEST_CASE("random: a key is an integral double from -2^63 up to but not including 2^63", "[random]") {
   uint64_t k = 99;
   CHECK(random_key_of_double(0.0, k));
   CHECK(k == 0);
