@@ -14,9 +14,9 @@
 #include <vector>
 
 #include "../compiler/collective.h"
-#include "../runtime/eval.h"
 #include "../compiler/trace.h"
 #include "../compiler/tree.h"
+#include "../runtime/eval.h"
 #include "../runtime/gc.h"
 #include "../runtime/tensor.h"
 #include "builtins.h"
