@@ -29,6 +29,10 @@ struct Queue {
   std::deque<BackgroundCompile *> jobs;
   bool started = false;
   bool busy = false;  // a job is being compiled
+  // KILN_JIT_TEST_DELAY_MS: every background compile starts this much later, so a
+  // test can rely on a compile still running (tests/jit/tiering.sh); read on the
+  // interpreter thread before the compile thread starts (getenv is not safe beside setenv).
+  long test_delay_ms = 0;
 };
 Queue &queue() {
   static auto *q = new Queue;
@@ -46,6 +50,7 @@ void *run_jobs(void *) {
       q.jobs.pop_front();
       q.busy = true;
     }
+    if (q.test_delay_ms > 0) usleep(useconds_t(q.test_delay_ms) * 1000);
     try {
       job->code = compile_cached(job->name, job->key_text, job->build, job->data);
     } catch (...) {  // e.g. bad_alloc: this kernel stays with the interpreter
@@ -106,6 +111,7 @@ BackgroundCompile *compile_in_background(const std::string &name, const std::str
   job->data = data;
   std::lock_guard<std::mutex> lock(q.m);
   if (!q.started) {
+    if (const char *d = std::getenv("KILN_JIT_TEST_DELAY_MS")) q.test_delay_ms = std::strtol(d, nullptr, 10);
     start_thread();
     q.started = true;
   }
