@@ -14,7 +14,7 @@ tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 fails=0
 check() {  # check NAME CONDITION-STATUS
-  if [ "$2" -eq 0 ]; then echo "PASS $1"; else echo "FAIL $1"; fails=$((fails + 1)); fi
+  if [ "$2" -eq 0 ]; then echo "PASS $1"; else echo "FAIL $1 (status $rc; output:)"; sed "s|^|    |" <<<"$out"; fails=$((fails + 1)); fi
 }
 now_ms() { date +%s%3N; }
 run() {  # run ARGS -- ENV... -> stdout+stderr in $out, status in $rc, wall time in $ms
