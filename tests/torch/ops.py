@@ -20,6 +20,8 @@ except ImportError:
     print("ops: skipped (python3-torch is not installed)")
     sys.exit(0)
 
+from kiln_text import T, lisp  # noqa: E402
+
 torch.set_default_dtype(torch.float64)
 kiln = sys.argv[1]
 rng = random.Random(13)
@@ -30,16 +32,6 @@ def data(*shape, lo=-3.0, hi=3.0):
     if not shape:
         return rng.uniform(lo, hi)
     return [data(*shape[1:], lo=lo, hi=hi) for _ in range(shape[0])]
-
-
-def lisp(v):
-    if isinstance(v, list):
-        return "(" + " ".join(lisp(x) for x in v) + ")"
-    return repr(float(v))
-
-
-def T(v):
-    return f"(tensor '{lisp(v)})"
 
 
 # Each case: name, Kiln (lambda (ARGS...) LOSS), arguments (nested lists), and

@@ -21,6 +21,8 @@ except ImportError:
     print("windows: skipped (python3-torch is not installed)")
     sys.exit(0)
 
+from kiln_text import T, lisp  # noqa: E402
+
 torch.set_default_dtype(torch.float64)
 kiln = sys.argv[1]
 rng = random.Random(28)
@@ -30,16 +32,6 @@ def data(*shape):
     if not shape:
         return rng.uniform(-3.0, 3.0)
     return [data(*shape[1:]) for _ in range(shape[0])]
-
-
-def lisp(v):
-    if isinstance(v, list):
-        return "(" + " ".join(lisp(x) for x in v) + ")"
-    return repr(float(v))
-
-
-def T(v):
-    return f"(tensor '{lisp(v)})"
 
 
 def out_shape(fn, args):
