@@ -29,6 +29,7 @@
 
 #include "../runtime/eval.h"
 #include "../runtime/exact.h"
+#include "../runtime/list_builder.h"
 #include "../runtime/printer.h"
 #include "../runtime/tensor.h"
 #include "../runtime/tensor_ops.h"
@@ -475,15 +476,9 @@ Value read_value(Reader &r, int depth) {
   if (word == "list" || word == "dotted") {
     int64_t n = parse_count(r, at, rest);
     if (word == "dotted" && n == 0) r.bad(at, "a dotted list needs at least one element");
-    Value head = NIL, tail = NIL;
-    for (int64_t i = 0; i < n; i++) {
-      Value cell = cons(read_value(r, depth + 1), NIL);
-      if (head == NIL) head = cell;
-      else as<Pair>(tail)->cdr = cell;
-      tail = cell;
-    }
-    if (word == "dotted") as<Pair>(tail)->cdr = read_value(r, depth + 1);
-    return head;
+    ListBuilder items;
+    for (int64_t i = 0; i < n; i++) items.push(read_value(r, depth + 1));
+    return items.finish(word == "dotted" ? read_value(r, depth + 1) : NIL);
   }
   if (word == "vector") {
     int64_t n = parse_count(r, at, rest);
