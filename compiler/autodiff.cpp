@@ -216,10 +216,9 @@ std::vector<int32_t> append_gradients(Graph &g, int32_t loss, const std::vector<
   for (int32_t w : wrt) bd.needs[size_t(w)] = 1;
   for (int32_t i = 0; i < forward; i++) {
     const GraphNode &n = g[i];
-    // Masks and comparisons are piecewise constant: nothing flows through them.
-    if (op_is_comparison(n.op) || n.op == Op::ReluGrad || n.op == Op::MaxMask || n.op == Op::Argmax ||
-        n.op == Op::StopGradient || n.op == Op::Random)
-      continue;
+    // Nothing flows through an op its row calls not differentiable: masks and
+    // comparisons are piecewise constant, random numbers and stop-gradient cut it.
+    if (!op_info(n.op).differentiable) continue;
     for (int k = 0; k < op_arity(n.op); k++)
       if (bd.needs[size_t(n.in[k])]) bd.needs[size_t(i)] = 1;
   }

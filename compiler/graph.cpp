@@ -17,21 +17,6 @@ namespace kiln {
 
 static_assert(kFirstStructural + kStructuralOpCount == kOpCount);
 
-const char *op_name(Op op) {
-  if (op == Op::Param) return "param";
-  if (op == Op::Const) return "const";
-  if (op_is_binary(op)) return row(op_binary(op)).graph;
-  if (op_is_unary(op)) return row(op_unary(op)).graph;
-  return kStructuralOps[int(op) - kFirstStructural].graph;
-}
-
-int op_arity(Op op) {
-  if (op == Op::Param || op == Op::Const) return 0;
-  if (op_is_binary(op)) return 2;
-  if (op_is_unary(op)) return 1;
-  return kStructuralOps[int(op) - kFirstStructural].arity;
-}
-
 // ---- hash-consing table: open addressing over node indices ------------------------
 namespace {
 
@@ -54,12 +39,11 @@ uint64_t node_hash(const GraphNode &n) {
     h = mix(h, bits ^ reinterpret_cast<uint64_t>(n.const_data));
   }
   h = mix(h, uint64_t(n.offset));
-  if (n.op == Op::SumTo || n.op == Op::BroadcastTo || n.op == Op::Reshape || n.op == Op::Slice ||
-      n.op == Op::Pad || n.op == Op::ScatterAdd || n.op == Op::Random) {
+  if (op_has(n.op, kAttrShape) || op_has(n.op, kAttrRange)) {
     h = mix(h, uint64_t(n.shape.rank));
     for (int i = 0; i < n.shape.rank; i++) h = mix(h, uint64_t(n.shape.dim[i]));
   }
-  if (n.op == Op::Transpose)
+  if (op_has(n.op, kAttrPerm))
     for (int i = 0; i < n.shape.rank; i++) h = mix(h, uint64_t(n.perm[i]));
   // Avalanche (splitmix64's finaliser): mix() leaves high input bits, such as
   // param_index's, in the high bits, and the table indexes by the low ones, so
@@ -80,7 +64,7 @@ bool node_same(const GraphNode &a, const GraphNode &b) {
   for (int i = 0; i < 3; i++)
     if (a.in[i] != b.in[i]) return false;
   if (std::memcmp(&a.scalar, &b.scalar, 8) != 0) return false;
-  if (a.op == Op::Transpose)
+  if (op_has(a.op, kAttrPerm))
     for (int i = 0; i < a.shape.rank; i++)
       if (a.perm[i] != b.perm[i]) return false;
   return true;

@@ -104,9 +104,37 @@ constexpr BinaryOp op_binary(Op op) { return BinaryOp(int(op) - kFirstBinary); }
 constexpr UnaryOp op_unary(Op op) { return UnaryOp(int(op) - kFirstUnary); }
 constexpr Op binary_op(BinaryOp b) { return Op(kFirstBinary + int(b)); }
 constexpr Op unary_op(UnaryOp u) { return Op(kFirstUnary + int(u)); }
-// Lower-case name used by graph-ir and graph-dot: "add", "relu-grad", "sum-axis".
-const char *op_name(Op op);
-int op_arity(Op op);  // number of operands: 0..3
+
+// What the op table says about an Op, whatever its family: one entry per
+// enumerator, generated from the same rows as Op itself.
+struct OpInfo {
+  const char *name;  // graph-ir and graph-dot's name: "add", "relu-grad", "sum-axis"
+  int arity;         // number of operands: 0..3
+  uint16_t attrs;    // OpAttr bits (runtime/op_table.h)
+  bool differentiable;
+  bool checks;  // its kernel reports a bad input at run time
+};
+inline constexpr OpInfo kOpInfo[] = {{"param", 0, 0, false, false},
+                                     {"const", 0, 0, false, false},
+#define KILN_X(e, builtin, generic, graph, fusable, one, folds, diff, doc) {graph, 2, 0, diff, false},
+                                     KILN_BINARY_ARITH_OPS(KILN_X)
+#undef KILN_X
+#define KILN_X(e, builtin, generic, graph, doc) {graph, 2, 0, false, false},
+                                         KILN_COMPARE_OPS(KILN_X)
+#undef KILN_X
+#define KILN_X(e, builtin, generic, graph, fusable, diff, doc) {graph, 1, 0, diff, false},
+                                             KILN_UNARY_OPS(KILN_X)
+#undef KILN_X
+#define KILN_X(e, graph, arity, builtin, attrs, diff, checks) {graph, arity, uint16_t(attrs), diff, checks},
+                                                 KILN_STRUCTURAL_OPS(KILN_X)
+#undef KILN_X
+};
+static_assert(sizeof(kOpInfo) / sizeof(kOpInfo[0]) == size_t(kOpCount), "one OpInfo per Op");
+
+constexpr const OpInfo &op_info(Op op) { return kOpInfo[int(op)]; }
+constexpr const char *op_name(Op op) { return op_info(op).name; }
+constexpr int op_arity(Op op) { return op_info(op).arity; }
+constexpr bool op_has(Op op, OpAttr a) { return (op_info(op).attrs & a) != 0; }
 
 // (Named GraphNode, not Node: kiln::Node is the evaluator's AST node, runtime/nodes.h.)
 struct GraphNode {

@@ -22,14 +22,15 @@ std::string graph_to_dot(const Graph &g) {
     if (n.op == Op::Param) label += fmt::format(" {}", n.param_index);
     if (n.op == Op::Const)
       label += n.const_data ? std::string(" tensor") : fmt::format(" {}", format_double(n.scalar));
-    if (n.op == Op::SumAxis || n.op == Op::MeanAxis || n.op == Op::MaxAxis || n.op == Op::Concat ||
-        n.op == Op::Argmax || n.op == Op::Take || n.op == Op::ScatterAdd ||
-        (n.op == Op::MaxMask && n.axis >= 0))
-      label += fmt::format(" axis {}{}", n.axis, n.keepdims ? " keepdims" : "");
-    if (n.op == Op::Slice || n.op == Op::Pad) label += fmt::format(" axis {} at {}", n.axis, n.offset);
-    if (n.op == Op::Random) label += fmt::format(" {}", random_kind_name(RandomKind(n.axis)));
-    if (n.op == Op::Allreduce) label += fmt::format(" {}", reduce_kind_name(ReduceKind(n.axis)));
-    if (n.op == Op::Transpose) {
+    // The row's attributes (runtime/op_table.h), in OpAttr's order; the shape is
+    // on the label's second line, and an index's use only changes error text.
+    if (op_has(n.op, kAttrAxis) || (op_has(n.op, kAttrWholeOrAxis) && n.axis >= 0))
+      label += fmt::format(" axis {}", n.axis);
+    if (op_has(n.op, kAttrKeepdims) && n.keepdims) label += " keepdims";
+    if (op_has(n.op, kAttrRange) || op_has(n.op, kAttrAt)) label += fmt::format(" at {}", n.offset);
+    if (op_has(n.op, kAttrRandomKind)) label += fmt::format(" {}", random_kind_name(RandomKind(n.axis)));
+    if (op_has(n.op, kAttrReduce)) label += fmt::format(" {}", reduce_kind_name(ReduceKind(n.axis)));
+    if (op_has(n.op, kAttrPerm)) {
       label += " perm";
       for (int d = 0; d < n.shape.rank; d++) label += fmt::format(" {}", n.perm[d]);
     }

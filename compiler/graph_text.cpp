@@ -19,14 +19,17 @@ std::string graph_canonical_text(const Graph &g) {
                    n.is_number ? "num" : "ten");
     for (int q = 0; q < op_arity(n.op); q++) fmt::format_to(std::back_inserter(t), " {}", n.in[q]);
     if (n.op == Op::Param) fmt::format_to(std::back_inserter(t), " p{}", n.param_index);
-    if (n.op == Op::SumAxis || n.op == Op::MeanAxis || n.op == Op::MaxAxis || n.op == Op::MaxMask ||
-        n.op == Op::Slice || n.op == Op::Pad || n.op == Op::Concat || n.op == Op::Argmax ||
-        n.op == Op::Take || n.op == Op::ScatterAdd || n.op == Op::Random)
-      fmt::format_to(std::back_inserter(t), " axis {}{}", int(n.axis), n.keepdims ? " keep" : "");
-    if (n.op == Op::Slice || n.op == Op::Pad) fmt::format_to(std::back_inserter(t), " at {}", n.offset);
-    if (n.op == Op::Allreduce)
+    // Every attribute the row names (runtime/op_table.h), in OpAttr's order.
+    if (op_has(n.op, kAttrAxis) || op_has(n.op, kAttrWholeOrAxis))
+      fmt::format_to(std::back_inserter(t), " axis {}", int(n.axis));
+    if (op_has(n.op, kAttrKeepdims) && n.keepdims) t += " keep";
+    if (op_has(n.op, kAttrRange) || op_has(n.op, kAttrAt))
+      fmt::format_to(std::back_inserter(t), " at {}", n.offset);
+    if (op_has(n.op, kAttrIndexUse)) fmt::format_to(std::back_inserter(t), " use {}", int(n.index_use));
+    if (op_has(n.op, kAttrRandomKind)) fmt::format_to(std::back_inserter(t), " kind {}", int(n.axis));
+    if (op_has(n.op, kAttrReduce))
       fmt::format_to(std::back_inserter(t), " kind {} sig {:016x}", int(n.axis), uint64_t(n.offset));
-    if (n.op == Op::Transpose) {
+    if (op_has(n.op, kAttrPerm)) {
       t += " perm";
       for (int d = 0; d < n.shape.rank; d++) fmt::format_to(std::back_inserter(t), " {}", int(n.perm[d]));
     }

@@ -93,7 +93,7 @@ KernelLayout plan_kernel(const Graph &g) {
   L.units = kernel_units(g, kernel_emission_order(g), L.read_in_place);
   assign_scratch(g, L);
   for (int32_t i = 0; i < g.size(); i++)
-    if (g[i].op == Op::Take || g[i].op == Op::ScatterAdd || g[i].op == Op::Random) {
+    if (op_info(g[i].op).checks) {
       L.index_checks.push_back({i, L.scratch_doubles});
       L.scratch_doubles += 8;
     }

@@ -4,8 +4,11 @@
 // so no two lists can disagree or drift out of order: tensor_ops' UnaryOp and
 // BinaryOp enums (here), the graph's Op enum and op_name (compiler/graph.h),
 // builtin registration and the fused-call table (stdlib/tensor_elementwise.cpp), generic
-// arithmetic on tensors (tensor_arith), and the tracer's op table and the
-// procedures that record each op (compiler/trace.cpp).
+// arithmetic on tensors (tensor_arith), the tracer's op table and the
+// procedures that record each op (compiler/trace.cpp), and through kOpInfo
+// (compiler/graph.h) each op's attributes (graph hashing and equality, the
+// kernel cache's key text, graph-ir, graph-dot), whether gradients flow through
+// it (compiler/autodiff.cpp) and whether its kernel checks its input at run time.
 // What stays hand-written per op is exactly three things, each a `switch` that
 // -Wswitch checks for completeness: its formula (runtime/tensor_ops.cpp and
 // tensor_ops_simd.inc), its gradient rule (compiler/autodiff.cpp) and its JIT
@@ -27,20 +30,21 @@
 // that GENERIC means with one argument ((- x) is neg, (/ x) reciprocal), or
 // Identity ((+ x) is x); FOLDS: GENERIC takes any number of arguments, folded
 // from the left.
-//   X(E, BUILTIN, GENERIC, GRAPH, FUSABLE, UNARY1, FOLDS, DOC)
-#define KILN_BINARY_ARITH_OPS(X)                                                                            \
-  X(Add, "tensor-add", "+", "add", true, Identity, true,                                                    \
-    "(tensor-add A B): elementwise A+B with NumPy broadcasting.")                                           \
-  X(Sub, "tensor-sub", "-", "sub", true, Neg, true, "(tensor-sub A B): elementwise A-B with broadcasting.") \
-  X(Mul, "tensor-mul", "*", "mul", true, Identity, true,                                                    \
-    "(tensor-mul A B): elementwise A*B with broadcasting.")                                                 \
-  X(Div, "tensor-div", "/", "div", true, Reciprocal, true,                                                  \
-    "(tensor-div A B): elementwise A/B with broadcasting.")                                                 \
-  X(Pow, "tensor-pow", "expt", "pow", true, None, false,                                                    \
-    "(tensor-pow A B): elementwise A^B with broadcasting.")                                                 \
-  X(Maximum, "tensor-maximum", "max", "maximum", true, Identity, true,                                      \
-    "(tensor-maximum A B): elementwise maximum (NaN propagates).")                                          \
-  X(Minimum, nullptr, "min", "minimum", false, Identity, true, "")
+//   X(E, BUILTIN, GENERIC, GRAPH, FUSABLE, UNARY1, FOLDS, DIFF, DOC)
+#define KILN_BINARY_ARITH_OPS(X)                                             \
+  X(Add, "tensor-add", "+", "add", true, Identity, true, true,               \
+    "(tensor-add A B): elementwise A+B with NumPy broadcasting.")            \
+  X(Sub, "tensor-sub", "-", "sub", true, Neg, true, true,                    \
+    "(tensor-sub A B): elementwise A-B with broadcasting.")                  \
+  X(Mul, "tensor-mul", "*", "mul", true, Identity, true, true,               \
+    "(tensor-mul A B): elementwise A*B with broadcasting.")                  \
+  X(Div, "tensor-div", "/", "div", true, Reciprocal, true, true,             \
+    "(tensor-div A B): elementwise A/B with broadcasting.")                  \
+  X(Pow, "tensor-pow", "expt", "pow", true, None, false, true,               \
+    "(tensor-pow A B): elementwise A^B with broadcasting.")                  \
+  X(Maximum, "tensor-maximum", "max", "maximum", true, Identity, true, true, \
+    "(tensor-maximum A B): elementwise maximum (NaN propagates).")           \
+  X(Minimum, nullptr, "min", "minimum", false, Identity, true, true, "")
 
 // Element-wise comparisons: 1.0 or 0.0, the masks of traced `if`s and of
 // `tensor-where`. GENERIC is the numeric comparison that records one when given a
@@ -57,60 +61,89 @@
     "(tensor-eq A B): elementwise 1.0 where A = B, else 0.0 (NaN equals nothing).")
 
 // Element-wise unary ops.
-//   X(E, BUILTIN, GENERIC, GRAPH, FUSABLE, DOC)
-#define KILN_UNARY_OPS(X)                                                                               \
-  X(Neg, "tensor-neg", nullptr, "neg", true, "(tensor-neg T): elementwise -x.")                         \
-  X(Exp, "tensor-exp", "exp", "exp", true, "(tensor-exp T): elementwise e^x.")                          \
-  X(Log, "tensor-log", "log", "log", true, "(tensor-log T): elementwise natural log.")                  \
-  X(Sqrt, "tensor-sqrt", "sqrt", "sqrt", true, "(tensor-sqrt T): elementwise square root.")             \
-  X(Tanh, "tensor-tanh", nullptr, "tanh", true, "(tensor-tanh T): elementwise tanh.")                   \
-  X(Sigmoid, "tensor-sigmoid", nullptr, "sigmoid", true, "(tensor-sigmoid T): elementwise 1/(1+e^-x).") \
-  X(Relu, "relu", nullptr, "relu", true,                                                                \
-    "(relu T): elementwise x < 0 ? 0 : x (NaN and -0.0 pass through, as PyTorch).")                     \
-  X(Abs, "tensor-abs", "abs", "abs", true, "(tensor-abs T): elementwise |x|.")                          \
-  X(Softplus, "tensor-softplus", nullptr, "softplus", true,                                             \
-    "(tensor-softplus T): elementwise log(1+e^x) (x itself above 20, as PyTorch).")                     \
-  X(Gelu, "tensor-gelu", nullptr, "gelu", true,                                                         \
-    "(tensor-gelu T): elementwise GELU, tanh form (PyTorch's gelu(approximate='tanh')).")               \
-  X(Sin, nullptr, "sin", "sin", false, "")                                                              \
-  X(Cos, nullptr, "cos", "cos", false, "")                                                              \
-  X(Tan, nullptr, "tan", "tan", false, "")                                                              \
-  X(Square, nullptr, "square", "square", false, "")                                                     \
-  X(Reciprocal, nullptr, nullptr, "reciprocal", false, "")                                              \
-  /* 1.0 where x > 0, else 0.0: relu's gradient mask (relu'(0) = 0) */                                  \
-  X(ReluGrad, nullptr, nullptr, "relu-grad", false, "")                                                 \
-  /* x itself; autodiff sends nothing through it (softmax's max, stdlib/training.lisp) */               \
-  X(StopGradient, "stop-gradient", nullptr, "stop-gradient", true,                                      \
+//   X(E, BUILTIN, GENERIC, GRAPH, FUSABLE, DIFF, DOC)
+#define KILN_UNARY_OPS(X)                                                                         \
+  X(Neg, "tensor-neg", nullptr, "neg", true, true, "(tensor-neg T): elementwise -x.")             \
+  X(Exp, "tensor-exp", "exp", "exp", true, true, "(tensor-exp T): elementwise e^x.")              \
+  X(Log, "tensor-log", "log", "log", true, true, "(tensor-log T): elementwise natural log.")      \
+  X(Sqrt, "tensor-sqrt", "sqrt", "sqrt", true, true, "(tensor-sqrt T): elementwise square root.") \
+  X(Tanh, "tensor-tanh", nullptr, "tanh", true, true, "(tensor-tanh T): elementwise tanh.")       \
+  X(Sigmoid, "tensor-sigmoid", nullptr, "sigmoid", true, true,                                    \
+    "(tensor-sigmoid T): elementwise 1/(1+e^-x).")                                                \
+  X(Relu, "relu", nullptr, "relu", true, true,                                                    \
+    "(relu T): elementwise x < 0 ? 0 : x (NaN and -0.0 pass through, as PyTorch).")               \
+  X(Abs, "tensor-abs", "abs", "abs", true, true, "(tensor-abs T): elementwise |x|.")              \
+  X(Softplus, "tensor-softplus", nullptr, "softplus", true, true,                                 \
+    "(tensor-softplus T): elementwise log(1+e^x) (x itself above 20, as PyTorch).")               \
+  X(Gelu, "tensor-gelu", nullptr, "gelu", true, true,                                             \
+    "(tensor-gelu T): elementwise GELU, tanh form (PyTorch's gelu(approximate='tanh')).")         \
+  X(Sin, nullptr, "sin", "sin", false, true, "")                                                  \
+  X(Cos, nullptr, "cos", "cos", false, true, "")                                                  \
+  X(Tan, nullptr, "tan", "tan", false, true, "")                                                  \
+  X(Square, nullptr, "square", "square", false, true, "")                                         \
+  X(Reciprocal, nullptr, nullptr, "reciprocal", false, true, "")                                  \
+  /* 1.0 where x > 0, else 0.0: relu's gradient mask (relu'(0) = 0) */                            \
+  X(ReluGrad, nullptr, nullptr, "relu-grad", false, false, "")                                    \
+  /* x itself; autodiff sends nothing through it (softmax's max, stdlib/training.lisp) */         \
+  X(StopGradient, "stop-gradient", nullptr, "stop-gradient", true, false,                         \
     "(stop-gradient T): T itself, but no gradient flows back through it (JAX's stop_gradient).")
 
 // Structural ops: reductions, data movement and the nodes autodiff adds. BUILTIN
 // is the tensor builtin that records the op when traced (nullptr: none; the
 // tracer reads each one's argument forms), its eager code is hand-written.
-//   X(E, GRAPH, ARITY, BUILTIN)
-#define KILN_STRUCTURAL_OPS(X)               \
-  X(Select, "select", 3, "tensor-where")     \
-  X(Sum, "sum", 1, "tensor-sum")             \
-  X(Mean, "mean", 1, "tensor-mean")          \
-  X(Max, "max", 1, "tensor-max")             \
-  X(SumAxis, "sum-axis", 1, nullptr)         \
-  X(MeanAxis, "mean-axis", 1, nullptr)       \
-  X(MaxAxis, "max-axis", 1, nullptr)         \
-  X(SumTo, "sum-to", 1, nullptr)             \
-  X(BroadcastTo, "broadcast-to", 1, nullptr) \
-  X(Matmul, "matmul", 2, "matmul")           \
-  X(Transpose, "transpose", 1, "transpose")  \
-  X(Reshape, "reshape", 1, "reshape")        \
-  X(MaxMask, "max-mask", 1, nullptr)         \
-  X(Slice, "slice", 1, "tensor-slice")       \
-  X(Pad, "pad", 1, nullptr)                  \
-  X(Concat, "concat", 2, "concat")           \
-  X(Argmax, "argmax", 1, "tensor-argmax")    \
-  X(Take, "take", 2, "tensor-take")          \
-  X(ScatterAdd, "scatter-add", 2, nullptr)   \
-  X(Random, "random", 1, nullptr)            \
-  X(Allreduce, "allreduce", 1, nullptr)
+// ATTRS: the node's attributes (OpAttr below: what, besides its operands, tells
+// two nodes of the op apart; graph hashing, graph-ir, graph-dot and the kernel
+// cache's key read them from here). CHECKS: its kernel can find a bad input at
+// run time (an index out of range, a key that is not an integer) and reports it
+// through a status slot (compiler/kernel_plan.cpp).
+//   X(E, GRAPH, ARITY, BUILTIN, ATTRS, DIFF, CHECKS)
+#define KILN_STRUCTURAL_OPS(X)                                                                 \
+  X(Select, "select", 3, "tensor-where", 0, true, false)                                       \
+  X(Sum, "sum", 1, "tensor-sum", 0, true, false)                                               \
+  X(Mean, "mean", 1, "tensor-mean", 0, true, false)                                            \
+  X(Max, "max", 1, "tensor-max", 0, true, false)                                               \
+  X(SumAxis, "sum-axis", 1, nullptr, kAttrAxis | kAttrKeepdims, true, false)                   \
+  X(MeanAxis, "mean-axis", 1, nullptr, kAttrAxis | kAttrKeepdims, true, false)                 \
+  X(MaxAxis, "max-axis", 1, nullptr, kAttrAxis | kAttrKeepdims, true, false)                   \
+  X(SumTo, "sum-to", 1, nullptr, kAttrShape, true, false)                                      \
+  X(BroadcastTo, "broadcast-to", 1, nullptr, kAttrShape, true, false)                          \
+  X(Matmul, "matmul", 2, "matmul", 0, true, false)                                             \
+  X(Transpose, "transpose", 1, "transpose", kAttrPerm, true, false)                            \
+  X(Reshape, "reshape", 1, "reshape", kAttrShape, true, false)                                 \
+  X(MaxMask, "max-mask", 1, nullptr, kAttrWholeOrAxis, false, false)                           \
+  X(Slice, "slice", 1, "tensor-slice", kAttrAxis | kAttrRange, true, false)                    \
+  X(Pad, "pad", 1, nullptr, kAttrAxis | kAttrAt | kAttrShape, true, false)                     \
+  X(Concat, "concat", 2, "concat", kAttrAxis, true, false)                                     \
+  X(Argmax, "argmax", 1, "tensor-argmax", kAttrAxis, false, false)                             \
+  X(Take, "take", 2, "tensor-take", kAttrAxis | kAttrIndexUse, true, true)                     \
+  X(ScatterAdd, "scatter-add", 2, nullptr, kAttrAxis | kAttrIndexUse | kAttrShape, true, true) \
+  X(Random, "random", 1, nullptr, kAttrRandomKind | kAttrShape, false, true)                   \
+  X(Allreduce, "allreduce", 1, nullptr, kAttrReduce, true, false)
 
 namespace kiln {
+
+// A node's attributes (compiler/graph.h, GraphNode): the fields besides its
+// operands, and besides a shape inferred from them, that tell two nodes of one
+// op apart. A row's ATTRS is a set of these; every reader of attributes (graph
+// hashing and equality, the canonical text that keys the kernel cache, graph-ir,
+// graph-dot) visits them in this order, so a new op with old attributes needs
+// no edit outside its row.
+enum OpAttr : uint16_t {
+  kAttrAxis = 1 << 0,         // `axis`: an axis of the (first) operand
+  kAttrWholeOrAxis = 1 << 1,  // `axis`: an axis, or -1 for the whole tensor
+  kAttrKeepdims = 1 << 2,     // `keepdims`: the reduced axis stays, as length 1
+  kAttrRange = 1 << 3,        // `offset` and the node's length along `axis`: the entries taken
+  kAttrAt = 1 << 4,           // `offset`: where along `axis` the operand's entries go
+  kAttrIndexUse = 1 << 5,     // `index_use`: which builtin a bad index's error names
+  kAttrRandomKind = 1 << 6,   // `axis` holds a RandomKind (runtime/random_keys.h)
+  kAttrReduce = 1 << 7,       // `axis` holds a ReduceKind, `offset` the leaf's signature
+  kAttrPerm = 1 << 8,         // `perm`: out.dim[i] = in.dim[perm[i]]
+  kAttrShape = 1 << 9,        // `shape`: the node's own, not inferred from its operands
+};
+
+// How an op is batched (vmap). Rows do not say yet: the slot is here so that the
+// rule becomes one more column of the table rather than another list.
+enum class BatchRule : uint8_t { Unwritten };
 
 enum class UnaryOp : uint8_t {
 #define KILN_X(e, ...) e,
@@ -147,7 +180,9 @@ struct UnaryOpRow {
   UnaryOp op;
   const char *builtin, *generic, *graph;
   bool fusable;
+  bool differentiable;  // a gradient flows through it (compiler/autodiff.cpp)
   const char *doc;
+  BatchRule batching = BatchRule::Unwritten;
 };
 
 struct BinaryOpRow {
@@ -157,22 +192,25 @@ struct BinaryOpRow {
   OneArgument one_argument;
   bool folds;
   bool comparison;
+  bool differentiable;  // a gradient flows through it (compiler/autodiff.cpp)
   const char *doc;
+  BatchRule batching = BatchRule::Unwritten;
 };
 
 inline constexpr UnaryOpRow kUnaryOps[] = {
-#define KILN_X(e, builtin, generic, graph, fusable, doc) {UnaryOp::e, builtin, generic, graph, fusable, doc},
+#define KILN_X(e, builtin, generic, graph, fusable, diff, doc) \
+  {UnaryOp::e, builtin, generic, graph, fusable, diff, doc},
     KILN_UNARY_OPS(KILN_X)
 #undef KILN_X
 };
 
 inline constexpr BinaryOpRow kBinaryOps[] = {
-#define KILN_X(e, builtin, generic, graph, fusable, one, folds, doc) \
-  {BinaryOp::e, builtin, generic, graph, fusable, OneArgument::one, folds, false, doc},
+#define KILN_X(e, builtin, generic, graph, fusable, one, folds, diff, doc) \
+  {BinaryOp::e, builtin, generic, graph, fusable, OneArgument::one, folds, false, diff, doc},
     KILN_BINARY_ARITH_OPS(KILN_X)
 #undef KILN_X
 #define KILN_X(e, builtin, generic, graph, doc) \
-  {BinaryOp::e, builtin, generic, graph, true, OneArgument::None, false, true, doc},
+  {BinaryOp::e, builtin, generic, graph, true, OneArgument::None, false, true, true, doc},
         KILN_COMPARE_OPS(KILN_X)
 #undef KILN_X
 };
@@ -195,9 +233,14 @@ struct StructuralOpRow {
   const char *graph;
   int arity;
   const char *builtin;
+  uint16_t attrs;  // OpAttr bits
+  bool differentiable;
+  bool checks;  // its kernel reports a bad input at run time
+  BatchRule batching = BatchRule::Unwritten;
 };
 inline constexpr StructuralOpRow kStructuralOps[] = {
-#define KILN_X(e, graph, arity, builtin) {graph, arity, builtin},
+#define KILN_X(e, graph, arity, builtin, attrs, diff, checks) \
+  {graph, arity, builtin, uint16_t(attrs), diff, checks},
     KILN_STRUCTURAL_OPS(KILN_X)
 #undef KILN_X
 };

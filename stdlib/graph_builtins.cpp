@@ -148,48 +148,24 @@ Value node_entry(const Graph &g, int32_t i) {
     }
   }
   for (int k = 0; k < op_arity(n.op); k++) push(make_int(n.in[k]));
-  switch (n.op) {
-  case Op::SumAxis:
-  case Op::MeanAxis:
-  case Op::MaxAxis:
-    push(n.keepdims ? list3(intern("axis"), make_int(n.axis), intern("keepdims"))
-                    : list2(intern("axis"), make_int(n.axis)));
-    break;
-  case Op::MaxMask:
-    if (n.axis >= 0) push(list2(intern("axis"), make_int(n.axis)));
-    break;
-  case Op::Transpose: {
+  // The row's attributes (runtime/op_table.h), in OpAttr's order; an index's
+  // use only changes error text, so it is not shown.
+  if (op_has(n.op, kAttrAxis) || (op_has(n.op, kAttrWholeOrAxis) && n.axis >= 0))
+    push(op_has(n.op, kAttrKeepdims) && n.keepdims
+             ? list3(intern("axis"), make_int(n.axis), intern("keepdims"))
+             : list2(intern("axis"), make_int(n.axis)));
+  if (op_has(n.op, kAttrRange))
+    push(list3(intern("range"), make_int(n.offset), make_int(n.offset + n.shape.dim[n.axis])));
+  if (op_has(n.op, kAttrAt)) push(list2(intern("at"), make_int(n.offset)));
+  if (op_has(n.op, kAttrRandomKind))
+    push(list2(intern("kind"), intern(random_kind_name(RandomKind(n.axis)))));
+  if (op_has(n.op, kAttrReduce)) push(list2(intern("reduce"), intern(reduce_kind_name(ReduceKind(n.axis)))));
+  if (op_has(n.op, kAttrPerm)) {
     Value p = NIL;
     for (int d = n.shape.rank - 1; d >= 0; d--) p = cons(make_int(n.perm[d]), p);
     push(cons(intern("perm"), p));
-    break;
   }
-  case Op::SumTo:
-  case Op::BroadcastTo:
-  case Op::Reshape: push(shape_attr("shape", n.shape)); break;
-  case Op::Slice:
-    push(list2(intern("axis"), make_int(n.axis)));
-    push(list3(intern("range"), make_int(n.offset), make_int(n.offset + n.shape.dim[n.axis])));
-    break;
-  case Op::Pad:
-    push(list2(intern("axis"), make_int(n.axis)));
-    push(list2(intern("at"), make_int(n.offset)));
-    push(shape_attr("shape", n.shape));
-    break;
-  case Op::Concat:
-  case Op::Argmax:
-  case Op::Take: push(list2(intern("axis"), make_int(n.axis))); break;
-  case Op::Allreduce: push(list2(intern("reduce"), intern(reduce_kind_name(ReduceKind(n.axis))))); break;
-  case Op::ScatterAdd:
-    push(list2(intern("axis"), make_int(n.axis)));
-    push(shape_attr("shape", n.shape));
-    break;
-  case Op::Random:
-    push(list2(intern("kind"), intern(random_kind_name(RandomKind(n.axis)))));
-    push(shape_attr("shape", n.shape));
-    break;
-  default: break;
-  }
+  if (op_has(n.op, kAttrShape)) push(shape_attr("shape", n.shape));
   return list_from(items, count);
 }
 

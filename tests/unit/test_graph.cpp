@@ -6,6 +6,7 @@
 
 #include "compiler/graph.h"
 #include "compiler/graph_eval.h"
+#include "compiler/graph_text.h"
 #include "runtime/eval.h"
 #include "runtime/printer.h"
 #include "runtime/tensor.h"
@@ -39,6 +40,51 @@ TEST_CASE("graph: recording hash-conses identical nodes and infers shapes", "[gr
   CHECK(g[g.reduce_axis(Op::SumAxis, s, 1, false)].shape == Shape::of({2}));
   CHECK(g.sum_to(s, Shape::of({2, 4})) == s);  // identity when the shapes agree
   CHECK(g.size() == 9);
+}
+
+TEST_CASE("graph: every attribute a row names tells nodes apart, in hashing and in the cache key's text",
+          "[graph]") {
+  Graph g;
+  int32_t x = g.param(0, ArgSpec{Shape::of({4, 6}), false});
+  int32_t idx = g.param(1, ArgSpec{Shape::of({3}), false});
+  int32_t key = g.param(2, ArgSpec{Shape{}, true});
+  int32_t cube = g.param(3, ArgSpec{Shape::of({2, 2, 2}), false});
+  const int swap01[3] = {1, 0, 2}, swap12[3] = {0, 2, 1};
+  // Pairs of nodes that differ in one attribute only, one pair per OpAttr bit.
+  struct Pair {
+    OpAttr attr;
+    int32_t a, b;
+  };
+  const Pair pairs[] = {
+      {kAttrAxis, g.argmax(x, 0), g.argmax(x, 1)},
+      {kAttrWholeOrAxis, g.max_mask(x, -1), g.max_mask(x, 0)},
+      {kAttrKeepdims, g.reduce_axis(Op::SumAxis, x, 1, true), g.reduce_axis(Op::SumAxis, x, 1, false)},
+      {kAttrRange, g.slice(x, 1, 0, 2), g.slice(x, 1, 2, 2)},
+      {kAttrAt, g.pad(x, 1, 0, Shape::of({4, 8})), g.pad(x, 1, 2, Shape::of({4, 8}))},
+      {kAttrIndexUse, g.take(x, idx, 1, IndexUse::Take), g.take(x, idx, 1, IndexUse::OneHot)},
+      {kAttrRandomKind, g.random(RandomKind::Uniform, key, Shape::of({2})),
+       g.random(RandomKind::Normal, key, Shape::of({2}))},
+      {kAttrPerm, g.transpose(cube, swap01), g.transpose(cube, swap12)},
+      {kAttrShape, g.reshape(x, Shape::of({24})), g.reshape(x, Shape::of({6, 4}))},
+  };
+  uint16_t covered = kAttrReduce;  // Allreduce: tests/unit/test_collective.cpp
+  for (const Pair &p : pairs) {
+    INFO("attribute bit " << int(p.attr) << ": " << op_name(g[p.a].op));
+    CHECK(op_has(g[p.a].op, p.attr));
+    CHECK(p.a != p.b);
+    covered |= p.attr;
+  }
+  for (const OpInfo &info : kOpInfo) CHECK((info.attrs & ~covered) == 0);
+  // The text keys the kernel cache, so it must tell each pair apart as well.
+  for (const Pair &p : pairs) {
+    Graph one, two;
+    one.nodes = g.nodes, two.nodes = g.nodes;
+    one.num_params = two.num_params = g.num_params;
+    one.outputs = {{p.a, false}}, two.outputs = {{p.a, false}};
+    two.nodes[size_t(p.a)] = g[p.b];
+    INFO(op_name(g[p.a].op));
+    CHECK(graph_canonical_text(one) != graph_canonical_text(two));
+  }
 }
 
 TEST_CASE("graph: graph-ir and graph-node-count as docs/graph.md shows", "[graph]") {
