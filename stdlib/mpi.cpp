@@ -172,7 +172,7 @@ World g_world;
 World &world(const char *who) {
   if (g_world.up || !launched()) return g_world;
   g_world.mpi = transport(who);
-  g_world.mpi->start(g_world.rank, g_world.size);
+  g_world.mpi->start(g_world.rank, g_world.size, &g_interrupt);
   g_world.up = true;
   return g_world;
 }
@@ -198,22 +198,32 @@ std::string too_large(const char *who, int64_t n) {
   return fmt::format("{}: a leaf of {} elements is more than one exchange can carry (2^31 - 1)", who, n);
 }
 
-void reduce_leaf(const double *in, double *out, int64_t n, ReduceKind kind) {
+std::string reduce_leaf(const double *in, double *out, int64_t n, ReduceKind kind) {
   World &w = world("mpi-allreduce");
   if (w.size == 1 || n == 0) {
     std::memmove(out, in, size_t(n) * sizeof(double));  // t0 / 1 is t0 bit for bit
-    return;
+    return "";
   }
-  w.mpi->reduce(in, out, n, int(kind));
+  return w.mpi->reduce("mpi-allreduce", in, out, n, int(kind));
 }
 
 // The exchange compiled kernels and the graph interpreter call (collective.h).
+// Ctrl-C during its wait becomes the step's error (cleared here: the kernel
+// goes on to its end, and the error is what stops the step).
 std::string exchange_leaf(const double *in, double *out, int64_t n, ReduceKind kind, uint64_t signature) {
   std::string err = check_signatures("mpi-allreduce", signature, leaf_text(signature));
-  if (!err.empty()) return err;
-  if (n > INT32_MAX) return too_large("mpi-allreduce", n);
-  reduce_leaf(in, out, n, kind);
-  return "";
+  if (err.empty() && n > INT32_MAX) err = too_large("mpi-allreduce", n);
+  if (err.empty()) err = reduce_leaf(in, out, n, kind);
+  if (!err.empty() && g_interrupt) g_interrupt = 0;
+  return err;
+}
+
+// A builtin's exchange failed: Ctrl-C during a wait is an interrupt as anywhere
+// else; any other failure is an error with the transport's message.
+void raise_exchange_error(const std::string &err) {
+  if (err.empty()) return;
+  check_interrupt();
+  throw_error(err);
 }
 
 const BuiltinRegistrar install_exchange([] { set_allreduce_exchange(exchange_leaf); });
@@ -259,7 +269,7 @@ Value b_mpi_barrier(int, Value *) {
   if (!kBuiltIn) not_built_in("mpi-barrier");
 #ifdef KILN_HAVE_MPI
   World &w = world("mpi-barrier");
-  if (w.size > 1) w.mpi->barrier();
+  if (w.size > 1) raise_exchange_error(w.mpi->barrier("mpi-barrier"));
 #endif
   return UNSPEC;
 }
@@ -318,8 +328,7 @@ Value b_mpi_allreduce(int argc, Value *argv) {
     }
   } else {
 #ifdef KILN_HAVE_MPI
-    std::string err = check_signatures("mpi-allreduce", info.signature, info.text);
-    if (!err.empty()) throw_error(err);
+    raise_exchange_error(check_signatures("mpi-allreduce", info.signature, info.text));
     for (int64_t k = 0; k < info.nleaves; k++)
       if (is_tensor(leaves[k]) && tensor_of(leaves[k])->shape.size() > INT32_MAX)
         throw_error(too_large("mpi-allreduce", tensor_of(leaves[k])->shape.size()));
@@ -329,9 +338,9 @@ Value b_mpi_allreduce(int argc, Value *argv) {
       if (is_tensor(leaves[k])) {
         Tensor *t = alloc_tensor(tensor_of(leaves[k])->shape);
         results[k] = from_ptr(t);
-        reduce_leaf(in, t->data, t->shape.size(), kind);
+        raise_exchange_error(reduce_leaf(in, t->data, t->shape.size(), kind));
       } else {
-        reduce_leaf(in, &result, 1, kind);
+        raise_exchange_error(reduce_leaf(in, &result, 1, kind));
         results[k] = make_double(result);
       }
     }
@@ -349,8 +358,7 @@ Value b_mpi_broadcast(int, Value *argv) {
   if (root >= w.size) throw_errorf("mpi-broadcast: ROOT must be a rank in [0, {}), got {}", w.size, root);
   TreeInfo info = tree_info("mpi-broadcast", argv[0], "broadcast", false);
 #ifdef KILN_HAVE_MPI
-  std::string err = check_signatures("mpi-broadcast", info.signature, info.text);
-  if (!err.empty()) throw_error(err);
+  raise_exchange_error(check_signatures("mpi-broadcast", info.signature, info.text));
   Value *leaves = leaves_of(argv[0], info.nleaves);
   for (int64_t k = 0; k < info.nleaves; k++)
     if (is_tensor(leaves[k]) && tensor_of(leaves[k])->shape.size() > INT32_MAX)
@@ -361,15 +369,16 @@ Value b_mpi_broadcast(int, Value *argv) {
       double scalar = 0.0;
       const double *d = leaf_data(leaves[k], scalar);
       int64_t n = is_tensor(leaves[k]) ? tensor_of(leaves[k])->shape.size() : 1;
-      if (w.size > 1) w.mpi->broadcast(const_cast<double *>(d), n, int(root));
+      if (w.size > 1)
+        raise_exchange_error(w.mpi->broadcast("mpi-broadcast", const_cast<double *>(d), n, int(root)));
       results[k] = is_tensor(leaves[k]) ? leaves[k] : make_double(scalar);
     } else if (is_tensor(leaves[k])) {
       Tensor *t = alloc_tensor(tensor_of(leaves[k])->shape);
       results[k] = from_ptr(t);
-      w.mpi->broadcast(t->data, t->shape.size(), int(root));
+      raise_exchange_error(w.mpi->broadcast("mpi-broadcast", t->data, t->shape.size(), int(root)));
     } else {
       double x = 0.0;
-      w.mpi->broadcast(&x, 1, int(root));
+      raise_exchange_error(w.mpi->broadcast("mpi-broadcast", &x, 1, int(root)));
       results[k] = make_double(x);
     }
   }
@@ -424,7 +433,18 @@ void mpi_finish(int status) {
     if (g_world.up) g_world.mpi->abort(status);
     return;
   }
-  if (g_world.up) g_world.mpi->finalize();
+  if (!launched()) return;
+  if (!g_world.up) {
+    // A process that never exchanged still joins the end-of-program handshake:
+    // the others may be waiting for it (in MPI_Init or an exchange), and only
+    // its notice tells them it will never come.
+    std::string why;
+    g_world.mpi = load_transport(why);
+    if (!g_world.mpi) return;
+    g_world.mpi->start(g_world.rank, g_world.size, &g_interrupt);
+    g_world.up = true;
+  }
+  g_world.mpi->finish();
 #else
   (void)status;
 #endif

@@ -8,28 +8,47 @@
 //     may pass C++ types; its one C entry point is found with dlsym.
 //   * Every call is collective except rank/size queries, abort and version: every
 //     process makes the same calls in the same order.
+//   * No exchange waits forever on a process that will never join it: every wait
+//     polls the end-of-program notices the others send when they finish (finish),
+//     and Ctrl-C. A process that finished after completing fewer exchanges than
+//     the one this process waits in will never join it, so the wait fails with
+//     a message naming that rank. After a wait failed half-way (or was
+//     interrupted), this process makes no further MPI call but the final
+//     handshake and MPI_Finalize or MPI_Abort: MPI may still hold the buffers of
+//     the abandoned exchange, and the program may reuse that memory.
 #pragma once
+#include <csignal>
 #include <cstdint>
 #include <string>
 
 namespace kiln {
 
 struct MpiTransport {
-  // MPI_Init_thread (serialized calls) and a private communicator; rank and size.
-  void (*start)(int &rank, int &size);
+  // MPI_Init_thread (serialized calls) and two private communicators; rank and
+  // size. Waits poll *interrupt (Ctrl-C) without clearing it.
+  void (*start)(int &rank, int &size, const volatile std::sig_atomic_t *interrupt);
   // "Open MPI v4.1.4" (no initialisation needed).
   std::string (*version)();
-  // "" when every process passed the same signature; otherwise WHO's message
-  // naming each rank's `text`.
+  // Each collective returns "" or an error message starting with WHO: the trees
+  // differ (check), a process finished its program without making this exchange,
+  // or Ctrl-C arrived while waiting (*interrupt is then still set), or an earlier
+  // exchange failed half-way so the processes are out of step.
+  //
+  // check: "" when every process passed the same signature; otherwise WHO's
+  // message naming each rank's `text`.
   std::string (*check)(const char *who, uint64_t signature, const std::string &text);
   // The element-wise sum (kind 0), mean (1) or max (2) of every process's n
   // doubles `in`, in rank order, into `out` (n < 2^31 per process block).
-  void (*reduce)(const double *in, double *out, int64_t n, int kind);
+  std::string (*reduce)(const char *who, const double *in, double *out, int64_t n, int kind);
   // Root's n doubles into every process's `data`.
-  void (*broadcast)(double *data, int64_t n, int root);
-  void (*barrier)();
+  std::string (*broadcast)(const char *who, double *data, int64_t n, int root);
+  std::string (*barrier)(const char *who);
   void (*abort)(int status);  // MPI_Abort on every process; does not return
-  void (*finalize)();
+  // The end of a program that ends normally: tells every other process how many
+  // exchanges this one completed, waits until every other has ended too (each
+  // either finishes the same way or fails, which aborts the job), then
+  // MPI_Finalize.
+  void (*finish)();
 };
 
 }  // namespace kiln

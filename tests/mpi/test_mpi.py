@@ -1,15 +1,18 @@
 #!/usr/bin/env python3
 """Kiln under mpirun (SPEC §18, docs/distributed.md): every mpi-* procedure on 1, 2
 and 3 processes checked bit for bit against the rank-order reduction, reruns
-bit-identical, trees that differ raising on every process, and a process that
+bit-identical, trees that differ raising on every process, a process that
 raises, exits or is killed taking the others down with its rank named, within
-seconds. Every run has a timeout. Exits 77 (skipped) without mpirun; a kiln built
+seconds, and a process that ends normally (or is interrupted) while the others
+wait in an exchange making them fail with its rank named (tests/mpi/ending.lisp). Every run has a timeout. Exits 77 (skipped) without mpirun; a kiln built
 without MPI must say so from every procedure instead."""
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
+import tempfile
 import time
 
 KILN = os.path.abspath(sys.argv[1])
@@ -85,6 +88,104 @@ def check_procedures(n, p):
     return bits.get("0")
 
 
+ENDING = os.path.join(HERE, "ending.lisp")
+LEFT = "the process of rank 1 finished its program while this process waits for it in an exchange"
+
+
+def check_endings(n):
+    """A process that ends normally (or is interrupted) while the others wait in an
+    exchange: the others fail naming it within seconds, never wait forever."""
+    for scenario, who in (("allreduce", "mpi-allreduce"), ("barrier", "mpi-barrier"),
+                          ("broadcast", "mpi-broadcast"), ("jit-step", "mpi-allreduce")):
+        p, secs = mpirun(n, KILN, ENDING, scenario, timeout=60)
+        if p is None:
+            continue
+        text = p.stdout + p.stderr
+        # Every waiting process raises it; the first to end aborts the job, which may
+        # kill the others before they print, so at least one must show it.
+        if p.returncode == 0 or f"error: {who}: {LEFT}" not in text or secs > 20:
+            fail(f"{n} processes, rank 1 ends while the others wait in {scenario}: "
+                 f"status {p.returncode} after {secs:.1f} s\n{text}")
+    # The waiting processes catch it: later exchanges are refused at once (no MPI
+    # call, no wait), and every process then ends normally.
+    p, secs = mpirun(n, KILN, ENDING, "caught", timeout=60)
+    if p is not None:
+        later = "no exchange is possible after an earlier one failed half-way on this process: " \
+                "the process of rank 1 finished its program while this process waited for it in an exchange"
+        for r in [0] + list(range(2, n)):
+            for line in (f"rank {r}: mpi-allreduce: {LEFT} (every process must make the same mpi-* calls "
+                         "in the same order)", f"rank {r}: mpi-allreduce: {later}",
+                         f"rank {r}: mpi-barrier: {later}", f"rank {r}: ended normally"):
+                if line not in p.stdout.splitlines():
+                    fail(f"{n} processes, caught: no line {line!r}\n{p.stdout}{p.stderr}")
+        if p.returncode != 0 or secs > 20:
+            fail(f"{n} processes, caught: status {p.returncode} after {secs:.1f} s\n{p.stderr}")
+    # Rank 1 raises in the middle of a training loop whose jitted step exchanges.
+    p, secs = mpirun(n, KILN, ENDING, "train-error", timeout=60)
+    if p is not None:
+        text = p.stdout + p.stderr
+        if p.returncode == 0 or "training failed on this process 3" not in text or \
+                "the process of rank 1 failed (status 1)" not in text or secs > 20:
+            fail(f"{n} processes, rank 1 raises mid-training: status {p.returncode} after {secs:.1f} s\n{text}")
+    # Rank 1 returns normally before it ever uses MPI: the others do not wait for it.
+    p, secs = mpirun(n, KILN, "-e", '(when (equal? (get-environment-variable "OMPI_COMM_WORLD_RANK") "1") (exit 0))',
+                     "-e", "(mpi-allreduce 1.0)", timeout=60)
+    if p is not None:
+        text = p.stdout + p.stderr
+        if p.returncode == 0 or f"error: mpi-allreduce: {LEFT}" not in text or secs > 20:
+            fail(f"{n} processes, rank 1 exits 0 at once: status {p.returncode} after {secs:.1f} s\n{text}")
+    # Ctrl-C (SIGINT) on rank 0 while it waits: uncaught, it stops every process;
+    # inside a kernel's exchange it is the step's error, and later exchanges are refused.
+    for scenario in ("interrupt", "interrupt-jit"):
+        p, secs = interrupt_rank0(n, scenario)
+        if p is None:
+            continue
+        if scenario == "interrupt":
+            if p.returncode == 0 or "the process of rank 0 failed (status 130)" not in p.stderr or secs > 20:
+                fail(f"{n} processes, Ctrl-C in an exchange: status {p.returncode} {secs:.1f} s after SIGINT\n"
+                     f"{p.stdout}{p.stderr}")
+        else:
+            for line in ("rank 0: mpi-allreduce: interrupted (Ctrl-C) while waiting for the other processes in an "
+                         "exchange", "rank 0: mpi-barrier: no exchange is possible after an earlier one failed "
+                         "half-way on this process: interrupted (Ctrl-C) while waiting for the other processes in an "
+                         "exchange", "rank 0: ended normally"):
+                if line not in p.stdout.splitlines():
+                    fail(f"{n} processes, Ctrl-C in a kernel's exchange: no line {line!r}\n{p.stdout}{p.stderr}")
+            if p.returncode != 0 or secs > 30:
+                fail(f"{n} processes, Ctrl-C in a kernel's exchange: status {p.returncode} {secs:.1f} s after "
+                     f"SIGINT\n{p.stderr}")
+
+
+def interrupt_rank0(n, scenario):
+    """Runs ending.lisp SCENARIO; once rank 0 is about to wait, sends it SIGINT.
+    Returns the finished process and the seconds from the signal to the end."""
+    with tempfile.TemporaryDirectory() as tmp:
+        pidfile, ready = os.path.join(tmp, "pid"), os.path.join(tmp, "ready")
+        wrapper = f'[ "$OMPI_COMM_WORLD_RANK" = 0 ] && echo $$ > {pidfile}; exec "$0" "$@"'
+        cmd = [MPIRUN, "--allow-run-as-root", "--oversubscribe", "-np", str(n), "bash", "-c", wrapper, KILN,
+               ENDING, scenario, ready]
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        deadline = time.monotonic() + 60
+        while not os.path.exists(ready) and time.monotonic() < deadline and proc.poll() is None:
+            time.sleep(0.1)
+        if not os.path.exists(ready):
+            proc.kill()
+            out, err = proc.communicate()
+            fail(f"{n} processes, {scenario}: rank 0 never got ready\n{out}{err}")
+            return None, 0
+        time.sleep(1)  # rank 0 is now in its exchange
+        os.kill(int(open(pidfile).read()), signal.SIGINT)
+        t0 = time.monotonic()
+        try:
+            out, err = proc.communicate(timeout=60)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.communicate()
+            fail(f"{n} processes, {scenario}: still running 60 s after SIGINT (a hang)")
+            return None, 0
+        return subprocess.CompletedProcess(cmd, proc.returncode, out, err), time.monotonic() - t0
+
+
 # One process without a launcher: rank 0 of 1, every check still holds.
 p, _ = run([KILN, procedures])
 check_procedures(1, p)
@@ -145,6 +246,7 @@ for n in (2, 3):
         text = p.stdout + p.stderr
         if p.returncode == 0 or not re.search(r"rank 1|\[\[\d+,1\],1\]", text) or secs > 25:
             fail(f"{n} processes, rank 1 killed: status {p.returncode} after {secs:.1f} s\n{text}")
+    check_endings(n)
     print(f"{n} processes: done")
 
 # examples/digits_mpi.lisp: on 1, 2 and 3 processes the same accuracy and losses
