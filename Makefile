@@ -42,12 +42,14 @@ GC_STRESS_SKIP ?= lists/basics lists/errors lists/higher_order lists/sort \
 # character classes and case mappings; ZeroMQ (with cppzmq's C++ header),
 # nlohmann-json and OpenSSL's HMAC-SHA256 build the Jupyter kernel (`kiln jupyter`,
 # docs/notebook.md); jupyter-client and nbclient drive it in the tests/jupyter tests
-# (which skip without them); OpenMPI (libopenmpi-dev, and openmpi-bin's mpirun for the
+# (which skip without them), and nbconvert, chromium (headless) and PIL export the
+# example notebook to HTML, photograph it and check the picture
+# (tests/jupyter/test_notebook_screenshot.py, skipped without them); OpenMPI (libopenmpi-dev, and openmpi-bin's mpirun for the
 # tests) runs Kiln as several processes (docs/distributed.md).
 DEB_PACKAGES := libgc-dev libgccjit-12-dev libfmt-dev catch2 libreadline-dev zlib1g-dev libgmp-dev \
                 libunistring-dev cmake g++ pkg-config make tmux python3 clang-format \
                 libzmq3-dev cppzmq-dev nlohmann-json3-dev libssl-dev python3-jupyter-client python3-nbclient \
-                libopenmpi-dev openmpi-bin
+                python3-nbconvert python3-pil chromium libopenmpi-dev openmpi-bin
 
 ASAN_ENV := ASAN_OPTIONS=detect_stack_use_after_return=0:detect_leaks=0 \
             UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1

@@ -189,7 +189,7 @@ class Kernel final : public ReplOutput, public RichDisplay {
 
   void show(const MimeBundle &bundle) override {
     json data = json::object();
-    for (const auto &[mime, text] : bundle) data[mime] = text;
+    for (const auto &[mime, text] : bundle) data[mime] = mime == "image/svg+xml" ? svg_for_html(text) : text;
     capture_.drain();
     publish("display_data", {{"data", data}, {"metadata", json::object()}, {"transient", json::object()}},
             parent_header());

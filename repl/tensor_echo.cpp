@@ -6,6 +6,7 @@
 #include "runtime/eval.h"
 #include "runtime/printer.h"
 #include "runtime/tensor.h"
+#include "stdlib/builtins.h"
 
 namespace kiln {
 
@@ -161,5 +162,19 @@ std::string tensor_html_table(Value tensor) {
   out += "</tbody></table>";
   return out;
 }
+
+namespace {
+
+// What an echo shows, as a string: golden tests run scripts, never the REPL, and
+// show the rows form through it (tests/golden/notebook/echo_rows.lisp).
+Value b_echo_string(int, Value *argv) { return make_string(echo_string(argv[0])); }
+
+const BuiltinRegistrar reg([] {
+  defbuiltin("%echo-string", 1, 1, b_echo_string,
+             "(%echo-string VALUE): what the REPL and the notebook kernel echo for VALUE (a tensor of rank 2 "
+             "or more by rows, anything else in write form).");
+});
+
+}  // namespace
 
 }  // namespace kiln

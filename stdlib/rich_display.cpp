@@ -13,6 +13,11 @@ static RichDisplay *g_rich_display = nullptr;
 void set_rich_display(RichDisplay *d) { g_rich_display = d; }
 RichDisplay *rich_display() { return g_rich_display; }
 
+std::string svg_for_html(const std::string &svg) {
+  size_t at = svg.find("<svg");
+  return at == std::string::npos ? svg : svg.substr(at);
+}
+
 RichDisplay *rich_display_for(Value port) {
   if (!g_rich_display || !is_port(port)) return nullptr;
   Port *p = as<Port>(port);

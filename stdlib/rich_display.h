@@ -26,6 +26,12 @@ struct RichDisplay {
   virtual void progress(const std::string &line, bool first) = 0;
 };
 
+// An SVG document as a front end embeds it in HTML: from its <svg> element on,
+// without the XML declaration, DOCTYPE or comments before it (an XML declaration
+// inside HTML is an error to nbconvert's HTML export, which refuses the notebook).
+// Text without an <svg start is returned as it is.
+std::string svg_for_html(const std::string &svg);
+
 void set_rich_display(RichDisplay *d);
 RichDisplay *rich_display();
 // The display, when one is installed and `port` is the process's standard
