@@ -1,5 +1,5 @@
 // mapped_file.h — a regular file mapped read-only, and copying out of it
-// without dying of SIGBUS (load-model's version 3 reader, docs/model-format.md).
+// without dying of SIGBUS (load-model's binary-format reader, docs/model-format.md).
 //
 // Invariant: a mapping's bytes are only touched through copy_from_mapping,
 // which turns the SIGBUS a read past the end of a file that shrank after it was

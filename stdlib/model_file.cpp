@@ -1,6 +1,9 @@
 // model_file.cpp — save-model / load-model (docs/tensors.md), format in docs/model-format.md.
 //
-// Invariant: a model file is line-oriented text, `kiln-model 2` first, then the
+// Invariant: save-model writes the binary format (version 2, SPEC §16): the
+// value as line-oriented text with each tensor's place and CRC-32, a checksum
+// line, then the tensors' raw bytes. The text formats (version 1, and version 2
+// text from Kiln before the binary format) are `kiln-model N` first, then the
 // value, `end`, and a `crc32 XXXXXXXX` line last (zlib's CRC-32 of every byte
 // before it), one item header per line, so every reading error can name the
 // line. The checksum is checked before anything is parsed: a damaged file is
@@ -43,9 +46,17 @@
 namespace kiln {
 namespace {
 
-constexpr int kFormatVersion = 3;      // what save-model writes: the binary format
-constexpr int kOldestReadVersion = 1;  // version 1: no checksum line; 2: text with a checksum line
-constexpr const char *kBinaryMagic = "kiln-model 3\n";
+// Versions (docs/model-format.md, "Versions and old files"): 1 is text; 2 is the
+// binary format save-model writes (SPEC §16), and also, in files from Kiln before
+// the binary format, text with a checksum line, told apart by line 2 (`header N`
+// only in the binary format); 3 is the binary format as this format's first
+// builds numbered it, read alike.
+constexpr int kOldestReadVersion = 1;
+constexpr int kNewestReadVersion = 3;
+constexpr const char *kBinaryMagic = "kiln-model 2\n";       // what save-model writes, then "header N"
+constexpr const char *kEarlyBinaryMagic = "kiln-model 3\n";  // the same layout
+constexpr size_t kMagicLength = 13;                          // both magics' length
+constexpr const char *kBinaryLine2 = "header ";
 constexpr uint64_t kAlign = 64;        // every tensor's data starts at a multiple of this
 constexpr const char *kDtype = "<f8";  // NumPy's spelling: little-endian float64
 constexpr const char *kChecksumWord = "crc32 ";
@@ -86,7 +97,7 @@ void put_quoted(std::string &out, std::string_view s) {
       error_value_string(v));
 }
 
-// The tensors of a version 3 file in the order the header names them, each
+// The tensors of a binary file in the order the header names them, each
 // with the offset of its data from the data area's start and its checksum.
 // Their checksums are left as zeros in the header text and filled in as the
 // data is written (crc_at: where each one's 8 digits are in the text), so the
@@ -213,7 +224,7 @@ void write_piece(void *ctx, int64_t k) {
   }
 }
 
-// Version 3: "kiln-model 3", "header N" (the bytes of the value's lines and
+// Version 2 (binary): "kiln-model 2", "header N" (the bytes of the value's lines and
 // "end" that follow), those lines, the checksum line over everything before it,
 // zeros up to a multiple of 64, then each tensor's bytes, each padded with
 // zeros to a multiple of 64 but the last (docs/model-format.md). The header
@@ -290,7 +301,7 @@ struct Reader {
   std::string path;
   std::vector<std::string> lines;
   size_t next = 0;  // index of the next unread line
-  // Version 3 only: the mapped file, where its data area starts, and where the
+  // The binary format only: the mapped file, where its data area starts, and where the
   // data read so far ends (relative to the data area).
   const MappedFile *map = nullptr;
   uint64_t data_start = 0;
@@ -588,7 +599,7 @@ void check_checksum(const Reader &r, const std::string &text) {
         r.path, stored, actual);
 }
 
-// ---- version 3: the header's lines, the data mapped ------------------------------
+// ---- the binary format: the header's lines, the data mapped ----------------------
 
 std::vector<std::string> split_words(const std::string &s) {
   std::vector<std::string> words;
@@ -735,14 +746,15 @@ Value read_mapped_tensor(Reader &r, size_t at, const std::string &rest) {
   return keep;
 }
 
-// The file is open on `fd` and starts with kBinaryMagic.
+// The file is open on `fd` and starts with kBinaryMagic and "header ", or with
+// kEarlyBinaryMagic.
 Value load_binary(Reader &r, int fd) {
   MappedFile map;
   std::string why = map_file(fd, map);
   if (!why.empty()) file_error(fmt::format("load-model: cannot read {}: {}", r.path, why));
   r.map = &map;
   uint64_t size = map.size;
-  uint64_t pos = std::strlen(kBinaryMagic);
+  uint64_t pos = kMagicLength;
   // Line 2: "header N", N the bytes of the value's lines and "end" after it.
   constexpr uint64_t kLongestHeaderLine = 32;
   std::string start = copy_out(r, 0, std::min(size, pos + kLongestHeaderLine));
@@ -828,17 +840,23 @@ bool read_model_text(FILE *f, const std::string &path, std::string &text) {
 Value b_load_model(int, Value *argv) {
   Reader r;
   r.path = arg_path("load-model", 1, argv[0]);
-  // Version 3 is recognised by its first line and read through a mapping.
+  // The binary format is recognised by its first two lines and read through a mapping.
   int fd = open(r.path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd >= 0) {
     struct Closer {
       int fd;
       ~Closer() { close(fd); }
     } closer{fd};
-    char head[16];
-    size_t magic = std::strlen(kBinaryMagic);
-    if (pread(fd, head, magic, 0) == ssize_t(magic) && std::memcmp(head, kBinaryMagic, magic) == 0)
-      return load_binary(r, fd);
+    // "kiln-model 2" then "header ": the binary format; "kiln-model 2" then a
+    // value line: the old text format of that number.
+    static_assert(sizeof "kiln-model 2\n" - 1 == kMagicLength && sizeof "kiln-model 3\n" - 1 == kMagicLength);
+    char head[32];
+    size_t want = kMagicLength + std::strlen(kBinaryLine2);
+    ssize_t got = pread(fd, head, want, 0);
+    bool early = got >= ssize_t(kMagicLength) && std::memcmp(head, kEarlyBinaryMagic, kMagicLength) == 0;
+    bool binary = got == ssize_t(want) && std::memcmp(head, kBinaryMagic, kMagicLength) == 0 &&
+                  std::memcmp(head + kMagicLength, kBinaryLine2, want - kMagicLength) == 0;
+    if (early || binary) return load_binary(r, fd);
   }
   FILE *f = std::fopen(r.path.c_str(), "rb");
   if (!f) throw_errorf("load-model: cannot open {}: {}", r.path, std::strerror(errno));
@@ -867,14 +885,14 @@ Value b_load_model(int, Value *argv) {
   int64_t version;
   if (!parse_int(r.lines[0].substr(11), version))
     throw_errorf("load-model: {}: not a Kiln model file", r.path);
-  if (version == kFormatVersion)  // its first line would have been recognised above
+  if (version == 3)  // its first line would have been recognised above
     throw_errorf(
         "load-model: {}: truncated at line 1, or not a regular file (version 3 is read by mapping the "
         "file)",
         r.path);
-  if (version < kOldestReadVersion || version > kFormatVersion)
+  if (version < kOldestReadVersion || version > kNewestReadVersion)
     throw_errorf("load-model: {}: unsupported format version {} (this Kiln reads versions {} to {})", r.path,
-                 version, kOldestReadVersion, kFormatVersion);
+                 version, kOldestReadVersion, kNewestReadVersion);
   if (cut) r.lines.pop_back();  // never trust a partial line
   if (version >= 2) {
     if (cut || r.lines.size() < 2) r.truncated();
@@ -892,7 +910,7 @@ Value b_load_model(int, Value *argv) {
 BuiltinRegistrar reg([] {
   defbuiltin("save-model", 2, 2, b_save_model,
              "(save-model PATH VALUE): write VALUE (numbers, strings, symbols, booleans, chars, lists, "
-             "vectors, bytevectors, tensors) to PATH atomically in the kiln-model format (version 3: a text "
+             "vectors, bytevectors, tensors) to PATH atomically in the kiln-model format (version 2: a text "
              "header, the tensors' float64 bytes, a checksum each).");
   defbuiltin("load-model", 1, 1, b_load_model, "(load-model PATH): read a value written by save-model.");
 });

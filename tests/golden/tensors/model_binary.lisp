@@ -1,6 +1,7 @@
-; save-model's version 3 format: a text header, then each tensor's float64
-; bytes 64-byte aligned with a CRC-32 each (docs/model-format.md), and how
-; load-model refuses damaged, truncated and foreign version 3 files.
+; save-model's format, version 2 (SPEC §16): a text header, then each tensor's
+; float64 bytes 64-byte aligned with a CRC-32 each (docs/model-format.md), and how
+; load-model refuses damaged, truncated and foreign files of it; the same layout
+; numbered 3 (this format's first builds) and the old text version 2 still load.
 (define (show x) (write x) (newline))
 (define-syntax check
   (syntax-rules ()
@@ -29,9 +30,10 @@
                       (else (bits (+ k 1) (quotient c 2)))))))))
 (define (hex8 n) (let ((s (number->string n 16))) (string-append (make-string (- 8 (string-length s)) #\0) s)))
 (define (pad64 n) (* 64 (quotient (+ n 63) 64)))
-; A version 3 file from the value's header lines (ending in "end\n") and the data area.
-(define (v3-file lines data)
-  (let* ((head (string->utf8 (string-append "kiln-model 3\nheader "
+; A binary file (version 2) from the value's header lines (ending in "end\n") and the data area.
+(define (binary-file lines data) (numbered-binary-file "2" lines data))
+(define (numbered-binary-file version lines data)
+  (let* ((head (string->utf8 (string-append "kiln-model " version "\nheader "
                                             (number->string (bytevector-length (string->utf8 lines))) "\n" lines)))
          (with-crc (bytevector-append head (string->utf8 (string-append "crc32 " (hex8 (crc32 head)) "\n")))))
     (bytevector-append with-crc (make-bytevector (- (pad64 (bytevector-length with-crc)) (bytevector-length with-crc)) 0)
@@ -47,7 +49,7 @@
 (display (utf8->string (bytevector-copy whole 0 (lines-end whole 13))))
 (show (bytevector-length whole))  ; 192 bytes of header and padding, 32 + 32 of padding, 24
 (show (load-model path))
-(show (equal? (v3-file (utf8->string (bytevector-copy whole 24 (- (lines-end whole 13) 15))) (bytevector-copy whole (pad64 (lines-end whole 13)))) whole))
+(show (equal? (binary-file (utf8->string (bytevector-copy whole 24 (- (lines-end whole 13) 15))) (bytevector-copy whole (pad64 (lines-end whole 13)))) whole))
 ; a model of many tensors, and a value without tensors
 (define big (list (tensor-randn '(100 37) 1) (vector (tensor-randn '(3) 2) (tensor 1.5)) "x" (tensor-randn '(8 8 8) 3)))
 (save-model path big)
@@ -56,8 +58,8 @@
 (show (load-model path))
 (show (bytevector-length (read-bytes path)))
 ; files built by hand load: one tensor, rank 0, and two tensors
-(check (load-bytes (v3-file (string-append "tensor <f8 1 2 at 0 crc32 " ot "\nend\n") one-two)))
-(check (load-bytes (v3-file (string-append "list 2\ntensor <f8 0 at 0 crc32 " (hex8 (crc32 (bytevector-copy one-two 0 8)))
+(check (load-bytes (binary-file (string-append "tensor <f8 1 2 at 0 crc32 " ot "\nend\n") one-two)))
+(check (load-bytes (binary-file (string-append "list 2\ntensor <f8 0 at 0 crc32 " (hex8 (crc32 (bytevector-copy one-two 0 8)))
                                             "\ntensor <f8 0 at 64 crc32 " (hex8 (crc32 (bytevector-copy one-two 8 16))) "\nend\n")
                             (bytevector-append (bytevector-copy one-two 0 8) (make-bytevector 56 0) (bytevector-copy one-two 8 16)))))
 ; damage in the data: a flipped bit, a cut, bytes added, padding that is not zero
@@ -75,37 +77,38 @@
 ; header damage that the checksum catches, and a missing or broken checksum line
 (check (load-bytes (flip two 30)))
 (check (load-bytes (bytevector-copy two 0 100)))
-(check (load-bytes (v3-file "int 1\nend\n" (bytevector))))
-(check (load-bytes (bytevector-append (string->utf8 "kiln-model 3\nheader 10\nint 1\nend\ncrc32 00000000\n") (make-bytevector 15 0))))
-(check (load-bytes (bytevector-append (string->utf8 "kiln-model 3\nheader 10\nint 1\nend\nCRC32 1234abcd\n") (make-bytevector 15 0))))
-(check (load-bytes (let ((f (v3-file "int 1\nend\n" (bytevector)))) (bytevector-u8-set! f 50 1) f)))
+(check (load-bytes (binary-file "int 1\nend\n" (bytevector))))
+(check (load-bytes (bytevector-append (string->utf8 "kiln-model 2\nheader 10\nint 1\nend\ncrc32 00000000\n") (make-bytevector 15 0))))
+(check (load-bytes (bytevector-append (string->utf8 "kiln-model 2\nheader 10\nint 1\nend\nCRC32 1234abcd\n") (make-bytevector 15 0))))
+(check (load-bytes (let ((f (binary-file "int 1\nend\n" (bytevector)))) (bytevector-u8-set! f 50 1) f)))
 ; header lines that are wrong although the checksum is right
 (check (load-bytes (string->utf8 "kiln-model 3\n")))
-(check (load-bytes (string->utf8 "kiln-model 3\nheader x\nint 1\nend\n")))
-(check (load-bytes (string->utf8 "kiln-model 3\nheader 99999999999999\nint 1\nend\n")))
-(check (load-bytes (string->utf8 "kiln-model 3\nheader 99999999999999999999999\nint 1\nend\n")))
-(check (load-bytes (string->utf8 "kiln-model 3\nheader 6\nint 1\nend\ncrc32 00000000\n")))
+(check (load-bytes (string->utf8 "kiln-model 2\n")))
+(check (load-bytes (string->utf8 "kiln-model 2\nheader x\nint 1\nend\n")))
+(check (load-bytes (string->utf8 "kiln-model 2\nheader 99999999999999\nint 1\nend\n")))
+(check (load-bytes (string->utf8 "kiln-model 2\nheader 99999999999999999999999\nint 1\nend\n")))
+(check (load-bytes (string->utf8 "kiln-model 2\nheader 6\nint 1\nend\ncrc32 00000000\n")))
 (check (load-bytes (string->utf8 (make-string 5000 #\k))))
-(check (load-bytes (v3-file (string-append "tensor <f4 1 2 at 0 crc32 " ot "\nend\n") one-two)))
-(check (load-bytes (v3-file (string-append "tensor >f8 1 2 at 0 crc32 " ot "\nend\n") one-two)))
-(check (load-bytes (v3-file "tensor <f8 1 2 at 0\nend\n" one-two)))
-(check (load-bytes (v3-file (string-append "tensor <f8 2 2 at 0 crc32 " ot "\nend\n") one-two)))
-(check (load-bytes (v3-file (string-append "tensor <f8 1 0 at 0 crc32 " ot "\nend\n") one-two)))
-(check (load-bytes (v3-file (string-append "tensor <f8 9 1 1 1 1 1 1 1 1 1 at 0 crc32 " ot "\nend\n") one-two)))
-(check (load-bytes (v3-file (string-append "tensor <f8 2 4294967296 4294967296 at 0 crc32 " ot "\nend\n") one-two)))
-(check (load-bytes (v3-file (string-append "tensor <f8 3 2097152 2097152 4096 at 0 crc32 " ot "\nend\n") one-two)))
-(check (load-bytes (v3-file (string-append "tensor <f8 1 100000000 at 0 crc32 " ot "\nend\n") one-two)))
-(check (load-bytes (v3-file (string-append "tensor <f8 1 2 at 64 crc32 " ot "\nend\n") one-two)))
-(check (load-bytes (v3-file (string-append "tensor <f8 1 2 at -64 crc32 " ot "\nend\n") one-two)))
-(check (load-bytes (v3-file (string-append "tensor <f8 1 2 at 0 crc32 " (string-upcase ot) "\nend\n") one-two)))
-(check (load-bytes (v3-file "tensor <f8 1 2 at 0 crc32 00000000\nend\n" one-two)))
-(check (load-bytes (v3-file (string-append "list 2\ntensor <f8 1 2 at 0 crc32 " ot "\ntensor <f8 1 2 at 0 crc32 " ot "\nend\n") one-two)))
-(check (load-bytes (v3-file (string-append "tensor <f8 1 2 at 0 crc32 " ot "\nend\n") (bytevector-append one-two one-two))))
-(check (load-bytes (v3-file "list 2\nint 1\nend\n" (bytevector))))
-(check (load-bytes (v3-file "int 1\nint 2\nend\n" (bytevector))))
-(check (load-bytes (v3-file "list 99999999999\nend\n" (bytevector))))
-(check (load-bytes (v3-file "float 2.5\nend\n" (bytevector))))
-(check (load-bytes (v3-file "int 1\nend\n" (bytevector 0 0))))
+(check (load-bytes (binary-file (string-append "tensor <f4 1 2 at 0 crc32 " ot "\nend\n") one-two)))
+(check (load-bytes (binary-file (string-append "tensor >f8 1 2 at 0 crc32 " ot "\nend\n") one-two)))
+(check (load-bytes (binary-file "tensor <f8 1 2 at 0\nend\n" one-two)))
+(check (load-bytes (binary-file (string-append "tensor <f8 2 2 at 0 crc32 " ot "\nend\n") one-two)))
+(check (load-bytes (binary-file (string-append "tensor <f8 1 0 at 0 crc32 " ot "\nend\n") one-two)))
+(check (load-bytes (binary-file (string-append "tensor <f8 9 1 1 1 1 1 1 1 1 1 at 0 crc32 " ot "\nend\n") one-two)))
+(check (load-bytes (binary-file (string-append "tensor <f8 2 4294967296 4294967296 at 0 crc32 " ot "\nend\n") one-two)))
+(check (load-bytes (binary-file (string-append "tensor <f8 3 2097152 2097152 4096 at 0 crc32 " ot "\nend\n") one-two)))
+(check (load-bytes (binary-file (string-append "tensor <f8 1 100000000 at 0 crc32 " ot "\nend\n") one-two)))
+(check (load-bytes (binary-file (string-append "tensor <f8 1 2 at 64 crc32 " ot "\nend\n") one-two)))
+(check (load-bytes (binary-file (string-append "tensor <f8 1 2 at -64 crc32 " ot "\nend\n") one-two)))
+(check (load-bytes (binary-file (string-append "tensor <f8 1 2 at 0 crc32 " (string-upcase ot) "\nend\n") one-two)))
+(check (load-bytes (binary-file "tensor <f8 1 2 at 0 crc32 00000000\nend\n" one-two)))
+(check (load-bytes (binary-file (string-append "list 2\ntensor <f8 1 2 at 0 crc32 " ot "\ntensor <f8 1 2 at 0 crc32 " ot "\nend\n") one-two)))
+(check (load-bytes (binary-file (string-append "tensor <f8 1 2 at 0 crc32 " ot "\nend\n") (bytevector-append one-two one-two))))
+(check (load-bytes (binary-file "list 2\nint 1\nend\n" (bytevector))))
+(check (load-bytes (binary-file "int 1\nint 2\nend\n" (bytevector))))
+(check (load-bytes (binary-file "list 99999999999\nend\n" (bytevector))))
+(check (load-bytes (binary-file "float 2.5\nend\n" (bytevector))))
+(check (load-bytes (binary-file "int 1\nend\n" (bytevector 0 0))))
 ; cut at every byte: an error each time, never a crash
 (save-model path (list 1 (tensor '((1 2 3) (4 5 6))) (vector 'x (tensor 2.5))))
 (define small (read-bytes path))
@@ -116,6 +119,22 @@
     (loop (+ n 1))))
 (show (= failures (bytevector-length small)))
 (check (load-bytes small))
+; the same layout under the number 3 (written by this format's first builds) loads,
+; and is refused when damaged
+(define (renumber bv digit) (let ((c (bytevector-copy bv))) (bytevector-u8-set! c 11 digit) c))
+(define three (numbered-binary-file "3" (string-append "list 2\nint 1\ntensor <f8 1 2 at 0 crc32 " ot "\nend\n") one-two))
+(check (load-bytes three))
+(check (load-bytes (flip three 100)))
+(check (load-bytes (renumber small (char->integer #\3))))
+; the old text version 2 (a checksum line, no "header" line) loads; other versions are refused
+(define (text-file version body)
+  (let ((head (string->utf8 (string-append "kiln-model " version "\n" body))))
+    (bytevector-append head (string->utf8 (string-append "crc32 " (hex8 (crc32 head)) "\n")))))
+(check (load-bytes (text-file "2" "list 2\nint 1\ntensor 1 2\n0x1p+0 0x1p+1\nend\n")))
+(check (load-bytes (text-file "2" "string \"header 12\"\nend\n")))
+(check (load-bytes (renumber (text-file "2" "int 1\nend\n") (char->integer #\4))))
+(check (load-bytes (renumber small (char->integer #\4))))
+(check (load-bytes (renumber small (char->integer #\0))))
 ; a directory or a device is no model file
 (check (load-model "."))
 (check (load-model "/dev/null"))
