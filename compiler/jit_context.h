@@ -63,6 +63,7 @@ class StderrCapture {
 
  private:
   friend void jit_abandon_compile();
+
   std::string end_now();
   int saved_fd_ = -1;
   int tmp_fd_ = -1;
@@ -110,6 +111,13 @@ inline void check_interrupt_unless_background() {
 // about to end under it: its partial cache file is removed, and what its stderr
 // capture holds, the interpreter thread's last messages, is written to stderr).
 void jit_abandon_compile();
+
+// Before the first background compile is queued (interpreter thread): libiberty
+// picks libgccjit's temporary directory once per process, at the first compile, so
+// when that compile is a background one TMPDIR must already name the process's
+// private directory (removed at exit and by jit_abandon_compile). TMPDIR gets the
+// user's value back once a background compile has picked it (jit_drain_messages).
+void jit_prepare_background_tmpdir();
 
 // While the background thread compiles, fd 2 is redirected for the driver's
 // messages, so anything the interpreter thread wrote meanwhile was captured too:

@@ -110,6 +110,9 @@ struct FusedElementwise : Node {
 };
 
 Value FusedElementwise::eval(Frame *env) {
+  // A jit trace notes the variables it reads: the unfused nodes do that.
+  if (g_global_reads) [[unlikely]]
+    return unfused->eval(env);
   Value values[kMaxLeaves];
   for (int i = 0; i < nleaves; i++)
     if (!peek_leaf(leaves[i], leaf_kinds[i], env, values[i])) return unfused->eval(env);

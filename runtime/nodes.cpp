@@ -166,6 +166,8 @@ Value TailCall::eval(Frame *env) {
 Value GlobalBuiltinCall::eval(Frame *env) {
   if (s->global != builtin) [[unlikely]]
     return general->eval(env);
+  if (g_global_reads) [[unlikely]]
+    note_global_read(s);
   g_site = this;
   Value argv[kMaxArgs];
   for (int i = 0; i < argc; i++) {

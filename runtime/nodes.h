@@ -5,6 +5,7 @@
 // g_site is the innermost list being evaluated: that is the error's location.
 #pragma once
 #include "eval_internal.h"
+#include "global_reads.h"
 #include "handlers.h"
 #include "printer.h"
 
@@ -73,6 +74,8 @@ struct GlobalRef : Node {
     Value v = s->global;
     if (v == NOVALUE) [[unlikely]]
       undefined_variable(from_ptr(s));
+    if (g_global_reads) [[unlikely]]  // a jit trace depends on what it reads
+      note_global_read(s);
     return v;
   }
 };
@@ -97,6 +100,7 @@ struct GlobalSet : Node {
     Value v = val->eval(env);
     if (s->global == NOVALUE) undefined_variable(from_ptr(s));
     s->global = v;
+    g_global_epoch++;
     return UNSPEC;
   }
 };
@@ -115,6 +119,7 @@ struct GlobalDefine : Node {
         if (as<Closure>(k)->lam->name == NOVALUE) as<Closure>(k)->lam->name = from_ptr(s);
     s->global = v;
     s->doc = doc;
+    g_global_epoch++;
     return UNSPEC;
   }
 };

@@ -15,6 +15,7 @@
 #include "../compiler/trace.h"
 #include "../compiler/tree.h"
 #include "../runtime/eval.h"
+#include "../runtime/global_reads.h"
 #include "../runtime/tensor.h"
 #include "builtins.h"
 
@@ -63,7 +64,9 @@ Value compile_common(const char *who, int argc, Value *argv, bool grad) {
 // (jit F) is a procedure that keeps one kernel per call signature. The signature
 // is a few words per leaf (kind and shape) plus the trees' structure, computed
 // without allocating; a hit costs the signature, a linear search of the few
-// signatures seen, and the kernel's own argument checks.
+// signatures seen, one compare of the global epoch (global_reads.h: has any
+// top-level variable been assigned since the trace's reads were last compared?),
+// and the kernel's own argument checks.
 
 enum SignatureWord : int64_t { kNumberLeaf = 1, kTensorLeaf, kList, kVector, kOther, kTooDeep, kEntry };
 
@@ -118,6 +121,10 @@ struct JitProc {
   int32_t count, capacity;
   Value *kernels;  // GC array: one kernel per signature
   int64_t **sigs;  // GC array of GC atomic arrays: sigs[i][0] is the length
+  // Per signature, the top-level variables its trace read with their values
+  // (global_reads.h), and the g_global_epoch at which they last compared equal.
+  Value *reads;      // GC array
+  uint64_t *epochs;  // GC atomic array
 };
 
 uint8_t jit_proc_type();
@@ -150,6 +157,15 @@ Value call_kernel(JitProc *p, Value kernel, int argc, Value *argv) {
   return result;
 }
 
+// Traces and compiles F for this call's signature; `reads` gets what the trace read.
+Value trace_for_signature(JitProc *p, int argc, Value *argv, Value &reads) {
+  jit_drain_messages();
+  GlobalReadRecorder recorder;
+  Value kernel = compile_kernel("jit", p->f, argc, argv, 0, false, !jit_sync_mode());
+  reads = recorder.snapshot();
+  return kernel;
+}
+
 Value jit_apply(Value self, int argc, Value *argv) {
   JitProc *p = as<JitProc>(self);
   // Inside a traced function a jitted procedure is inlined, as in JAX: F's
@@ -165,21 +181,39 @@ Value jit_apply(Value self, int argc, Value *argv) {
   int64_t len = int64_t(sig.size());
   for (int32_t e = 0; e < p->count; e++) {
     const int64_t *s = p->sigs[e];
-    if (s[0] == len && std::memcmp(s + 1, sig.data(), sizeof(int64_t) * size_t(len)) == 0)
+    if (s[0] == len && std::memcmp(s + 1, sig.data(), sizeof(int64_t) * size_t(len)) == 0) {
+      // A top-level variable the trace read now holds another value (SPEC §15):
+      // trace again, replacing the kernel. One compare while no variable was assigned.
+      if (p->epochs[e] != g_global_epoch) [[unlikely]] {
+        if (!globals_unchanged(p->reads[e])) {
+          Value reads = NIL;
+          Value kernel = trace_for_signature(p, argc, argv, reads);
+          p->kernels[e] = kernel;
+          p->reads[e] = reads;
+        }
+        p->epochs[e] = g_global_epoch;
+      }
       return call_kernel(p, p->kernels[e], argc, argv);
+    }
   }
   // First sight of this signature: trace, and compile (or load from the disk
   // cache) in the background while the kernel interprets, unless KILN_JIT=sync.
-  jit_drain_messages();
-  Value kernel = compile_kernel("jit", p->f, argc, argv, 0, false, !jit_sync_mode());
+  Value reads = NIL;
+  Value kernel = trace_for_signature(p, argc, argv, reads);
+  uint64_t epoch = g_global_epoch;
   if (p->count == p->capacity) {
     int32_t cap = p->capacity * 2;
     auto *ks = static_cast<Value *>(gc_alloc(sizeof(Value) * size_t(cap)));
     auto *ss = static_cast<int64_t **>(gc_alloc(sizeof(int64_t *) * size_t(cap)));
+    auto *rs = static_cast<Value *>(gc_alloc(sizeof(Value) * size_t(cap)));
+    auto *es = static_cast<uint64_t *>(gc_alloc_atomic(sizeof(uint64_t) * size_t(cap)));
     copy_values(ks, p->kernels, p->count);
-    for (int32_t e = 0; e < p->count; e++) ss[e] = p->sigs[e];
+    copy_values(rs, p->reads, p->count);
+    for (int32_t e = 0; e < p->count; e++) ss[e] = p->sigs[e], es[e] = p->epochs[e];
     p->kernels = ks;
     p->sigs = ss;
+    p->reads = rs;
+    p->epochs = es;
     p->capacity = cap;
   }
   auto *stored = static_cast<int64_t *>(gc_alloc_atomic(sizeof(int64_t) * size_t(len + 1)));
@@ -187,6 +221,8 @@ Value jit_apply(Value self, int argc, Value *argv) {
   std::memcpy(stored + 1, sig.data(), sizeof(int64_t) * size_t(len));
   p->sigs[p->count] = stored;
   p->kernels[p->count] = kernel;
+  p->reads[p->count] = reads;
+  p->epochs[p->count] = epoch;
   p->count++;
   return call_kernel(p, kernel, argc, argv);
 }
@@ -231,6 +267,8 @@ Value b_jit(int argc, Value *argv) {
   p->capacity = 4;
   p->kernels = static_cast<Value *>(gc_alloc(sizeof(Value) * 4));
   p->sigs = static_cast<int64_t **>(gc_alloc(sizeof(int64_t *) * 4));
+  p->reads = static_cast<Value *>(gc_alloc(sizeof(Value) * 4));
+  p->epochs = static_cast<uint64_t *>(gc_alloc_atomic(sizeof(uint64_t) * 4));
   return from_ptr(p);
 }
 

@@ -132,6 +132,17 @@ FAMILIES = {
               "(lambda (x) (graph-grad (lambda (y) y) x))", "(lambda (x) (tensor-max x 0 #t))",
               "(ones '(2 3))", "(ones '(3 2))", "(tensor 1.0)", "1.0", "+nan.0", "big-tensor",
               "(ones '(1 1 1 1 1 1 1 1))", "'grad", "(zeros '(300 300))"],
+    # SPEC §14: convolutions, pooling, the model library (N x C x H x W and N x C x L
+    # operands that fit, and ones that do not), random keys
+    "model": ["(ones '(1 2 5 5))", "(tensor-randn '(2 3 4 4) 3)", "(ones '(2 3 1 1))", "(ones '(4 2 3 3))",
+              "(ones '(1 1 1))", "(tensor-randn '(2 2 7) 1)", "(ones '(3 2 2))", "(ones '(2 3))", "(tensor 2.0)",
+              "(ones '(2 4 8))", "(causal-mask 4)", "(ones '(4 4))", "1", "2", "0", "-1", "'(2 1)", "'(0 3)",
+              "'(1 2 3)", "4611686018427387904", "1e-5", "+nan.0", "0.5", "1.0", "(zeros '(0 2 3 3))",
+              "(random-split 7 3)", "(car (random-split 5 2))", "'(2 3 4)", "big-tensor"],
+    "tree": ["'((w . 1.0) (b . 2.0))", "(list (cons 'w (ones '(2 2))) (cons 'b (zeros '(2))))",
+             "(list (list (cons 'a 1.0)) (vector (ones '(2)) 3.0))", "'((w . x) (b . ()))", "'(w b)", "'w", "'b",
+             "0", "1", "-1", "(list 1.0 (ones '(3)))", "'((w . 1.0) . 2)", "circ", "deep-list", "big-list",
+             "(lambda (acc x) (+ acc x))", "(lambda (x) x)", "0.0", "1e308", "+nan.0", "(make-hash-table)"],
     "string": ["\"\"", "\"abc\"", "big-str", "wide-str", "#\\a", "0", "1", "-1", "3", "100000",
                "2147483648", "(lambda (c) c)", "'(#\\a #\\b)", "\"~a ~s ~%\"", "\"λ∀ß\"",
                "uni-str", "#\\λ", "\"ÀB\""],
@@ -154,7 +165,12 @@ FAMILIES = {
     "port": ["(open-input-string \"(1 2) #(3) \\\"x\\\"\")", "(open-output-string)", "(current-output-port)",
              "(open-input-string \"\")", "#\\a", "\"abc\"", "0", "big-str"],
 }
-FAMILY_OF = [("bytevector", "bytevector"), ("bytevector", "u8"), ("bytevector", "utf8"),
+FAMILY_OF = [("model", "conv"), ("model", "matmul"), ("model", "pool"), ("model", "attention"), ("model", "layer-norm"),
+             ("model", "linear"), ("model", "causal"), ("model", "dropout"), ("model", "random"),
+             ("model", "tensor-rand"), ("model", "gelu"), ("model", "tensor-var"), ("model", "tensor-min"),
+             ("model", "tensor-eq"), ("model", "tensor-lt"), ("model", "tensor-le"), ("model", "tensor-gt"),
+             ("model", "tensor-ge"), ("tree", "tree"), ("tree", "global-norm"), ("tree", "adamw"),
+             ("tree", "schedule"), ("bytevector", "bytevector"), ("bytevector", "u8"), ("bytevector", "utf8"),
              ("graph", "graph-"), ("graph", "kernel"), ("tensor", "tensor"), ("tensor", "matmul"),
              ("tensor", "transpose"), ("tensor", "reshape"), ("tensor", "concat"), ("tensor", "zeros"),
              ("tensor", "ones"), ("tensor", "full"), ("tensor", "arange"), ("tensor", "relu"),
@@ -197,7 +213,7 @@ PRELUDE = """(define big-str (make-string 100000 #\\a))
 # Builtins that allocate or loop over as many things as an integer argument says. A
 # huge integer given to one of them gets a program of its own (see the docstring).
 SIZE_BUILTINS = {"make-list", "iota", "range", "make-vector", "make-string", "vector-grow",
-                 "full", "zeros", "ones", "arange", "tensor-rand", "tensor-randn",
+                 "full", "zeros", "ones", "arange", "tensor-rand", "tensor-randn", "random-split", "causal-mask",
                  "list-tabulate", "make-bytevector", "string-pad", "string-pad-left",
                  "string-pad-right", "vector-resize", "make-initialized-vector",
                  "build-list", "list-tail", "expt", "exact-nonnegative-integer?",

@@ -15,8 +15,11 @@ select, and the ops of SPEC §13 that compute on tensors: `softmax` and `log-sof
 labels) and `mse`; and those of SPEC §14: `matmul` with batch axes (broadcast, ranks up
 to 4), `conv2d`, `conv1d`, `max-pool2d` and `avg-pool2d` (odd sizes, strides, paddings,
 dilations; their rank-4 operands come from any op), `tensor-gelu`, `tensor-min`,
-`tensor-var`, the comparisons `tensor-eq/lt/le/gt/ge` and `dropout` (constant rate and
-key); not stop-gradient, which finite differences cannot check (it is
+`tensor-var`, the comparisons `tensor-eq/lt/le/gt/ge`, `dropout` (rates 0 to 0.9),
+`tensor-rand` and `tensor-randn` (constant keys, some from `random-split`), the library's
+`layer-norm`, `linear` and `attention` (with and without a mask, `causal-mask`), and
+tree ops inside traced code (`tree-ref` into association lists, `global-norm`,
+`tree-reduce`, `clip-by-global-norm`); packed arguments may be association lists; not stop-gradient, which finite differences cannot check (it is
 tested through softmax), nor the constructors one-hot, random-permutation, he-normal
 and glorot-uniform, whose values are constants in a trace), a loss L = sum(F * W)
 with a constant W, and two input sets: A on a coarse
@@ -100,6 +103,10 @@ BINARY_TENSOR = ["tensor-add", "tensor-sub", "tensor-mul", "tensor-div", "tensor
 TENSOR_COMPARE = {"tensor-eq": "eq", "tensor-lt": "lt", "tensor-le": "le", "tensor-gt": "gt", "tensor-ge": "ge"}
 # (dropout X DROPOUT_RATE DROPOUT_KEY): a constant key, so a constant mask in a trace.
 DROPOUT_RATE, DROPOUT_KEY = 0.25, 7
+# Keys of dropout, tensor-rand and tensor-randn: exact integers, some from random-split
+# (SPEC §14), so the same numbers must come out eagerly, interpreted and compiled.
+RANDOM_KEYS = ["7", "0", "12345", "(car (random-split 3 2))", "(list-ref (random-split 9 4) 3)",
+               "(cadr (random-split (car (random-split 5 3)) 2))"]
 BINARY_GENERIC = ["+", "-", "*", "/", "max", "min", "expt"]
 VARIADIC = ["+", "-", "*", "/", "max", "min"]
 REDUCE = ["tensor-sum", "tensor-mean", "tensor-max", "tensor-min", "tensor-var"]
@@ -204,7 +211,15 @@ def to_lisp(n):
     if k == "ctensor":
         return tensor_literal(n.extra, n.shape)
     if k == "un" and n.name == "dropout":
-        return f"(dropout {to_lisp(n.kids[0])} {DROPOUT_RATE} {DROPOUT_KEY})"
+        rate, key = n.extra or (DROPOUT_RATE, DROPOUT_KEY)
+        return f"(dropout {to_lisp(n.kids[0])} {rate} {key})"
+    if k == "rand":  # extra: the key as written
+        return f"({n.name} '({' '.join(map(str, n.shape))}) {n.extra})"
+    if k == "lib":  # layer-norm, linear, attention (stdlib/models.lisp); extra: the tail as written
+        return f"({n.name} {' '.join(to_lisp(c) for c in n.kids)}{n.extra or ''})"
+    if k == "tree":  # extra: (template, path); the template's {i} are the kids
+        template, _ = n.extra
+        return template.format(*[to_lisp(c) for c in n.kids])
     if k in ("un", "bin"):
         return f"({n.name} {' '.join(to_lisp(c) for c in n.kids)})"
     if k == "red":
@@ -256,7 +271,7 @@ def to_lisp(n):
 # Generation
 # ---------------------------------------------------------------------------
 
-KINKS = {"max-pool2d", "relu", "tensor-abs", "abs", "tensor-maximum", "max", "min", "tensor-max", "tensor-argmax",
+KINKS = {"max-pool2d", "clip-by-global-norm", "relu", "tensor-abs", "abs", "tensor-maximum", "max", "min", "tensor-max", "tensor-argmax",
          "tensor-clip", "tensor-where", "tensor-min", "dropout"} | set(TENSOR_COMPARE)
 
 
@@ -379,6 +394,10 @@ class Gen:
             choices += ["argmax"]
         if r == 0:
             choices += ["loss"]
+        # SPEC §14: random numbers with constant keys, the Kiln library, trees
+        if r >= 1:
+            choices += ["rand", "lib", "lib"]
+        choices += ["tree"]
         if self.smooth:
             choices = [c for c in choices if c not in ("select", "where", "clip", "argmax")]
         kind = rng.choice(choices)
@@ -390,7 +409,18 @@ class Gen:
             if name in DOMAIN and rng.random() < 0.5:
                 kid = Node("un", self.pick(["tensor-exp", "tensor-abs", "tensor-sigmoid", "square"]),
                            [kid], None, shape)
-            return Node("un", name, [kid], None, shape)
+            extra = None
+            if name == "dropout":
+                extra = (rng.choice([0.25, 0.5, 0.0, 0.9]), rng.choice(RANDOM_KEYS))
+            return Node("un", name, [kid], extra, shape)
+        if kind == "rand":
+            noise = Node("rand", rng.choice(["tensor-rand", "tensor-randn"]), [], rng.choice(RANDOM_KEYS), shape)
+            return Node("bin", rng.choice(["tensor-add", "tensor-mul", "+", "*"]),
+                        [self.gen(shape, depth - 1), noise], None, shape)
+        if kind == "lib":
+            return self.library(shape, depth)
+        if kind == "tree":
+            return self.tree_op(shape, depth, want_tensor)
         if kind == "bin":
             name = self.pick(BINARY_TENSOR + BINARY_GENERIC)
             sa, sb = self.broadcast_pair(shape)
@@ -551,6 +581,62 @@ class Gen:
             return Node("loss", "mse", [self.gen(s, depth - 1), self.gen(s, depth - 1)], None, shape)
         raise ValueError(kind)
 
+    def library(self, shape, depth):
+        """layer-norm, linear or attention (stdlib/models.lisp) giving `shape` (rank >= 1)."""
+        rng = self.rng
+        r = len(shape)
+        name = rng.choice(["layer-norm", "linear"] + (["attention", "attention"] if r >= 2 else []))
+        if name == "layer-norm":
+            d = shape[-1]
+            gb = [self.gen(rng.choice([(d,), (d,), ()]), depth - 1) for _ in range(2)]
+            eps = rng.choice([None, None, "1e-5", "0.0", "0.5"])
+            return Node("lib", name, [self.gen(shape, depth - 1, True)] + gb, f" {eps}" if eps else None, shape)
+        if name == "linear":
+            k = self.dim()
+            kids = [self.gen(shape[:-1] + (k,), depth - 1, True), self.gen((k, shape[-1]), depth - 1, True)]
+            if rng.random() < 0.7:
+                kids.append(self.gen(rng.choice([(shape[-1],), (), shape]), depth - 1))
+            return Node("lib", name, kids, None, shape)
+        batch, (t, dv) = shape[:-2], shape[-2:]
+        d, s = self.dim(), rng.choice([t, t, self.dim()])
+        kb = batch[rng.randint(0, len(batch)):]  # K and V may broadcast over fewer leading axes
+        kids = [self.gen(batch + (t, d), depth - 1, True), self.gen(kb + (s, d), depth - 1, True),
+                self.gen(kb + (s, dv), depth - 1, True)]
+        tail = None
+        mask = rng.random()
+        if mask < 0.3 and s == t:
+            tail = f" (causal-mask {t})"
+        elif mask < 0.55:
+            kids.append(self.gen(rng.choice([(t, s), (1, s), (t, 1)]), depth - 2, True))
+        return Node("lib", name, kids, tail, shape)
+
+    def tree_op(self, shape, depth, want_tensor):
+        """A value taken from a tree built in the traced code: tree-ref into an
+        association list (and a list inside it), the first leaf of clip-by-global-norm,
+        or, for a number, global-norm / tree-reduce over the leaves."""
+        rng = self.rng
+        r = len(shape)
+        other = lambda: self.gen(self.shape(), depth - 2)
+        pick = rng.random()
+        if r == 0 and not want_tensor and pick < 0.4:
+            kids = [self.gen(self.shape(rng.choice([1, 2])), depth - 1, True), other()]
+            if rng.random() < 0.5:
+                return Node("tree", "global-norm", kids, ("(global-norm (list {0} (list (cons 'b {1}))))", None), shape)
+            return Node("tree", "tree-reduce", kids,
+                        ("(tree-reduce (lambda (acc x) (+ acc (tensor-mean x))) 0.0 (list (cons 'a {0}) (cons 'b (vector {1}))))",
+                         None), shape)
+        if pick < 0.7:
+            kids = [other(), self.gen(shape, depth - 1, want_tensor), other()]
+            return Node("tree", "tree-ref", kids, ("(tree-ref (list (cons 'w {0}) (cons 'b (list {2} {1}))) 'b 1)", None),
+                        shape)
+        if self.smooth:
+            return self.gen(shape, depth, want_tensor)
+        kids = [self.gen(shape, depth - 1, want_tensor), other()]
+        bound = rng.choice(["0.5", "2.0", "100.0"])
+        return Node("tree", "clip-by-global-norm", kids,
+                    ("(car (clip-by-global-norm (list {0} (list (cons 'k {1}))) " + bound + "))", float(bound)),
+                    shape)
+
     def matmul_vector(self, shape, sa, sb, depth):
         """(reshape (matmul A v) shape): a rank-1 right operand drops its axis."""
         mm = Node("matmul", None, [self.gen(sa, depth - 1, True), self.gen(sb, depth - 1, True)], None, shape[:-1])
@@ -681,9 +767,9 @@ def tree_plan(prog):
         size = rng.choice([2, 3]) if n >= 3 else 2
         start = rng.randint(0, n - size)
         items = list(range(start, start + size))
-        kind = rng.choice(["list", "vector"])
+        kind = rng.choice(["list", "vector", "alist"])
         if size == 3 and rng.random() < 0.4:
-            items = [items[0], ("vector" if kind == "list" else "list", items[1:])]
+            items = [items[0], (rng.choice([x for x in ("list", "vector", "alist") if x != kind]), items[1:])]
         pl.slots[start:start + size] = [(kind, items)]
     pl.ret = rng.randrange(3)
     m = len(pl.slots)
@@ -705,6 +791,8 @@ def slot_lisp(slot, prog, which):
     if isinstance(slot, int):
         return prog.params[slot].lisp(which)
     kind, items = slot
+    if kind == "alist":  # named parameters (SPEC §14): keys are structure, not leaves
+        return f"(list {' '.join(f'(cons (quote k{j}) {slot_lisp(x, prog, which)})' for j, x in enumerate(items))})"
     return f"({kind} {' '.join(slot_lisp(x, prog, which) for x in items)})"
 
 
@@ -716,6 +804,7 @@ def slot_binds(slot, expr):
     out = []
     for k, item in enumerate(items):
         sub = (f"({['car', 'cadr', 'caddr'][k]} {expr})" if kind == "list"
+               else f"(tree-ref {expr} 'k{k})" if kind == "alist"
                else f"(vector-ref {expr} {k})")
         out += slot_binds(item, sub)
     return out
@@ -738,13 +827,15 @@ def regroup(slot, grads):
     if isinstance(slot, int):
         return grads[slot]
     kind, items = slot
+    if kind == "alist":
+        return ["L"] + [["K", f"k{j}", regroup(x, grads)] for j, x in enumerate(items)]
     return ["L" if kind == "list" else "V"] + [regroup(x, grads) for x in items]
 
 
 def first_value(t):
     """The first number or tensor (cv value) of a cv tree."""
-    while t[0] in ("L", "V"):
-        t = t[1]
+    while t[0] in ("L", "V", "K"):
+        t = t[2] if t[0] == "K" else t[1]
     return t
 
 
@@ -756,6 +847,7 @@ HARNESS = r"""
 (define (cv v)
   (cond ((tensor? v) (list 'T (tensor-shape v) (tensor->list v)))
         ((number? v) (list 'N v))
+        ((and (pair? v) (symbol? (car v))) (list 'K (car v) (cv (cdr v))))
         ((pair? v) (cons 'L (map cv v)))
         ((vector? v) (cons 'V (map cv (vector->list v))))
         (else (list 'X (format "~s" v)))))
@@ -1057,6 +1149,11 @@ def is_err(text):
 EAGER_COMPARISON_ERROR = re.compile(r"^\(err \"(<|<=|>|>=|=): argument \d+ must be a (real )?number")
 
 
+# Eager sqrt, log and expt of a negative number give a complex number (SPEC §4); a
+# traced number is a real double, so there they give NaN (docs/graph.md).
+EAGER_COMPLEX = re.compile(r"[0-9.][-+](?:[0-9.]+(?:e[-+]?[0-9]+)?|inf\.0|nan\.0)?i\b")
+
+
 RANK0 = re.compile(r"\(T \(\) ([^()\s]+)\)")
 
 
@@ -1201,6 +1298,8 @@ def check_program(prog, res, strict, stats=None):
         if a is None or b is None:
             return
         if is_err(a) and is_err(b):
+            return
+        if eager and not strict and EAGER_COMPLEX.search(a):
             return
         if is_err(a) != is_err(b):
             if eager and not strict and is_err(a) and EAGER_COMPARISON_ERROR.search(a):
@@ -1512,6 +1611,38 @@ def torch_eval(torch, n, leaves):
             raise TorchSkip("NaN in clip")  # Kiln's maximum/minimum pass its gradient on
         lo, hi = n.extra
         return T.clamp(args[0], lo, hi)
+    if k == "rand":
+        raise TorchSkip("tensor-rand's numbers come from Kiln's own generator")
+    if k == "lib":
+        if n.name == "layer-norm":
+            x, g, b = args
+            eps = 1e-5 if n.extra is None else float(n.extra)
+            dev = x - x.mean(-1, keepdim=True)
+            var = (dev * dev).mean(-1, keepdim=True)
+            return dev / T.sqrt(var + eps) * g + b
+        if n.name == "linear":
+            y = T.matmul(args[0], args[1])
+            return y if len(args) == 2 else y + args[2]
+        q, kk, v = args[:3]
+        scores = T.matmul(q, kk.transpose(-1, -2)) / math.sqrt(q.shape[-1])
+        if len(args) == 4:
+            scores = scores + args[3]
+        elif n.extra is not None:
+            t = q.shape[-2]
+            scores = scores + T.triu(T.full((t, t), -math.inf, dtype=T.float64), 1)
+        return T.matmul(T.softmax(scores, -1), v)
+    if k == "tree":
+        if n.name == "global-norm":
+            return T.sqrt(0.0 + (args[0] * args[0]).sum() + (args[1] * args[1]).sum())
+        if n.name == "tree-reduce":
+            return 0.0 + args[0].mean() + args[1].mean()
+        if n.name == "tree-ref":
+            return args[1]
+        bound = n.extra[1]
+        norm = T.sqrt(0.0 + (args[0] * args[0]).sum() + (args[1] * args[1]).sum())
+        if near_tie(T, norm, bound) or bool(norm.isnan().any()):
+            raise TorchSkip("global norm at the clipping bound")
+        return args[0] * (bound / T.maximum(norm, T.tensor(bound)))
     if k == "loss":
         if n.name == "cross-entropy":
             return T.nn.functional.cross_entropy(args[0], T.tensor(n.extra))
@@ -1913,7 +2044,7 @@ def shrink_candidates(prog, rng):
                 repls.append(Node("const", None, [], 0.5, ()))
         for r in repls:
             if n.kind in ("red", "matmul", "transpose", "reshape", "slice", "concat", "axisop", "argmax",
-                          "take", "window") and r.kind == "const":
+                          "take", "window", "lib") and r.kind == "const":
                 continue
             c = compact(prog, replace_at(prog.body, n, r))
             if c is not None and c.size() < prog.size() or (c is not None and len(c.params) < len(prog.params)):
