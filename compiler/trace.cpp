@@ -17,6 +17,7 @@
 #include "../runtime/tensor.h"
 #include "../runtime/tensor_shapes.h"
 #include "autodiff.h"
+#include "batching.h"
 #include "window_graph.h"
 
 namespace kiln {
@@ -700,6 +701,81 @@ Value trace_nested_grad(const char *who, Value f, TreeLayout &layout, const Valu
     vals[j] = make_symbolic(o);
   }
   return assemble_results(layout, vals);
+}
+
+Value trace_nested_vmap(Value f, const TreeLayout &layout, const Value *args, const int *leaf_axes,
+                        int64_t batch, int out_axis) {
+  const char *who = "vmap";
+  Graph &g = active_graph(who);
+  int64_t nleaves = layout.nleaves();
+  auto *leaves = static_cast<Value *>(gc_alloc(sizeof(Value) * size_t(nleaves + 1)));
+  flatten_arguments(layout, args, leaves);
+  // Each mapped leaf, its batch axis moved to 0; the stand-ins are their slices.
+  std::vector<int32_t> mapped_actual;
+  for (int64_t k = 0; k < nleaves; k++) {
+    int32_t x = node_of(who, 0, leaves[k]);
+    if (leaf_axes[k] < 0) continue;
+    mapped_actual.push_back(move_axis(g, x, leaf_axes[k], 0));
+  }
+  const int32_t mark = g.size();
+  std::optional<NestedScope> scope(std::in_place, who);
+  for (int64_t k = 0, m = 0; k < nleaves; k++) {
+    if (leaf_axes[k] < 0) continue;
+    GraphNode n;
+    n.op = Op::Param;
+    n.param_index = g_next_stand_in++;
+    if (g_next_stand_in == INT32_MAX) g_next_stand_in = 1 << 30;
+    const Shape &s = g[mapped_actual[size_t(m++)]].shape;
+    n.shape.rank = s.rank - 1;
+    for (int i = 1; i < s.rank; i++) n.shape.dim[i - 1] = s.dim[i];
+    n.is_number = false;  // a slice of a tensor is a tensor, rank 0 included
+    leaves[k] = make_symbolic(g.record(n));
+  }
+  int argc = layout.nargs;
+  auto *argv = static_cast<Value *>(gc_alloc(sizeof(Value) * size_t(argc + 1)));
+  int64_t at = 0;
+  for (int i = 0; i < argc; i++) argv[i] = tree_rebuild(layout.arg_skeletons[i], leaves, at);
+  Value r = apply_proc(f, argc, argv);
+  std::vector<int32_t> outs;
+  Value skeleton = record_result(who, r, false, outs);
+  scope.reset();  // the values made from here on are the enclosing scope's
+
+  // Batch what F recorded: re-record the region since `mark`, each node by its
+  // rule where an operand is batched, as it was where none is (those are the
+  // same for every example, computed once). The stand-ins, first in the region,
+  // become the mapped arguments.
+  std::vector<GraphNode> region(g.nodes.begin() + mark, g.nodes.end());
+  g.truncate(mark);
+  std::vector<BatchOperand> moved(region.size());
+  for (size_t i = 0; i < region.size(); i++) {
+    GraphNode n = region[i];
+    if (i < mapped_actual.size()) {
+      moved[i] = {mapped_actual[i], true};
+      continue;
+    }
+    BatchOperand in[3];
+    bool any = false;
+    for (int q = 0; q < op_arity(n.op); q++) {
+      in[q] = n.in[q] >= mark ? moved[size_t(n.in[q] - mark)] : BatchOperand{n.in[q], false};
+      any = any || in[q].batched;
+      n.in[q] = in[q].node;
+    }
+    moved[i] = any ? BatchOperand{batch_node(g, n, in, batch), true} : BatchOperand{g.record(n), false};
+  }
+  // Each result leaf stacked along OUT-AXES: an unbatched one is repeated.
+  auto *vals = static_cast<Value *>(gc_alloc(sizeof(Value) * (outs.size() + 1)));
+  for (size_t j = 0; j < outs.size(); j++) {
+    BatchOperand o = outs[j] >= mark ? moved[size_t(outs[j] - mark)] : BatchOperand{outs[j], false};
+    int32_t node = o.batched ? o.node : broadcast_batch(g, o.node, batch);
+    int rank = g[node].shape.rank;
+    int axis = out_axis < 0 ? out_axis + rank : out_axis;
+    if (axis < 0 || axis >= rank)
+      throw_errorf("vmap: OUT-AXES {} is out of range for a result of {} axes (with the mapped one)",
+                   out_axis, rank);
+    vals[j] = make_symbolic(move_axis(g, node, 0, axis));
+  }
+  int64_t k = 0;
+  return tree_rebuild(skeleton, vals, k);
 }
 
 Value trace_into(Graph &g, const char *who, Value f, const TreeLayout &layout, const ArgSpec *specs,

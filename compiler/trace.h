@@ -36,6 +36,16 @@ Value trace_into(Graph &g, const char *who, Value f, const TreeLayout &layout, c
 // nodes, and hash-consing shares F's forward nodes with the enclosing trace's.
 Value trace_nested_grad(const char *who, Value f, TreeLayout &layout, const Value *args);
 
+// vmap called with arguments of the active trace (or by the eager vmap's own
+// trace): traces F once on stand-ins for one example's slices of the mapped
+// leaves (leaf_axes[k]: leaf k's batch axis, or -1 for an unmapped leaf, which F
+// receives as it is), then re-records what F recorded through the batching rules
+// (batching.h), and returns F's result with every leaf stacked along `out_axis`
+// (negative counts from the end), as symbolic values. The caller checked the
+// axes and that every mapped axis has length `batch`.
+Value trace_nested_vmap(Value f, const TreeLayout &layout, const Value *args, const int *leaf_axes,
+                        int64_t batch, int out_axis);
+
 // The same for flat arguments (one spec each) and a result that is one leaf:
 // returns its node (tests and tools that record a single-output graph).
 int32_t trace_into(Graph &g, const char *who, Value f, int argc, const ArgSpec *args);
