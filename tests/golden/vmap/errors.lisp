@@ -1,0 +1,39 @@
+;; vmap's errors: its own arguments when it is called, the mapped procedure's
+;; arguments when that is called, eagerly and inside a trace alike.
+(define (show thunk)
+  (display (guard (e (#t (condition/report-string e))) (thunk)))
+  (newline))
+(define x (tensor '((1.0 2.0 3.0) (4.0 5.0 6.0))))
+(define (add a b) (+ a b))
+;; not a procedure; bad IN-AXES and OUT-AXES
+(show (lambda () (vmap 5)))
+(show (lambda () (vmap add "0")))
+(show (lambda () (vmap add '(0 x))))
+(show (lambda () (vmap add 0 'last)))
+;; IN-AXES of the wrong length
+(show (lambda () ((vmap add '(0)) x x)))
+(show (lambda () ((vmap add '(0 0 0)) x x)))
+;; an axis out of range, a mapped number, nothing mapped
+(show (lambda () ((vmap add '(0 2)) x x)))
+(show (lambda () ((vmap add '(0 -3)) x x)))
+(show (lambda () ((vmap add '(0 0)) x 1.0)))
+(show (lambda () ((vmap add '(#f #f)) x x)))
+(show (lambda () ((vmap add '(0 0)) (list x 1.0) x)))
+;; mapped axes of different lengths
+(show (lambda () ((vmap add '(0 1)) x x)))
+(show (lambda () ((vmap add '(0 0)) (list x (tensor '(1.0 2.0 3.0))) x)))
+;; OUT-AXES past the result's axes
+(show (lambda () ((vmap add 0 2) x x)))
+;; an argument that is not a number or tensor
+(show (lambda () ((vmap add) x "s")))
+;; inside jit and graph-eval: the same texts
+(show (lambda () ((jit (vmap add '(0 1))) x x)))
+(show (lambda () (graph-eval (vmap add '(0 2)) x x)))
+;; errors of F itself name F's op
+(show (lambda () ((vmap (lambda (a) (matmul a (tensor '((1.0 2.0)))))) x)))
+(show (lambda () ((vmap (lambda (a) (tensor-take a (tensor '(0 5))))) x)))
+(show (lambda () ((vmap (lambda (a i) (tensor-take a i)) '(0 0)) x (tensor '(1.0 3.0)))))
+;; random numbers from a mapped key
+(show (lambda () ((vmap (lambda (k) (tensor-rand '(2) (tensor-sum k)))) (tensor '(1.0 2.0)))))
+;; a result that is not a number, tensor or tree of them
+(show (lambda () ((vmap (lambda (a) 'no)) x)))
