@@ -10,6 +10,19 @@ namespace {
 
 constexpr const char *kWho = "vmap";
 
+// The op table's BatchRule column says what batch_node does with each row.
+constexpr bool rules_follow_the_table() {
+  for (const UnaryOpRow &r : kUnaryOps)
+    if (r.batching != BatchRule::Elementwise) return false;
+  for (const BinaryOpRow &r : kBinaryOps)
+    if (r.batching != BatchRule::Elementwise) return false;
+  for (const StructuralOpRow &r : kStructuralOps)
+    if (r.batching != BatchRule::Structural) return false;
+  return true;
+}
+static_assert(rules_follow_the_table(),
+              "batch_node batches element-wise rows alike and each structural row by its case");
+
 // [batch, s...]; raises when that passes kMaxRank axes.
 Shape batched_shape(int64_t batch, const Shape &s) {
   if (s.rank + 1 > kMaxRank)

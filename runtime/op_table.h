@@ -141,9 +141,11 @@ enum OpAttr : uint16_t {
   kAttrShape = 1 << 9,        // `shape`: the node's own, not inferred from its operands
 };
 
-// How an op is batched (vmap). Rows do not say yet: the slot is here so that the
-// rule becomes one more column of the table rather than another list.
-enum class BatchRule : uint8_t { Unwritten };
+// How an op is batched (vmap, compiler/batching.cpp; the batch at axis 0).
+enum class BatchRule : uint8_t {
+  Elementwise,  // the operands lifted to the result's rank, the op recorded again
+  Structural,   // its own case of batch_node (a switch -Wswitch checks)
+};
 
 enum class UnaryOp : uint8_t {
 #define KILN_X(e, ...) e,
@@ -182,7 +184,7 @@ struct UnaryOpRow {
   bool fusable;
   bool differentiable;  // a gradient flows through it (compiler/autodiff.cpp)
   const char *doc;
-  BatchRule batching = BatchRule::Unwritten;
+  BatchRule batching = BatchRule::Elementwise;
 };
 
 struct BinaryOpRow {
@@ -194,7 +196,7 @@ struct BinaryOpRow {
   bool comparison;
   bool differentiable;  // a gradient flows through it (compiler/autodiff.cpp)
   const char *doc;
-  BatchRule batching = BatchRule::Unwritten;
+  BatchRule batching = BatchRule::Elementwise;
 };
 
 inline constexpr UnaryOpRow kUnaryOps[] = {
@@ -236,7 +238,7 @@ struct StructuralOpRow {
   uint16_t attrs;  // OpAttr bits
   bool differentiable;
   bool checks;  // its kernel reports a bad input at run time
-  BatchRule batching = BatchRule::Unwritten;
+  BatchRule batching = BatchRule::Structural;
 };
 inline constexpr StructuralOpRow kStructuralOps[] = {
 #define KILN_X(e, graph, arity, builtin, attrs, diff, checks) \
