@@ -8,10 +8,15 @@
 #include <cstring>
 #include <initializer_list>
 
+#include "gc_boot.h"
+
 namespace kiln {
 
 uint64_t g_gc_stress_every = 0;
 uint64_t g_gc_stress_count = 0;
+// KILN_GC_STRESS's interval while boot runs under KILN_GC_STRESS_SKIP_BOOT=1
+// (gc_boot_done starts it).
+static uint64_t g_gc_stress_after_boot = 0;
 int g_gc_unscanned_segments = 0;
 
 // Shared libraries whose writable data the collector skips. Kiln never leaves
@@ -99,7 +104,16 @@ void gc_init() {
   g_unzeroed_kind = int(GC_new_kind(GC_new_free_list(), GC_DS_LENGTH, 1, 0));
   if (const char *s = std::getenv("KILN_GC_STRESS")) {
     long n = std::strtol(s, nullptr, 10);
-    if (n > 0) g_gc_stress_every = uint64_t(n);
+    const char *skip = std::getenv("KILN_GC_STRESS_SKIP_BOOT");
+    bool after_boot = skip && *skip && std::strcmp(skip, "0") != 0;
+    if (n > 0) (after_boot ? g_gc_stress_after_boot : g_gc_stress_every) = uint64_t(n);
+  }
+}
+
+void gc_boot_done() {
+  if (g_gc_stress_after_boot) {
+    g_gc_stress_every = g_gc_stress_after_boot;
+    g_gc_stress_after_boot = 0;
   }
 }
 

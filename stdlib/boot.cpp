@@ -2,6 +2,7 @@
 #include "boot.h"
 
 #include "../runtime/eval.h"
+#include "../runtime/gc_boot.h"
 #include "builtins.h"
 
 namespace kiln {
@@ -21,6 +22,7 @@ void init_kiln() {
   eval_string(kTrainingSource, "<training>");
   eval_string(kModelsSource, "<models>");
   eval_string(kProgressSource, "<progress>");
+  gc_boot_done();
 }
 
 }  // namespace kiln

@@ -1,7 +1,8 @@
 // catch_runner.cpp — the one translation unit holding Catch2's implementation.
 // It is the slowest file of the build to compile (Catch2 v2 is a single
 // header), so both test binaries link this object rather than each compiling
-// it, and CMake builds it at -O1: the runner's speed does not matter.
+// it, and CMake builds it at -O0 and without sanitizers: the runner's speed does
+// not matter.
 #define CATCH_CONFIG_RUNNER
 #include "catch_runner.h"
 
