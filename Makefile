@@ -22,7 +22,7 @@ ASAN_DIFF_FUZZ_COUNT ?= 60
 # Golden tests the ASan build cannot run: ASan frames are several times larger
 # and its stack is capped at 60 MiB (see runtime/eval.cpp), so 100 000 frames
 # of non-tail recursion do not fit there. Release builds run them.
-ASAN_GOLDEN_SKIP ?= tail/deep_recursion tail/stack_overflow control/reenter_deep
+ASAN_GOLDEN_SKIP ?= tail/deep_recursion tail/million_deep tail/stack_overflow control/reenter_deep
 # Per-golden-test limit under ASan (kiln test's default is 60 s).
 ASAN_TEST_TIMEOUT ?= 300
 # gc-stress runs every golden test under KILN_GC_STRESS=$(GC_STRESS_EVERY) (a
@@ -38,7 +38,7 @@ GC_STRESS_BOOT_TEST ?= control/generators
 GC_STRESS_TIMEOUT ?= 120
 GC_STRESS_SKIP ?= lists/basics lists/errors lists/higher_order lists/sort \
                   vectors/vectors hashtables/basic equality/equal syntax/lazy \
-                  tail/case_arrow tail/apply_values tail/deep_recursion tail/stack_overflow \
+                  tail/case_arrow tail/apply_values tail/deep_recursion tail/million_deep tail/stack_overflow \
                   tensors/heap_flat tensors/summation_order printer/deep_nesting reader/deep_nesting \
                   errors/out_of_memory errors/huge_value errors/huge_value_message
 

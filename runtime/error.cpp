@@ -40,6 +40,25 @@ static std::string short_write(Value v) {
   throw e;
 }
 
+static thread_local Unwinding *t_newest_unwinding = nullptr;
+
+Unwinding::Unwinding(bool is_error) : older_(t_newest_unwinding), is_error_(is_error) {
+  t_newest_unwinding = this;
+}
+
+Unwinding::~Unwinding() {
+  for (Unwinding **p = &t_newest_unwinding; *p; p = &(*p)->older_)
+    if (*p == this) {
+      *p = older_;
+      return;
+    }
+}
+
+LispError *lisp_error_being_unwound() {
+  Unwinding *u = t_newest_unwinding;
+  return u && u->is_error_ ? static_cast<LispError *>(u) : nullptr;
+}
+
 // The error raised when even the out-of-memory error cannot be allocated:
 // made at start-up (init_out_of_memory_error), a root in this file's data.
 static Value g_out_of_memory = NOVALUE;

@@ -34,28 +34,63 @@ struct TraceEntry {
   SrcLoc loc;
 };
 
+// Base of every exception Kiln throws through Lisp code. While one exists it
+// is linked into its thread's list of live exceptions, newest first, so a
+// frame being unwound can tell which one passes: run_closure's cleanup adds
+// its procedure to a LispError's backtrace and does nothing for the others
+// (a cleanup rather than a catch and rethrow per frame, which made unwinding
+// a deep recursion cost microseconds per frame). Exceptions nest: one made
+// while another is caught or unwinding is newer, and is gone by the time the
+// older one goes on unwinding (exception_ptr may keep one alive out of order:
+// the destructor unlinks it wherever it is).
+class Unwinding {
+ public:
+  Unwinding(const Unwinding &other) : Unwinding(other.is_error_) {}
+  Unwinding &operator=(const Unwinding &) { return *this; }  // keeps its own link
+  ~Unwinding();
+
+ protected:
+  explicit Unwinding(bool is_error = false);
+
+ private:
+  Unwinding *older_;
+  bool is_error_;
+  friend struct LispError *lisp_error_being_unwound();
+};
+
 // Thrown for every raised Lisp value. Read the value from g_raised.
-struct LispError {
+struct LispError : Unwinding {
+  LispError() : Unwinding(true) {}
   SrcLoc loc;                     // innermost list being evaluated when raised
   SrcLoc pending;                 // innermost call form of the frame being unwound
   std::vector<TraceEntry> trace;  // active Lisp procedure calls, innermost first
 };
 
+// The newest live exception of this thread if it is a LispError, else null:
+// called while a frame unwinds, it is the LispError unwinding it.
+LispError *lisp_error_being_unwound();
+
 // Thrown by an escape continuation; its values are in g_escape_values.
-struct ContinuationThrow {
+struct ContinuationThrow : Unwinding {
+  explicit ContinuationThrow(uint64_t id) : id(id) {}
   uint64_t id;
 };
 
 // Thrown to re-enter a continuation whose call/cc has returned: unwinds to the
 // top-level prompt, which reinstates it (continuation.h). Carries nothing: the
 // continuation is in a GC root until the prompt takes it.
-struct ReentryThrow {};
+struct ReentryThrow : Unwinding {
+  ReentryThrow() = default;
+};
 
 // Thrown when Ctrl-C interrupts an evaluation; guard does not catch it.
-struct InterruptThrow {};
+struct InterruptThrow : Unwinding {
+  InterruptThrow() = default;
+};
 
 // Thrown by (exit n); unwinds dynamic-wind and reaches main.
-struct ExitThrow {
+struct ExitThrow : Unwinding {
+  explicit ExitThrow(int code) : code(code) {}
   int code;
 };
 

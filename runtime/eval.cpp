@@ -10,6 +10,7 @@
 #include <new>
 
 #include "analyze_internal.h"
+#include "big_stack.h"
 #include "continuation.h"
 #include "eval_internal.h"
 #include "handlers.h"
@@ -28,7 +29,14 @@ uintptr_t g_stack_limit = 0;
 static Value eval_toplevel_here(Value form);
 
 Value eval_toplevel(Value form) {
-  if (!prompt_active()) return run_under_prompt(form, eval_toplevel_here);
+  if (!prompt_active()) {
+    // Between top-level forms nothing is live below this frame: what a deep
+    // recursion touched goes back to the system (big_stack.h).
+    struct ReleaseStack {
+      ~ReleaseStack() { release_deep_stack(); }
+    } release;
+    return run_under_prompt(form, eval_toplevel_here);
+  }
   return eval_toplevel_here(form);
 }
 
@@ -91,8 +99,22 @@ void throw_interrupt() {
 }
 static inline void check_interrupt_inline() { check_interrupt(); }
 
+// Overflow as run_closure enters a frame: the frame has no call of its own in
+// progress, so it stays out of the backtrace, which starts at its caller. The
+// first frame note_unwound_frame sees for this error is that frame's.
+static thread_local const LispError *t_raised_entering_frame = nullptr;
+[[noreturn, gnu::cold]] static void overflow_entering_frame() {
+  try {
+    stack_overflow();
+  } catch (LispError &e) {
+    t_raised_entering_frame = &e;
+    throw;
+  }
+}
+
 static inline void check_stack_and_interrupt() {
-  check_stack();
+  if (stack_exhausted()) [[unlikely]]
+    overflow_entering_frame();
   check_interrupt_inline();
 }
 
@@ -155,26 +177,46 @@ static inline void zero_local_frame(LocalFrame &f) {
   p[6] = zero;
 }
 
+// A LispError unwinding through a run_closure frame adds the frame to its
+// backtrace: the first ten frames by name, each at the call its callee was
+// entered from, and `pending` ends at the call that entered the outermost.
+// Out of malloc memory the backtrace loses the line rather than the error
+// becoming a std::bad_alloc (this runs in a destructor: nothing may escape).
+[[gnu::cold]] static void note_unwound_frame(Closure *c, Node *entry_site) noexcept {
+  LispError *e = lisp_error_being_unwound();
+  if (!e) return;
+  if (e == t_raised_entering_frame) {
+    t_raised_entering_frame = nullptr;
+    return;
+  }
+  try {
+    if (e->trace.size() < 10) e->trace.push_back(TraceEntry{proc_display_name(c), e->pending});
+  } catch (...) {
+  }
+  e->pending = entry_site ? entry_site->loc : SrcLoc{};
+}
+
 Value run_closure(Closure *c, Frame *f) {
   LocalFrame local;
   zero_local_frame(local);
-  Node *entry_site = g_site;  // the call, in our caller's body, that entered this frame
+  // A cleanup, not a catch: unwinding passes through without a rethrow per
+  // frame (error.h, Unwinding). On return the flag makes it dead code. A
+  // continuation's longjmp skipping it skips nothing needed.
+  struct NoteIfUnwound {
+    Closure *const &c;
+    Node *entry_site;  // the call, in our caller's body, that entered this frame
+    bool returned = false;
+    ~NoteIfUnwound() {
+      if (!returned) note_unwound_frame(c, entry_site);
+    }
+  } note{c, g_site};
   for (;;) {
     check_stack_and_interrupt();
-    Value r;
-    try {
-      r = c->lam->body->eval(f);
-    } catch (LispError &e) {
-      // Out of malloc memory (the error may be "out of memory"), the backtrace
-      // loses this line rather than the error becoming a std::bad_alloc.
-      try {
-        if (e.trace.size() < 10) e.trace.push_back(TraceEntry{proc_display_name(c), e.pending});
-      } catch (const std::bad_alloc &) {
-      }
-      e.pending = entry_site ? entry_site->loc : SrcLoc{};
-      throw;
+    Value r = c->lam->body->eval(f);
+    if (r != TAILCALL) {
+      note.returned = true;
+      return r;
     }
-    if (r != TAILCALL) return r;
     c = g_tail.closure;
     if (g_tail.frame) {
       f = g_tail.frame;
