@@ -392,6 +392,9 @@ void invoke_continuation(Value kv, int argc, Value *argv) {
   // - HandlerScope, eval_toplevel's RestoreSite, call/cc's Pop: they restore
   //   g_handlers, g_site, g_callcc_top, which `arrive` sets; eval's switch of
   //   g_env likewise (s->env).
+  // - run_closure's NoteIfUnwound: it acts only while a LispError unwinds
+  //   through its frame, and a jump is no unwinding: skipping it skips nothing.
+  // - eval_toplevel's ReleaseStack: a jump never leaves the prompt it is above.
   // - stack_overflow's Restore, gc_out_of_memory's Reset, Mpz/Mpq temporaries,
   //   a builtin's std::string or std::vector: their frames call Lisp only
   //   through apply_proc or a raise from C++ (raise_value: the handler runs
