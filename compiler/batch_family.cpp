@@ -41,22 +41,35 @@ int64_t size_scale(double v, int64_t rows) {
 }
 
 // A constant of value c / (k * rows): k one of `per_row` (the batched nodes'
-// sizes per row), c within two ulps of x * k * rows_a, checked in bits at both sizes.
+// sizes per row), c within two ulps of x * k * rows_a, checked in bits at both
+// sizes. Two sizes may admit several (k, c) (1/(7n) and (1/7)/n can agree at
+// both); the shortest c wins (fewest mantissa bits: 1.0 over 0.142857...), the
+// numerator a loss's seed or scale is written with. Members are checked in
+// bits anyway (in_batch_family).
 bool size_quotient(double xa, int64_t rows_a, double xb, int64_t rows_b, const std::vector<int64_t> &per_row,
                    int64_t &k_out, double &c_out) {
   if (!std::isfinite(xa) || xa == 0.0) return false;
+  auto mantissa_zeros = [](double c) {
+    uint64_t bits;
+    std::memcpy(&bits, &c, sizeof bits);
+    bits &= (uint64_t(1) << 52) - 1;
+    return bits == 0 ? 52 : __builtin_ctzll(bits);
+  };
+  bool found = false;
   for (int64_t k : per_row) {
     double c = xa * double(k * rows_a);
     for (int step = 0; step < 2; step++) c = std::nextafter(c, -INFINITY);
     for (int t = 0; t < 5; t++, c = std::nextafter(c, INFINITY)) {
-      if (c != 0.0 && same_bits(c / double(k * rows_a), xa) && same_bits(c / double(k * rows_b), xb)) {
+      if (c == 0.0 || !same_bits(c / double(k * rows_a), xa) || !same_bits(c / double(k * rows_b), xb))
+        continue;
+      if (!found || mantissa_zeros(c) > mantissa_zeros(c_out)) {
         k_out = k;
         c_out = c;
-        return true;
+        found = true;
       }
     }
   }
-  return false;
+  return found;
 }
 
 }  // namespace
