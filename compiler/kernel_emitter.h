@@ -3,7 +3,9 @@
 // graph (kernel_plan.h) into C.
 //
 // Invariants:
-//   * Every shape and loop bound is a compile-time constant of the generated code.
+//   * Every shape and loop bound is a compile-time constant of the generated code,
+//     except, in a batch family's kernel (batch_family.h), the extents `bat`
+//     marks n-long, which only loop bounds (and chunk counts) read.
 //   * Each op has exactly one lowering, used for forward and backward graphs
 //     alike, and its loops perform, for every output element, the same sequence
 //     of IEEE operations as the runtime/tensor_ops.h kernel graph.h names for that op
