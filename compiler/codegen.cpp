@@ -23,6 +23,18 @@ using jit::RV;
 // One loop for a run of element-wise nodes over the same elements (steps
 // marked fuse_next): each element goes through the same IEEE operations as in
 // separate loops, but a value is stored only where the unit says so.
+// The batch family being emitted (null: exact shapes), and whether a node's
+// leading axis is n-long.
+static thread_local const BatchFamily *t_family = nullptr;
+static bool rows_of(int32_t node) { return t_family && t_family->batched(node); }
+
+// Sets E.bat for one lowering and clears it after.
+struct BatchedExtents {
+  Emitter &E;
+  BatchedExtents(Emitter &e, bool out, bool in, bool k) : E(e) { E.bat = Emitter::Extents{out, in, k}; }
+  ~BatchedExtents() { E.bat = Emitter::Extents{}; }
+};
+
 static void emit_fused_run(Emitter &E, const Graph &g, const std::vector<Ref> &refs, const KernelUnit &u) {
   const std::vector<int32_t> &run = u.nodes;
   auto in_run = [&](int32_t a) { return std::find(run.begin(), run.end(), a) != run.end(); };
@@ -36,7 +48,7 @@ static void emit_fused_run(Emitter &E, const Graph &g, const std::vector<Ref> &r
       if (!in_run(a) && g[a].size() == 1 && !scalars.count(a))
         scalars[a] = E.once(E.load(refs[size_t(a)], E.ix(0)));
     }
-  E.loop(0, g[run[0]].size(), 1, [&](RV t) {
+  E.loop_x(0, g[run[0]].size(), 1, rows_of(run[0]), [&](RV t) {
     std::map<int32_t, RV> value;
     for (size_t k = 0; k < run.size(); k++) {
       int32_t r = run[k];
@@ -60,6 +72,12 @@ static void emit_fused_run(Emitter &E, const Graph &g, const std::vector<Ref> &r
   });
 }
 
+// A node's element count as a double (a mean's divisor): n-long in a family.
+static RV element_count(Emitter &E, const Graph &g, int32_t node) {
+  if (!rows_of(node)) return E.lit(double(g[node].size()));
+  return E.once(gcc_jit_context_new_cast(E.c, nullptr, E.extent(g[node].size()), E.t_double));
+}
+
 // One or two serial sums, possibly riding in a host transpose's loop.
 static void emit_sums(Emitter &E, const Graph &g, const std::vector<Ref> &refs, const KernelUnit &u) {
   const std::vector<int32_t> &sums = u.nodes;
@@ -71,7 +89,21 @@ static void emit_sums(Emitter &E, const Graph &g, const std::vector<Ref> &refs, 
   for (int32_t s : sums) xs.push_back(refs[size_t(g[s].in[0])]);
   int64_t len = g[g[sums[0]].in[0]].size();
   std::vector<RV> totals;
-  if (u.host >= 0) {
+  bool rows = false, fixed = false;
+  for (int32_t s : sums) (rows_of(g[s].in[0]) ? rows : fixed) = true;
+  if (rows) {
+    // n-long sums: the host transpose runs on its own (its band count is fixed),
+    // and a fixed-length sum is not paired with them; each is still its own
+    // chain in row-major order, so no bit changes.
+    if (u.host >= 0) {
+      const GraphNode &t = g[u.host];
+      E.transpose2(refs[size_t(t.in[0])], t.shape.dim[0], t.shape.dim[1], refs[size_t(u.host)].base);
+    }
+    for (int32_t s : sums) {
+      BatchedExtents b(E, false, rows_of(g[s].in[0]), false);
+      totals.push_back(E.serial_sums({refs[size_t(g[s].in[0])]}, len, 0, nullptr)[0]);
+    }
+  } else if (u.host >= 0) {
     const GraphNode &t = g[u.host];
     totals = E.serial_sums(xs, len, transpose_band_iterations(t), [&](const std::function<void()> &each) {
       E.transpose2(refs[size_t(t.in[0])], t.shape.dim[0], t.shape.dim[1], refs[size_t(u.host)].base, &each);
@@ -82,7 +114,7 @@ static void emit_sums(Emitter &E, const Graph &g, const std::vector<Ref> &refs, 
   for (size_t q = 0; q < sums.size(); q++) {
     const GraphNode &n = g[sums[q]];
     RV acc = totals[q];
-    RV v = n.op == Op::Mean ? E.dop(GCC_JIT_BINARY_OP_DIVIDE, acc, E.lit(double(g[n.in[0]].size()))) : acc;
+    RV v = n.op == Op::Mean ? E.dop(GCC_JIT_BINARY_OP_DIVIDE, acc, element_count(E, g, n.in[0])) : acc;
     E.st(refs[size_t(sums[q])].base, E.ix(0), v);
   }
 }
@@ -94,6 +126,11 @@ static void emit_node(Emitter &E, const Graph &g, const std::vector<Ref> &refs, 
   RV out = refs[size_t(i)].base;
   auto in = [&](int q) -> const Ref & { return refs[size_t(n.in[q])]; };
   auto ish = [&](int q) -> const Shape & { return g[n.in[q]].shape; };
+  // Batch families: the result's and first operand's leading axes, and a
+  // matmul's inner length (its right operand's rows).
+  BatchedExtents batched(
+      E, rows_of(i), n.in[0] >= 0 && rows_of(n.in[0]),
+      (n.op == Op::Matmul || n.op == Op::Take || n.op == Op::ScatterAdd) && rows_of(n.in[1]));
   if (op_is_binary(n.op)) {
     E.binary(op_binary(n.op), in(0), ish(0), in(1), ish(1), out, n.shape);
     return;
@@ -107,7 +144,7 @@ static void emit_node(Emitter &E, const Graph &g, const std::vector<Ref> &refs, 
   case Op::Sum: E.st(out, E.ix(0), E.sum_all(in(0), ish(0).size())); break;
   case Op::Mean: {
     RV s = E.sum_all(in(0), ish(0).size());
-    E.st(out, E.ix(0), E.dop(GCC_JIT_BINARY_OP_DIVIDE, s, E.lit(double(ish(0).size()))));
+    E.st(out, E.ix(0), E.dop(GCC_JIT_BINARY_OP_DIVIDE, s, element_count(E, g, n.in[0])));
     break;
   }
   case Op::Max: {
@@ -193,7 +230,19 @@ static void emit_unit(Emitter &E, const Graph &g, const std::vector<Ref> &refs, 
 static void emit_shared_unit(Emitter &E, const Graph &g, std::vector<Ref> &refs, const KernelUnit &u,
                              const std::function<RV(int32_t)> &buffer_of,
                              std::map<std::string, gcc_jit_function *> &functions) {
-  gcc_jit_function *&fn = functions[u.signature];
+  // In a family, which of the unit's nodes and slots are n-long is part of what it computes.
+  std::string key = u.signature;
+  if (t_family) {
+    key += " rows:";
+    for (int32_t a : u.nodes) key += rows_of(a) ? '1' : '0';
+    key += '/';
+    for (int32_t a : u.slots) key += rows_of(a) ? '1' : '0';
+    for (int32_t a : u.nodes)
+      for (int q = 0; q < op_arity(g[a].op); q++)
+        if (int64_t k = t_family->scale[size_t(g[a].in[q])])
+          key += fmt::format(" {}:{:a}/{}n", q, t_family->numer[size_t(g[a].in[q])], k);
+  }
+  gcc_jit_function *&fn = functions[key];
   // Only Node units hold a Take, ScatterAdd or Random; its signature says which op it is.
   int32_t checked = u.kind == KernelUnit::Kind::Node && refs[size_t(u.nodes[0])].status ? u.nodes[0] : -1;
   if (!fn) {
@@ -201,17 +250,19 @@ static void emit_shared_unit(Emitter &E, const Graph &g, std::vector<Ref> &refs,
     for (size_t k = 0; k < u.slots.size(); k++)
       ps.push_back(gcc_jit_context_new_param(E.c, nullptr, E.t_dptr, fmt::format("s{}", k).c_str()));
     if (checked >= 0) ps.push_back(gcc_jit_context_new_param(E.c, nullptr, E.t_dptr, "status"));
+    if (t_family) ps.push_back(gcc_jit_context_new_param(E.c, nullptr, E.t_long, "rows"));
     ps.push_back(gcc_jit_context_new_param(E.c, nullptr, E.t_par_fn, "par"));
     std::string name = E.fresh("kiln_unit");
     fn = gcc_jit_context_new_function(E.c, nullptr, GCC_JIT_FUNCTION_INTERNAL, E.t_void, name.c_str(),
                                       int(ps.size()), ps.data(), 0);
     gcc_jit_function *saved_fn = E.fn;
     gcc_jit_block *saved_cur = E.cur;
-    RV saved_par = E.par;
+    RV saved_par = E.par, saved_rows = E.rows;
     std::vector<RV> saved_bases;
     E.fn = fn;
     E.cur = gcc_jit_function_new_block(fn, "entry");
     E.par = gcc_jit_param_as_rvalue(ps.back());
+    if (t_family) E.rows = gcc_jit_param_as_rvalue(ps[ps.size() - 2]);
     for (size_t k = 0; k < u.slots.size(); k++) {
       Ref &r = refs[size_t(u.slots[k])];
       saved_bases.push_back(r.base);
@@ -227,17 +278,23 @@ static void emit_shared_unit(Emitter &E, const Graph &g, std::vector<Ref> &refs,
     E.fn = saved_fn;
     E.cur = saved_cur;
     E.par = saved_par;
+    E.rows = saved_rows;
   }
   std::vector<RV> args;
   for (int32_t a : u.slots) args.push_back(buffer_of(a));
   if (checked >= 0) args.push_back(refs[size_t(checked)].status);
+  if (t_family) args.push_back(E.rows);
   args.push_back(E.par);
   gcc_jit_block_add_eval(E.cur, nullptr,
                          gcc_jit_context_new_call(E.c, nullptr, fn, int(args.size()), args.data()));
 }
 
-void emit_kernel(gcc_jit_context *ctx, const Graph &g, const KernelLayout &L) {
+void emit_kernel(gcc_jit_context *ctx, const Graph &g, const KernelLayout &L, const BatchFamily *family) {
   Emitter E(ctx);
+  t_family = family && family->rows > 0 ? family : nullptr;
+  struct Reset {
+    ~Reset() { t_family = nullptr; }
+  } reset;
   gcc_jit_param *params[4] = {gcc_jit_context_new_param(ctx, nullptr, E.t_dpp, "args"),
                               gcc_jit_context_new_param(ctx, nullptr, E.t_dpp, "results"),
                               gcc_jit_context_new_param(ctx, nullptr, E.t_dptr, "scratch"),
@@ -249,6 +306,11 @@ void emit_kernel(gcc_jit_context *ctx, const Graph &g, const KernelLayout &L) {
   RV args = gcc_jit_param_as_rvalue(params[0]);
   RV results = gcc_jit_param_as_rvalue(params[1]);
   RV scratch = gcc_jit_param_as_rvalue(params[2]);
+  if (t_family) {  // n, a double after the parameters and tensor constants
+    RV at = E.ld(args, E.ix(int64_t(g.num_params) + int64_t(L.const_nodes.size())));
+    E.rows = E.once_long(gcc_jit_context_new_cast(ctx, nullptr, E.ld(at, E.ix(0)), E.t_long));
+    E.planned_rows = t_family->rows;
+  }
 
   // Every node's element source, and the buffer a computed node writes.
   std::vector<Ref> refs(size_t(g.size()));
@@ -263,7 +325,13 @@ void emit_kernel(gcc_jit_context *ctx, const Graph &g, const KernelLayout &L) {
     case KernelLayout::Place::ConstTensor:
       r.base = E.rv(E.local_init(E.t_dptr, "arg", E.ld(args, E.ix(s.index))));
       break;
-    case KernelLayout::Place::ConstScalar: r.scalar = g[i].scalar; break;
+    case KernelLayout::Place::ConstScalar:
+      r.scalar = g[i].scalar;
+      if (t_family) {
+        r.scale = t_family->scale[size_t(i)];
+        r.numer = t_family->numer[size_t(i)];
+      }
+      break;
     case KernelLayout::Place::Scratch:
       r.base = gcc_jit_lvalue_get_address(E.elem(scratch, E.ix(s.offset)), nullptr);
       break;
@@ -317,6 +385,7 @@ void emit_kernel(gcc_jit_context *ctx, const Graph &g, const KernelLayout &L) {
     int32_t nd = g.outputs[o].node;
     const KernelLayout::Slot &s = L.slots[size_t(nd)];
     if (s.place == KernelLayout::Place::Result && s.index == int32_t(o)) continue;
+    BatchedExtents batched(E, rows_of(nd), false, false);
     E.copy(refs[size_t(nd)], result_ptr[o], g[nd].size());
   }
   gcc_jit_block_end_with_void_return(E.cur, nullptr);

@@ -19,13 +19,18 @@
 
 #include <cstdint>
 
+#include "batch_family.h"
 #include "graph.h"
 #include "kernel_plan.h"
 
 namespace kiln {
 
-// Emits kKernelFunction into `ctx` (a context from jit_new_context()).
-void emit_kernel(gcc_jit_context *ctx, const Graph &g, const KernelLayout &layout);
+// Emits kKernelFunction into `ctx` (a context from jit_new_context()). With a
+// batch family (batch_family.h; planned at family->rows), the kernel reads the
+// run-time leading size n from args[P + C][0] (a double, after the parameters
+// and tensor constants) and every batched extent is n-long.
+void emit_kernel(gcc_jit_context *ctx, const Graph &g, const KernelLayout &layout,
+                 const BatchFamily *family = nullptr);
 
 // ---- raw lowerings, exposed so unit tests can compare single ops with
 // runtime/tensor_ops.h on arbitrary shapes without building a Graph --------------

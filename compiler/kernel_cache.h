@@ -38,7 +38,7 @@ namespace kiln {
 // entry file format OR the code any lowering generates changes: cached entries
 // of other versions are then never used (the version is part of the key and of
 // each entry's trailer). Kiln's version is in the key too.
-constexpr int kKernelAbi = 14;  // 14: scratch buffers reused after their last reader
+constexpr int kKernelAbi = 15;  // 15: batch families' run-time rows, matmul column stripes outermost
 
 // "" when the cache is disabled.
 std::string kernel_cache_dir();

@@ -60,6 +60,36 @@ void Emitter::loop(int64_t lo, int64_t hi, int64_t step, const std::function<voi
   cur = after;
 }
 
+void Emitter::loop_rt(RV lo, RV hi, int64_t step, const std::function<void(RV)> &body) {
+  LV i = local_init(t_long, "i", lo);
+  gcc_jit_block *b = block("loop"), *after = block("after");
+  gcc_jit_block_end_with_conditional(cur, nullptr, cmp(GCC_JIT_COMPARISON_LT, rv(i), hi), b, after);
+  cur = b;
+  body(rv(i));
+  gcc_jit_block_add_assignment_op(cur, nullptr, i, GCC_JIT_BINARY_OP_PLUS, ix(step));
+  gcc_jit_block_end_with_conditional(cur, nullptr, cmp(GCC_JIT_COMPARISON_LT, rv(i), hi), b, after);
+  cur = after;
+}
+
+void Emitter::vector_loop(int64_t n, bool batched, bool vectorised, const std::function<void(RV)> &vec,
+                          const std::function<void(RV)> &scalar) {
+  if (!batched) {
+    int64_t main = 0;
+    if (vectorised && n >= vw) {
+      main = n / vw * vw;
+      loop(0, main, vw, vec);
+    }
+    loop(main, n, 1, scalar);
+    return;
+  }
+  RV count = extent(n), main = ix(0);
+  if (vectorised && n >= vw) {
+    main = once_long(imul(dop(GCC_JIT_BINARY_OP_DIVIDE, count, ix(vw), t_long), vw));
+    loop_rt(ix(0), main, vw, vec);
+  }
+  loop_rt(main, count, 1, scalar);
+}
+
 RV Emitter::mask_of(RV cond) {
   RV one_or_zero =
       gcc_jit_context_new_cast(c, nullptr, gcc_jit_context_new_cast(c, nullptr, cond, t_int), t_long);
@@ -319,7 +349,7 @@ void Emitter::random(RandomKind kind, const Ref &key, RV out, int64_t n, RV stat
 }
 
 void Emitter::for_each_index(const Shape &os, const std::vector<std::vector<int64_t>> &strides,
-                             const std::function<void(const std::vector<RV> &, RV)> &body) {
+                             const std::function<void(const std::vector<RV> &, RV)> &body, bool rows0) {
   std::vector<RV> offs(strides.size(), ix(0));
   std::function<void(int, std::vector<RV>, RV)> rec = [&](int d, std::vector<RV> o, RV out) {
     if (d == os.rank) {
@@ -328,7 +358,7 @@ void Emitter::for_each_index(const Shape &os, const std::vector<std::vector<int6
     }
     int64_t inner = 1;
     for (int e = d + 1; e < os.rank; e++) inner *= os.dim[e];
-    loop(0, os.dim[d], 1, [&](RV i) {
+    loop_x(0, os.dim[d], 1, rows0 && d == 0, [&](RV i) {
       std::vector<RV> o2 = o;
       for (size_t q = 0; q < o2.size(); q++)
         if (strides[q][size_t(d)]) o2[q] = iadd(o[q], imul(i, strides[q][size_t(d)]));
@@ -355,9 +385,10 @@ void Emitter::binary(BinaryOp op, const Ref &a, const Shape &as, const Ref &b, c
   int64_t n = os.size(), na = as.size(), nb = bs.size();
   bool flat = (na == n || na == 1) && (nb == n || nb == 1);
   if (!flat) {
-    for_each_index(os, {bstrides(as, os), bstrides(bs, os)}, [&](const std::vector<RV> &o, RV t) {
-      st(out, t, scalar_binary(op, load(a, o[0]), load(b, o[1])));
-    });
+    for_each_index(
+        os, {bstrides(as, os), bstrides(bs, os)},
+        [&](const std::vector<RV> &o, RV t) { st(out, t, scalar_binary(op, load(a, o[0]), load(b, o[1]))); },
+        bat.out);
     return;
   }
   // Element t of a is a[t] when a has n elements, a[0] when it has one.
@@ -369,7 +400,6 @@ void Emitter::binary(BinaryOp op, const Ref &a, const Shape &as, const Ref &b, c
   RV bv0 = b_scalar && b.base ? once(ld(b.base, ix(0))) : nullptr;
   auto elem_a = [&](RV t) { return av0 ? av0 : load(a_scalar ? a1 : a, t); };
   auto elem_b = [&](RV t) { return bv0 ? bv0 : load(b_scalar ? b1 : b, t); };
-  int64_t main = 0;
   enum gcc_jit_binary_op vop = GCC_JIT_BINARY_OP_PLUS;
   bool vectorisable = true;
   switch (op) {
@@ -379,51 +409,53 @@ void Emitter::binary(BinaryOp op, const Ref &a, const Shape &as, const Ref &b, c
   case BinaryOp::Div: vop = GCC_JIT_BINARY_OP_DIVIDE; break;
   default: vectorisable = false;
   }
+  RV sa = nullptr, sb = nullptr;
   if (vectorisable && n >= vw) {
-    main = n / vw * vw;
-    RV sa = av0 ? splat(av0) : nullptr, sb = bv0 ? splat(bv0) : nullptr;
+    sa = av0 ? splat(av0) : nullptr, sb = bv0 ? splat(bv0) : nullptr;
     if (sa) sa = rv(local_init(t_vec, "va", sa));
     if (sb) sb = rv(local_init(t_vec, "vb", sb));
-    loop(0, main, vw, [&](RV t) {
-      RV x = sa ? sa : vload(a, t);
-      RV y = sb ? sb : vload(b, t);
-      vst(out, t, dop(vop, x, y, t_vec));
-    });
   }
-  loop(main, n, 1, [&](RV t) { st(out, t, scalar_binary(op, elem_a(t), elem_b(t))); });
+  vector_loop(
+      n, bat.out, vectorisable,
+      [&](RV t) {
+        RV x = sa ? sa : vload(a, t);
+        RV y = sb ? sb : vload(b, t);
+        vst(out, t, dop(vop, x, y, t_vec));
+      },
+      [&](RV t) { st(out, t, scalar_binary(op, elem_a(t), elem_b(t))); });
 }
 
 void Emitter::unary(UnaryOp op, const Ref &x, RV out, int64_t n) {
-  int64_t main = 0;
   bool vectorised = op == UnaryOp::Neg || op == UnaryOp::Square || op == UnaryOp::Reciprocal ||
                     op == UnaryOp::Tanh || op == UnaryOp::Gelu;
-  if (vectorised && n >= vw) {
-    main = n / vw * vw;
-    loop(0, main, vw, [&](RV t) {
-      RV v = rv(local_init(t_vec, "vx", vload(x, t)));
-      RV r = op == UnaryOp::Neg ? gcc_jit_context_new_unary_op(c, nullptr, GCC_JIT_UNARY_OP_MINUS, t_vec, v)
-             : op == UnaryOp::Square     ? dop(GCC_JIT_BINARY_OP_MULT, v, v, t_vec)
-             : op == UnaryOp::Reciprocal ? dop(GCC_JIT_BINARY_OP_DIVIDE, splat(lit(1.0)), v, t_vec)
-             : op == UnaryOp::Gelu       ? gelu_steps(v, true)
-                                         : tanh_steps(v, true);
-      vst(out, t, r);
-    });
-  }
-  loop(main, n, 1, [&](RV t) { st(out, t, scalar_unary(op, load(x, t))); });
+  vector_loop(
+      n, bat.out, vectorised,
+      [&](RV t) {
+        RV v = rv(local_init(t_vec, "vx", vload(x, t)));
+        RV r = op == UnaryOp::Neg ? gcc_jit_context_new_unary_op(c, nullptr, GCC_JIT_UNARY_OP_MINUS, t_vec, v)
+               : op == UnaryOp::Square     ? dop(GCC_JIT_BINARY_OP_MULT, v, v, t_vec)
+               : op == UnaryOp::Reciprocal ? dop(GCC_JIT_BINARY_OP_DIVIDE, splat(lit(1.0)), v, t_vec)
+               : op == UnaryOp::Gelu       ? gelu_steps(v, true)
+                                           : tanh_steps(v, true);
+        vst(out, t, r);
+      },
+      [&](RV t) { st(out, t, scalar_unary(op, load(x, t))); });
 }
 
 void Emitter::select_op(const Ref &cnd, const Shape &cs, const Ref &a, const Shape &as, const Ref &b,
                         const Shape &bs, RV out, const Shape &os) {
-  for_each_index(os, {bstrides(cs, os), bstrides(as, os), bstrides(bs, os)},
-                 [&](const std::vector<RV> &o, RV t) {
-                   RV test = cmp(GCC_JIT_COMPARISON_NE, load(cnd, o[0]), lit(0.0));
-                   st(out, t, select(test, load(a, o[1]), load(b, o[2])));
-                 });
+  for_each_index(
+      os, {bstrides(cs, os), bstrides(as, os), bstrides(bs, os)},
+      [&](const std::vector<RV> &o, RV t) {
+        RV test = cmp(GCC_JIT_COMPARISON_NE, load(cnd, o[0]), lit(0.0));
+        st(out, t, select(test, load(a, o[1]), load(b, o[2])));
+      },
+      bat.out);
 }
 
 RV Emitter::sum_all(const Ref &x, int64_t n) {
   LV acc = local_init(t_double, "acc", lit(0.0));
-  loop(0, n, 1, [&](RV i) { assign(acc, dop(GCC_JIT_BINARY_OP_PLUS, rv(acc), load(x, i))); });
+  loop_x(0, n, 1, bat.in, [&](RV i) { assign(acc, dop(GCC_JIT_BINARY_OP_PLUS, rv(acc), load(x, i))); });
   return rv(acc);
 }
 
@@ -445,7 +477,7 @@ std::vector<RV> Emitter::serial_sums(const std::vector<Ref> &xs, int64_t n, int6
     });
     done = per * host_iterations;
   }
-  loop(done, n, 1, add_at);
+  loop_x(done, n, 1, bat.in, add_at);
   std::vector<RV> totals;
   for (LV acc : accs) totals.push_back(rv(acc));
   return totals;
@@ -471,12 +503,14 @@ void Emitter::argmax_line(const Ref &x, RV base, int64_t len, int64_t step, LV &
 void Emitter::axis_reduce(Op op, const Ref &x, const Shape &s, int axis, RV out) {
   int64_t outer, len, inner;
   axis_split(s, axis, outer, len, inner);
-  loop(0, outer, 1, [&](RV o) {
+  // A batched operand: n-long along the axis (axis 0) or in the outer extent.
+  bool rows_len = bat.in && axis == 0, rows_outer = bat.in && axis > 0;
+  loop_x(0, outer, 1, rows_outer, [&](RV o) {
     RV dst = iadd(imul(o, inner), ix(0));
     RV src = imul(o, len * inner);
     if (op == Op::MaxAxis) {
       loop(0, inner, 1, [&](RV t) { st(out, iadd(dst, t), load(x, iadd(src, t))); });
-      loop(1, len, 1, [&](RV p) {
+      loop_x(1, len, 1, rows_len, [&](RV p) {
         loop(0, inner, 1, [&](RV t) {
           RV v = once(load(x, iadd(src, iadd(imul(p, inner), t))));
           RV m = once(ld(out, iadd(dst, t)));
@@ -488,7 +522,7 @@ void Emitter::axis_reduce(Op op, const Ref &x, const Shape &s, int axis, RV out)
       return;
     }
     loop(0, inner, 1, [&](RV t) { st(out, iadd(dst, t), lit(0.0)); });
-    loop(0, len, 1, [&](RV p) {
+    loop_x(0, len, 1, rows_len, [&](RV p) {
       loop(0, inner, 1, [&](RV t) {
         LV d = elem(out, iadd(dst, t));
         assign(d, dop(GCC_JIT_BINARY_OP_PLUS, rv(d), load(x, iadd(src, iadd(imul(p, inner), t)))));
@@ -496,14 +530,15 @@ void Emitter::axis_reduce(Op op, const Ref &x, const Shape &s, int axis, RV out)
     });
   });
   if (op == Op::MeanAxis) {
-    RV count = lit(double(len));
-    loop(0, outer * inner, 1, [&](RV i) { st(out, i, dop(GCC_JIT_BINARY_OP_DIVIDE, ld(out, i), count)); });
+    RV count = rows_len ? once(gcc_jit_context_new_cast(c, nullptr, rows, t_double)) : lit(double(len));
+    loop_x(0, outer * inner, 1, rows_outer,
+           [&](RV i) { st(out, i, dop(GCC_JIT_BINARY_OP_DIVIDE, ld(out, i), count)); });
   }
 }
 
 void Emitter::max_mask(const Ref &x, const Shape &s, int axis, RV out) {
   int64_t n = s.size();
-  loop(0, n, 1, [&](RV i) { st(out, i, lit(0.0)); });
+  loop_x(0, n, 1, bat.in, [&](RV i) { st(out, i, lit(0.0)); });
   if (axis < 0) {
     LV bi, bv;
     argmax_line(x, ix(0), n, 1, bi, bv);
@@ -519,7 +554,7 @@ void Emitter::each_axis_argmax(const Ref &x, const Shape &s, int axis,
                                const std::function<void(RV, RV, RV, LV, int64_t)> &use) {
   int64_t outer, len, inner;
   axis_split(s, axis, outer, len, inner);
-  loop(0, outer, 1, [&](RV o) {
+  loop_x(0, outer, 1, bat.in, [&](RV o) {
     loop(0, inner, 1, [&](RV t) {
       RV base = once_long(iadd(imul(o, len * inner), t));
       LV bi, bv;
@@ -562,16 +597,16 @@ void Emitter::take(const Ref &x, const Shape &big, int axis, const Ref &idx, int
     // first, then every line is gathered in order, so the stores run along out
     // instead of striding across it (the checks in the gather only keep a bad
     // index in range; the first pass has reported it).
-    loop(0, count, 1, [&](RV j) { checked_index(load(idx, j), len, flag, bad); });
+    loop_x(0, count, 1, bat.k, [&](RV j) { checked_index(load(idx, j), len, flag, bad); });
     LV f2 = local_init(t_double, "flag", lit(0.0)), b2 = local_init(t_double, "bad", lit(0.0));
     loop(0, outer, 1, [&](RV o) {
       RV src = once_long(imul(o, len)), dst = once_long(imul(o, count));
-      loop(0, count, 1, [&](RV j) {
+      loop_x(0, count, 1, bat.k, [&](RV j) {
         st(out, iadd(dst, j), load(x, iadd(src, checked_index(load(idx, j), len, f2, b2))));
       });
     });
   } else {
-    loop(0, count, 1, [&](RV j) {
+    loop_x(0, count, 1, bat.k, [&](RV j) {
       RV k = checked_index(load(idx, j), len, flag, bad);
       loop(0, outer, 1, [&](RV o) {
         RV src = once_long(imul(iadd(imul(o, len), k), inner));
@@ -593,17 +628,17 @@ void Emitter::scatter_add(const Ref &g, const Shape &big, int axis, const Ref &i
   if (inner == 1 && outer > 1) {
     // As take: checks first, then line by line; each out element still gets its
     // contributions in ascending j.
-    loop(0, count, 1, [&](RV j) { checked_index(load(idx, j), len, flag, bad); });
+    loop_x(0, count, 1, bat.k, [&](RV j) { checked_index(load(idx, j), len, flag, bad); });
     LV f2 = local_init(t_double, "flag", lit(0.0)), b2 = local_init(t_double, "bad", lit(0.0));
     loop(0, outer, 1, [&](RV o) {
       RV dst = once_long(imul(o, len)), src = once_long(imul(o, count));
-      loop(0, count, 1, [&](RV j) {
+      loop_x(0, count, 1, bat.k, [&](RV j) {
         LV d = elem(out, iadd(dst, checked_index(load(idx, j), len, f2, b2)));
         assign(d, dop(GCC_JIT_BINARY_OP_PLUS, rv(d), load(g, iadd(src, j))));
       });
     });
   } else {
-    loop(0, count, 1, [&](RV j) {
+    loop_x(0, count, 1, bat.k, [&](RV j) {
       RV k = checked_index(load(idx, j), len, flag, bad);
       loop(0, outer, 1, [&](RV o) {
         RV dst = once_long(imul(iadd(imul(o, len), k), inner));
@@ -620,11 +655,14 @@ void Emitter::scatter_add(const Ref &g, const Shape &big, int axis, const Ref &i
 }
 
 void Emitter::sum_to(const Ref &g, const Shape &gs, RV out, const Shape &target) {
-  loop(0, target.size(), 1, [&](RV i) { st(out, i, lit(0.0)); });
-  for_each_index(gs, {bstrides(target, gs)}, [&](const std::vector<RV> &o, RV t) {
-    LV d = elem(out, o[0]);
-    assign(d, dop(GCC_JIT_BINARY_OP_PLUS, rv(d), load(g, t)));
-  });
+  loop_x(0, target.size(), 1, bat.out, [&](RV i) { st(out, i, lit(0.0)); });
+  for_each_index(
+      gs, {bstrides(target, gs)},
+      [&](const std::vector<RV> &o, RV t) {
+        LV d = elem(out, o[0]);
+        assign(d, dop(GCC_JIT_BINARY_OP_PLUS, rv(d), load(g, t)));
+      },
+      bat.in);
 }
 
 void Emitter::transpose(const Ref &x, const Shape &s, const int8_t *perm, RV out, const Shape &os) {
@@ -682,27 +720,70 @@ void Emitter::copy_along(const Ref &x, int64_t src_len, int64_t src_at, RV out, 
   });
 }
 
-void Emitter::matmul_rows(const Ref &a, const Ref &b, RV cbuf, RV row0, int64_t m, int64_t k, int64_t n) {
+void Emitter::matmul_rows(const Ref &a, const Ref &b, RV cbuf, RV row0, int64_t m, int64_t k, int64_t n,
+                          RV m_rt) {
   const int R = 4;
   const int V = vw >= 8 ? 4 : 3;
-  auto rows = [&](RV i0, int r) {
-    int64_t j = 0;
-    int64_t full = n / (V * vw) * (V * vw);
-    loop(0, full, V * vw, [&](RV j0) { tile(a, b, cbuf, i0, r, j0, V, k, n); });
-    j = full;
-    int nv = int((n - j) / vw);
-    if (nv > 0) tile(a, b, cbuf, i0, r, ix(j), nv, k, n);
-    j += int64_t(nv) * vw;
-    for (; j < n; j++) scalar_tile(a, b, cbuf, i0, r, j, k, n);
+  // each_row_tile(t): t(i0, r) for every tile of rows: 4 rows while they last,
+  // then the 1 to 3 left (chosen at run time in a batch family).
+  auto each_row_tile = [&](const std::function<void(RV, int)> &t) {
+    if (m_rt) {
+      RV mfull_rt = once_long(imul(dop(GCC_JIT_BINARY_OP_DIVIDE, m_rt, ix(R), t_long), R));
+      loop_rt(ix(0), mfull_rt, R, [&](RV i) { t(iadd(row0, i), R); });
+      RV left = once_long(dop(GCC_JIT_BINARY_OP_MINUS, m_rt, mfull_rt, t_long));
+      RV at = once_long(iadd(row0, mfull_rt));
+      gcc_jit_block *done = block("rows_done");
+      for (int r = 1; r < R; r++) {
+        gcc_jit_block *tail = block("rows_tail"), *next = block("rows_next");
+        gcc_jit_block_end_with_conditional(cur, nullptr, cmp(GCC_JIT_COMPARISON_EQ, left, ix(r)), tail, next);
+        cur = tail;
+        t(at, r);
+        gcc_jit_block_end_with_jump(cur, nullptr, done);
+        cur = next;
+      }
+      gcc_jit_block_end_with_jump(cur, nullptr, done);
+      cur = done;
+      return;
+    }
+    int64_t mfull = m / R * R;
+    loop(0, mfull, R, [&](RV i) { t(iadd(row0, i), R); });
+    if (m > mfull) t(iaddk(row0, mfull), int(m - mfull));
   };
-  int64_t mfull = m / R * R;
-  loop(0, mfull, R, [&](RV i) { rows(iadd(row0, i), R); });
-  if (m > mfull) rows(iaddk(row0, mfull), int(m - mfull));
+  // each_column_tile(t): t(j0, v, j) for every tile of columns (v vectors wide
+  // from j0; v = 0: the scalar column j).
+  int64_t full = n / (V * vw) * (V * vw);
+  int nv = int((n - full) / vw);
+  // v = 0: the scalar column j.
+  auto each_column_tile = [&](const std::function<void(RV, int, int64_t)> &t) {
+    loop(0, full, V * vw, [&](RV j0) { t(j0, V, 0); });
+    if (nv > 0) t(ix(full), nv, 0);
+    for (int64_t j = full + int64_t(nv) * vw; j < n; j++) t(nullptr, 0, j);
+  };
+  auto one_tile = [&](RV i0, int r, RV j0, int v, int64_t j) {
+    if (v > 0) tile(a, b, cbuf, i0, r, j0, v, k, n);
+    else scalar_tile(a, b, cbuf, i0, r, j, k, n);
+  };
+  // Every tile reads a k-long stripe of b. When b does not fit in L2 but a
+  // stripe does, the column tiles go outermost, so each stripe is read from
+  // memory once and stays cached across the row tiles; rows outermost streamed
+  // all of b from memory once per 4 rows (at 64x1024x1024, 3.8x the time per
+  // multiply-add of the 1024x64x1024 product, docs/performance.md). Each
+  // element is still one chain, k ascending: the order of tiles changes no bit.
+  constexpr int64_t kL2Bytes = 256 << 10;
+  bool stripes_outer = k * n * 8 > kL2Bytes && k * V * vw * 8 <= kL2Bytes;
+  if (stripes_outer)
+    each_column_tile(
+        [&](RV j0, int v, int64_t j) { each_row_tile([&](RV i0, int r) { one_tile(i0, r, j0, v, j); }); });
+  else
+    each_row_tile(
+        [&](RV i0, int r) { each_column_tile([&](RV j0, int v, int64_t j) { one_tile(i0, r, j0, v, j); }); });
 }
 
 void Emitter::matmul(const Ref &a, const Ref &b, RV cbuf, int64_t m, int64_t k, int64_t n) {
+  // A family's kernel: m (the planned N) rows at most, `rows` at run time.
+  RV m_rt = bat.out ? rows : nullptr;
   if (!par || m * k * n < kParallelMatmulWork || m < 8) {
-    matmul_rows(a, b, cbuf, ix(0), m, k, n);
+    matmul_rows(a, b, cbuf, ix(0), m, k, n, m_rt);
     return;
   }
   // Chunks of at most about kPolledMatmulWork multiply-adds (whole 4-row
@@ -731,7 +812,18 @@ void Emitter::matmul(const Ref &a, const Ref &b, RV cbuf, int64_t m, int64_t k, 
   RV cc = rv(local_init(t_dptr, "c", ld(ptrs, ix(2))));
   RV chunk = gcc_jit_param_as_rvalue(ps[1]);
   RV row0 = rv(local_init(t_long, "row0", imul(chunk, rows_per_chunk)));
-  if (last_rows == rows_per_chunk) {
+  RV saved_rows = rows;
+  if (rows) {  // the run-time leading size, passed in ctx[3]
+    gcc_jit_type *t_long_ptr = gcc_jit_type_get_pointer(t_long);
+    rows = once_long(gcc_jit_lvalue_as_rvalue(gcc_jit_rvalue_dereference(
+        gcc_jit_context_new_cast(c, nullptr, ld(ptrs, ix(3)), t_long_ptr), nullptr)));
+  }
+  if (m_rt) {  // this chunk's rows: rows_per_chunk, or what is left of n
+    RV left = once_long(dop(GCC_JIT_BINARY_OP_MINUS, rows, row0, t_long));
+    RV here = once_long(
+        select_long(cmp(GCC_JIT_COMPARISON_LT, left, ix(rows_per_chunk)), left, ix(rows_per_chunk)));
+    matmul_rows(ca, cb, cc, row0, rows_per_chunk, k, n, here);
+  } else if (last_rows == rows_per_chunk) {
     matmul_rows(ca, cb, cc, row0, rows_per_chunk, k, n);
   } else {
     gcc_jit_block *full = block("full"), *last = block("last");
@@ -746,14 +838,24 @@ void Emitter::matmul(const Ref &a, const Ref &b, RV cbuf, int64_t m, int64_t k, 
   gcc_jit_block_end_with_void_return(cur, nullptr);
   fn = saved_fn;
   cur = saved_cur;
+  rows = saved_rows;
 
   // In the kernel: ctx array, then par(chunks, mmN, ctx).
-  LV ctx = local(gcc_jit_context_new_array_type(c, nullptr, t_dptr, 3), "mmctx");
+  LV ctx = local(gcc_jit_context_new_array_type(c, nullptr, t_dptr, rows ? 4 : 3), "mmctx");
   RV null = gcc_jit_context_null(c, t_dptr);
   assign(gcc_jit_context_new_array_access(c, nullptr, rv(ctx), ix(0)), a.base ? a.base : null);
   assign(gcc_jit_context_new_array_access(c, nullptr, rv(ctx), ix(1)), b.base ? b.base : null);
   assign(gcc_jit_context_new_array_access(c, nullptr, rv(ctx), ix(2)), cbuf);
-  RV call_args[3] = {ix(chunks), gcc_jit_function_get_address(chunk_fn, nullptr),
+  RV nchunks = ix(chunks);
+  if (rows) {
+    LV held = local_init(t_long, "rows", rows);
+    assign(gcc_jit_context_new_array_access(c, nullptr, rv(ctx), ix(3)),
+           gcc_jit_context_new_cast(c, nullptr, gcc_jit_lvalue_get_address(held, nullptr), t_dptr));
+    if (m_rt)
+      nchunks = once_long(
+          dop(GCC_JIT_BINARY_OP_DIVIDE, iaddk(m_rt, rows_per_chunk - 1), ix(rows_per_chunk), t_long));
+  }
+  RV call_args[3] = {nchunks, gcc_jit_function_get_address(chunk_fn, nullptr),
                      gcc_jit_context_new_cast(c, nullptr, gcc_jit_lvalue_get_address(ctx, nullptr), t_voidp)};
   gcc_jit_block_add_eval(cur, nullptr, gcc_jit_context_new_call_through_ptr(c, nullptr, par, 3, call_args));
 }
@@ -762,7 +864,7 @@ void Emitter::tile(const Ref &a, const Ref &b, RV cbuf, RV i0, int r, RV j0, int
   std::vector<LV> acc(size_t(r * v));
   RV zero = splat(lit(0.0));
   for (auto &l : acc) l = local_init(t_vec, "acc", zero);
-  loop(0, k, 1, [&](RV kk) {
+  loop_x(0, k, 1, bat.k, [&](RV kk) {
     std::vector<RV> bv(static_cast<size_t>(v));
     RV brow = imul(kk, n);
     for (int q = 0; q < v; q++)
@@ -785,7 +887,7 @@ void Emitter::scalar_tile(const Ref &a, const Ref &b, RV cbuf, RV i0, int r, int
                           int64_t n) {
   std::vector<LV> acc(static_cast<size_t>(r));
   for (auto &l : acc) l = local_init(t_double, "acc", lit(0.0));
-  loop(0, k, 1, [&](RV kk) {
+  loop_x(0, k, 1, bat.k, [&](RV kk) {
     RV bvv = once(load(b, iaddk(imul(kk, n), j)));
     for (int rr = 0; rr < r; rr++) {
       RV prod = dop(GCC_JIT_BINARY_OP_MULT, load(a, a_index(a, iaddk(i0, rr), kk, k)), bvv);

@@ -3,7 +3,9 @@
 // graph (kernel_plan.h) into C.
 //
 // Invariants:
-//   * Every shape and loop bound is a compile-time constant of the generated code.
+//   * Every shape and loop bound is a compile-time constant of the generated code,
+//     except, in a batch family's kernel (batch_family.h), the extents `bat`
+//     marks n-long, which only loop bounds (and chunk counts) read.
 //   * Each op has exactly one lowering, used for forward and backward graphs
 //     alike, and its loops perform, for every output element, the same sequence
 //     of IEEE operations as the runtime/tensor_ops.h kernel graph.h names for that op
@@ -46,6 +48,11 @@ struct Ref {
   // Only for a Take or ScatterAdd node's own Ref: where it stores its index
   // status (kernel_plan.h), two doubles of the scratch area.
   RV status = nullptr;
+  // Batch families: a size-derived scalar (batch_family.h) of value scale * n,
+  // or numer / (scale * n) when numer is not 0, n the kernel's run-time
+  // leading size (scale 0: `scalar` is the value).
+  int64_t scale = 0;
+  double numer = 0.0;
 };
 
 // Emits into one function at a time: `fn` and its current block `cur`.
@@ -96,7 +103,7 @@ struct Emitter {
   LV elem(RV base, RV i) { return gcc_jit_context_new_array_access(c, nullptr, base, i); }
   RV ld(RV base, RV i) { return rv(elem(base, i)); }
   void st(RV base, RV i, RV v) { assign(elem(base, i), v); }
-  RV load(const Ref &r, RV i) { return r.base ? ld(r.base, i) : lit(r.scalar); }
+  RV load(const Ref &r, RV i) { return r.base ? ld(r.base, i) : r.scale ? size_value(r) : lit(r.scalar); }
 
   LV vslot(RV base, RV i) {
     RV addr = gcc_jit_lvalue_get_address(elem(base, i), nullptr);
@@ -111,10 +118,40 @@ struct Emitter {
     return gcc_jit_context_new_rvalue_from_vector(c, nullptr, t_vec, size_t(vw), els.data());
   }
   // A vector of r's elements i..i+vw (a scalar Ref: vw copies of it).
-  RV vload(const Ref &r, RV i) { return r.base ? vld(r.base, i) : splat(lit(r.scalar)); }
+  RV vload(const Ref &r, RV i) { return r.base ? vld(r.base, i) : splat(load(r, i)); }
 
   // for (i = lo; i < hi; i += step) body(i), with (hi - lo) % step == 0.
   void loop(int64_t lo, int64_t hi, int64_t step, const std::function<void(RV)> &body);
+
+  // ---- batch families (batch_family.h) ----------------------------------------
+  // In a family's kernel, `rows` is the run-time leading size n (a long) in
+  // the function being emitted and `planned_rows` the N the kernel is planned
+  // at; `bat` says which extents of the lowering being emitted are n-long:
+  // the result's leading axis (out), the first operand's (in), a matmul's
+  // inner length (k). All false (and rows null) outside a family: every
+  // extent is the constant it was, and the emitted code is unchanged.
+  RV rows = nullptr;
+  int64_t planned_rows = 0;
+  struct Extents {
+    bool out = false, in = false, k = false;
+  } bat;
+  // The run-time value of an extent that is `planned` long at N: planned / N * n.
+  RV extent(int64_t planned) { return once_long(imul(rows, planned / planned_rows)); }
+  // A size-derived scalar: the same IEEE operation the trace's folding made.
+  RV size_value(const Ref &r) {
+    RV count = gcc_jit_context_new_cast(c, nullptr, imul(rows, r.scale), t_double);
+    return r.numer != 0.0 ? dop(GCC_JIT_BINARY_OP_DIVIDE, lit(r.numer), count) : count;
+  }
+  // for (i = lo; i < hi; i += step) with run-time bounds (no trip when hi <= lo).
+  void loop_rt(RV lo, RV hi, int64_t step, const std::function<void(RV)> &body);
+  // loop(lo, hi, step), hi being n-long when `batched`.
+  void loop_x(int64_t lo, int64_t hi, int64_t step, bool batched, const std::function<void(RV)> &body) {
+    if (batched) loop_rt(ix(lo), extent(hi), step, body);
+    else loop(lo, hi, step, body);
+  }
+  // The vector loop of an n-element element-wise lowering and its scalar tail.
+  void vector_loop(int64_t n, bool batched, bool vectorised, const std::function<void(RV)> &vec,
+                   const std::function<void(RV)> &scalar);
 
   // cond ? a : b without control flow (libgccjit has no conditional expression):
   // picks the bit pattern through an all-ones/all-zeros mask, so the loops stay
@@ -163,8 +200,9 @@ struct Emitter {
 
   // Calls body(offsets, out_offset) for every index of `os` in row-major order;
   // offsets[q] = sum over dims of index * strides[q][dim].
+  // With `rows0`, os's leading axis is n-long (batch families).
   void for_each_index(const Shape &os, const std::vector<std::vector<int64_t>> &strides,
-                      const std::function<void(const std::vector<RV> &, RV)> &body);
+                      const std::function<void(const std::vector<RV> &, RV)> &body, bool rows0 = false);
 
   // Strides of an operand of shape s read at the indices of output shape os
   // (tensor_ops.cpp broadcast_strides): broadcast dimensions get stride 0.
@@ -235,7 +273,7 @@ struct Emitter {
                   const std::function<void()> *each = nullptr);
 
   void copy(const Ref &x, RV out, int64_t n) {
-    loop(0, n, 1, [&](RV i) { st(out, i, load(x, i)); });
+    loop_x(0, n, 1, bat.out, [&](RV i) { st(out, i, load(x, i)); });
   }
 
   // k_copy_along: for every outer index, entries [src_at, src_at + count) of
@@ -246,7 +284,9 @@ struct Emitter {
   // c = a * b: R x V register tiles of vectors over (i, j), k ascending inside
   // each tile, every accumulator starting from 0.0 (tensor_ops_simd.inc micro).
   // Rows [row0, row0 + m) of c = a * b (row0 may be a run-time value).
-  void matmul_rows(const Ref &a, const Ref &b, RV cbuf, RV row0, int64_t m, int64_t k, int64_t n);
+  // m_rt: the number of rows at run time (batch families; m is then its bound).
+  void matmul_rows(const Ref &a, const Ref &b, RV cbuf, RV row0, int64_t m, int64_t k, int64_t n,
+                   RV m_rt = nullptr);
 
   // c = a * b. Above the same work crossover as k_matmul, blocks of rows become
   // chunks of a separate function run through the `par` callback (Kiln's thread

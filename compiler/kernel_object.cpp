@@ -41,11 +41,12 @@ namespace {
 struct BuildData {
   const Graph *graph;
   const KernelLayout *layout;
+  const BatchFamily *family = nullptr;
 };
 
 void build_kernel(gcc_jit_context *ctx, void *data) {
   auto *d = static_cast<BuildData *>(data);
-  emit_kernel(ctx, *d->graph, *d->layout);
+  emit_kernel(ctx, *d->graph, *d->layout, d->family);
 }
 
 std::string kernel_who(const Kernel *k) { return std::string("kernel ") + k->name; }
@@ -116,10 +117,19 @@ Value take_spare(Value *spares, int64_t size) {
 Value apply_kernel_impl(Value self, int argc, Value *argv, Value *spares);
 Value apply_kernel(Value self, int argc, Value *argv) { return apply_kernel_impl(self, argc, argv, nullptr); }
 
+// A family member runs its family kernel's code once that is ready.
+void borrow_family_code(Kernel *k) {
+  Kernel *f = k->family_code;
+  if (f->pending) take_over(f);
+  k->fn = f->fn;
+}
+
 Value apply_kernel_impl(Value self, int argc, Value *argv, Value *spares) {
   Kernel *k = as<Kernel>(self);
   if (k->pending) [[unlikely]]
     take_over(k);
+  if (!k->fn && k->family_code) [[unlikely]]
+    borrow_family_code(k);
   const Graph &g = *k->graph;
   const TreeLayout &t = *k->trees;
   if (argc != t.nargs) arity_error(kernel_who(k), t.nargs, t.nargs, argc);
@@ -158,7 +168,9 @@ Value apply_kernel_impl(Value self, int argc, Value *argv, Value *spares) {
     return assemble_results(t, vals);
   }
   size_t nconst = k->layout->const_nodes.size();
-  double **args = static_cast<double **>(alloca(sizeof(double *) * (size_t(np) + nconst + 1)));
+  double **args = static_cast<double **>(alloca(sizeof(double *) * (size_t(np) + nconst + 2)));
+  double rows = double(k->rows);  // a family's run-time leading size (codegen.h)
+  args[size_t(np) + nconst] = &rows;
   double *numbers = static_cast<double *>(alloca(sizeof(double) * (size_t(np) + nout + 1)));
   double *out_numbers = numbers + np;
   for (int i = 0; i < np; i++) {
@@ -328,7 +340,24 @@ Value wrap_kernel(const std::string &name, std::unique_ptr<Graph> graph, const A
   k->scratch = scratch;
   k->graph = graph.release();
   k->pending = pending;
+  k->family = nullptr;
+  k->rows = 0;
+  k->family_code = nullptr;
   return from_ptr(k);
+}
+
+std::string batch_family_key_of(const BatchFamily *f) { return f ? batch_family_key(*f) : std::string(); }
+
+// Drops a family the lowerings cannot give run-time extents (the kernel is
+// then compiled for its exact shapes), saying why under KILN_JIT_LOG.
+void keep_family_if_lowerable(const std::string &name, const Graph &g, const KernelLayout &layout,
+                              std::unique_ptr<BatchFamily> &family) {
+  if (!family) return;
+  std::string why;
+  if (family_lowerable(g, layout, *family, &why)) return;
+  if (log_switches())
+    jit_message("kiln-jit: " + name + ": no batch family (" + why + "); compiling for the exact shapes");
+  family.reset();
 }
 
 // Plans `graph` and allocates its scratch area (once here, not per call).
@@ -344,19 +373,50 @@ KernelLayout *plan_with_scratch(const std::string &name, const Graph &graph, dou
   return layout;
 }
 
+Value compile_in_background_kernel(const std::string &name, std::unique_ptr<Graph> graph,
+                                   const ArgSpec *specs, TreeLayout *trees,
+                                   std::unique_ptr<BatchFamily> family) {
+  double *scratch = nullptr;
+  KernelLayout *layout = plan_with_scratch(name, *graph, &scratch);
+  keep_family_if_lowerable(name, *graph, *layout, family);
+  std::string key = kernel_key_text(graph_canonical_text(*graph) + batch_family_key_of(family.get()));
+  // The graph, plan and family are never freed, so the background thread may
+  // read them for as long as it compiles, whatever becomes of the kernel object.
+  auto *data = new BuildData{graph.get(), layout, family.get()};
+  BackgroundCompile *job = compile_in_background(name, key, build_kernel, data);
+  Value k = wrap_kernel(name, std::move(graph), specs, trees, layout, scratch, nullptr, job);
+  as<Kernel>(k)->family = family.get();
+  as<Kernel>(k)->rows = family ? family->rows : 0;
+  family.release();
+  return k;
+}
+
 }  // namespace
 
 Value make_kernel(const std::string &name, std::unique_ptr<Graph> graph, const ArgSpec *specs,
                   TreeLayout *trees) {
+  return make_kernel(name, std::move(graph), specs, trees, nullptr, false);
+}
+
+Value make_kernel_in_background(const std::string &name, std::unique_ptr<Graph> graph, const ArgSpec *specs,
+                                TreeLayout *trees) {
+  return make_kernel(name, std::move(graph), specs, trees, nullptr, true);
+}
+
+Value make_kernel(const std::string &name, std::unique_ptr<Graph> graph, const ArgSpec *specs,
+                  TreeLayout *trees, std::unique_ptr<BatchFamily> family, bool background) {
   register_kernel_type();
+  if (background)
+    return compile_in_background_kernel(name, std::move(graph), specs, trees, std::move(family));
   double *scratch = nullptr;
   KernelLayout *layout = plan_with_scratch(name, *graph, &scratch);
   // Owned here until the kernel holds them: compiling may throw (Ctrl-C while
   // waiting for another process's compile of the same kernel).
   std::unique_ptr<KernelLayout> layout_owner(layout);
   std::unique_ptr<double, void (*)(void *)> scratch_owner(scratch, std::free);
-  std::string key = kernel_key_text(graph_canonical_text(*graph));
-  BuildData data{graph.get(), layout};
+  keep_family_if_lowerable(name, *graph, *layout, family);
+  std::string key = kernel_key_text(graph_canonical_text(*graph) + batch_family_key_of(family.get()));
+  BuildData data{graph.get(), layout, family.get()};
   CompiledCode code = compile_cached(name, key, build_kernel, &data);
   layout_owner.release();
   scratch_owner.release();
@@ -367,30 +427,46 @@ Value make_kernel(const std::string &name, std::unique_ptr<Graph> graph, const A
     jit_message("warning: kernel " + name + ": libgccjit could not compile it (" + code.failure +
                 "); using the graph interpreter");
   }
-  return wrap_kernel(name, std::move(graph), specs, trees, layout, scratch, code.fn, nullptr);
+  Value k = wrap_kernel(name, std::move(graph), specs, trees, layout, scratch, code.fn, nullptr);
+  as<Kernel>(k)->family = family.get();
+  as<Kernel>(k)->rows = family ? family->rows : 0;
+  family.release();
+  return k;
 }
 
-Value make_kernel_in_background(const std::string &name, std::unique_ptr<Graph> graph, const ArgSpec *specs,
-                                TreeLayout *trees) {
-  register_kernel_type();
-  double *scratch = nullptr;
-  KernelLayout *layout = plan_with_scratch(name, *graph, &scratch);
-  std::string key = kernel_key_text(graph_canonical_text(*graph));
-  // The graph and plan are never freed, so the background thread may read them
-  // for as long as it compiles, whatever becomes of the kernel object.
-  auto *data = new BuildData{graph.get(), layout};
-  BackgroundCompile *job = compile_in_background(name, key, build_kernel, data);
-  return wrap_kernel(name, std::move(graph), specs, trees, layout, scratch, nullptr, job);
+Value make_family_member(Value family_kernel, std::unique_ptr<Graph> graph, const ArgSpec *specs,
+                         TreeLayout *trees, int64_t n) {
+  Kernel *f = as<Kernel>(family_kernel);
+  if (f->pending) take_over(f);
+  Value v = wrap_kernel(f->name, std::move(graph), specs, trees, f->layout, f->scratch,
+                        reinterpret_cast<void *>(f->fn), nullptr);
+  Kernel *k = as<Kernel>(v);
+  k->family = f->family;
+  k->rows = n;
+  k->family_code = f;
+  return v;
+}
+
+const BatchFamily *kernel_family(Value kernel) { return as<Kernel>(kernel)->family; }
+
+void jit_log_line(const std::string &text) {
+  if (log_switches()) jit_message("kiln-jit: " + text);
 }
 
 bool kernel_ready(Value kernel) {
   Kernel *k = as<Kernel>(kernel);
   if (k->pending) take_over(k);
+  if (!k->fn && k->family_code) borrow_family_code(k);
   return k->fn != nullptr;
 }
 
 void wait_for_kernel(Value kernel) {
   Kernel *k = as<Kernel>(kernel);
+  if (k->family_code) {
+    wait_for_kernel(from_ptr(k->family_code));
+    borrow_family_code(k);
+    return;
+  }
   if (!k->pending) return;
   wait_for_compile(k->pending);
   take_over(k);

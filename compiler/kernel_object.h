@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "../runtime/object.h"
+#include "batch_family.h"
 #include "graph.h"
 #include "kernel_plan.h"
 #include "tree.h"
@@ -42,6 +43,15 @@ struct Kernel {
   ArgSpec *specs;              // graph->num_params entries: one per argument leaf
   TreeLayout *trees;           // GC memory: the arguments' and result's structure (tree.h)
   BackgroundCompile *pending;  // the background compile still to be taken over, or null
+  // Batch families (batch_family.h, docs/jit.md "Batch families"): the family
+  // the code is compiled for (owned by the kernel compiled for it, never
+  // freed; null: exact shapes) and the leading size n this object passes it.
+  // A member of a family (`family_code` set) has its own graph, traced at n
+  // (it interprets that graph until the family's code is ready), and borrows
+  // the family kernel's code, plan and scratch.
+  const BatchFamily *family;
+  int64_t rows;
+  Kernel *family_code;
 };
 
 // The kernels' type tag (register_kernel_type registers it on first use).
@@ -60,6 +70,19 @@ Value make_kernel(const std::string &name, std::unique_ptr<Graph> graph, const A
 // the kernel interprets until its native code is ready, then switches.
 Value make_kernel_in_background(const std::string &name, std::unique_ptr<Graph> graph, const ArgSpec *specs,
                                 TreeLayout *layout);
+// The same two for a batch family found for `graph` (planned at family->rows):
+// when the lowerings cannot take every batched extent at run time
+// (family_lowerable), the kernel is compiled for its exact shapes instead.
+Value make_kernel(const std::string &name, std::unique_ptr<Graph> graph, const ArgSpec *specs,
+                  TreeLayout *layout, std::unique_ptr<BatchFamily> family, bool background);
+// A kernel for `graph` (traced at leading size n, in_batch_family of the
+// family kernel's) that runs the family kernel's code: no compile of its own.
+Value make_family_member(Value family_kernel, std::unique_ptr<Graph> graph, const ArgSpec *specs,
+                         TreeLayout *layout, int64_t n);
+// The family a kernel's code is compiled for, or null.
+const BatchFamily *kernel_family(Value kernel);
+// Under KILN_JIT_LOG, writes `kiln-jit: TEXT` (jit_message).
+void jit_log_line(const std::string &text);
 // True once a kernel runs native code. Takes a finished background compile over.
 bool kernel_ready(Value kernel);
 // Waits for a kernel's background compile to finish (ready or failed).

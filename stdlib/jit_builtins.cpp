@@ -113,6 +113,71 @@ void signature_of(Value v, std::vector<int64_t> &sig, int depth) {
   }
 }
 
+// ---- batch families (docs/jit.md "Batch families") --------------------------------
+
+// Traces F once more with every tensor leaf whose leading size is N (the last
+// rank >= 1 leaf's) at N - 1, and compares: a family planned at N when the two
+// graphs differ only in those extents (find_batch_family). A trace that fails
+// at N - 1 (F needs that size) means no family.
+std::unique_ptr<BatchFamily> probe_batch_family(Value f, const TreeLayout &layout,
+                                                const std::vector<ArgSpec> &specs, const Graph &g) {
+  int64_t rows = 0;
+  for (size_t i = specs.size(); i-- > 0;)
+    if (!specs[i].is_number && specs[i].shape.rank >= 1) {
+      rows = specs[i].shape.dim[0];
+      break;
+    }
+  if (rows < 2) return nullptr;
+  std::vector<ArgSpec> fewer = specs;
+  for (ArgSpec &s : fewer)
+    if (!s.is_number && s.shape.rank >= 1 && s.shape.dim[0] == rows) s.shape.dim[0] = rows - 1;
+  TreeLayout probe_layout = layout;  // the build sets out_skeleton
+  Graph probe;
+  try {
+    build_graph_into(probe, "jit", f, probe_layout, fewer.data());
+  } catch (const LispError &) {
+    return nullptr;
+  }
+  auto family = std::make_unique<BatchFamily>();
+  if (!find_batch_family(g, rows, probe, rows - 1, *family)) return nullptr;
+  return family;
+}
+
+// The leading size n of `specs` for the family kernel `fk`, or 0 when a fixed
+// leaf differs or the batched leaves disagree (in_batch_family checks the rest).
+int64_t member_rows(Value fk, const std::vector<ArgSpec> &specs) {
+  const Kernel *k = as<Kernel>(fk);
+  const BatchFamily &f = *k->family;
+  const Graph &fg = *k->graph;
+  if (int64_t(specs.size()) != fg.num_params) return 0;
+  int64_t n = 0;
+  for (int32_t i = 0; i < fg.size(); i++) {
+    const GraphNode &p = fg[i];
+    if (p.op != Op::Param) continue;
+    const ArgSpec &s = specs[size_t(p.param_index)];
+    if (s.is_number != k->specs[p.param_index].is_number || s.shape.rank != p.shape.rank) return 0;
+    for (int d = 0; d < p.shape.rank; d++) {
+      if (d != f.axis[size_t(i)]) {
+        if (s.shape.dim[d] != p.shape.dim[d]) return 0;
+      } else if (n == 0) {
+        n = s.shape.dim[d];
+      } else if (s.shape.dim[d] != n) {
+        return 0;
+      }
+    }
+  }
+  return n >= 1 && n <= f.rows ? n : 0;
+}
+
+std::string leaf_shapes(const std::vector<ArgSpec> &specs) {
+  std::string s;
+  for (const ArgSpec &a : specs) {
+    if (!s.empty()) s += ' ';
+    s += a.is_number ? std::string("number") : shape_string(a.shape);
+  }
+  return s;
+}
+
 struct JitProc {
   ObjHeader h;
   Value f;
@@ -142,6 +207,39 @@ void donate_leaves(Value tree, Value *spares, int depth) {
   }
 }
 
+// A kernel for a new signature: a member of a family kernel p already has
+// when the trace is that family's graph at its leading size (no compile),
+// else a new kernel, for a batch family when probe_batch_family finds one.
+Value jit_kernel_for(JitProc *p, int argc, Value *argv) {
+  TreeLayout *layout = layout_arguments("jit", argc, argv, 0, false);
+  std::vector<ArgSpec> specs;
+  argument_leaves("jit", *layout, argv, specs);
+  auto g = std::make_unique<Graph>();
+  build_graph_into(*g, "jit", p->f, *layout, specs.data());
+  std::string name = procedure_name(p->f);
+  std::unique_ptr<BatchFamily> family;
+  if (batch_families_enabled()) {
+    for (int32_t e = 0; e < p->count; e++) {
+      Value fk = p->kernels[e];
+      const Kernel *k = as<Kernel>(fk);
+      if (!k->family || k->family_code) continue;
+      int64_t n = member_rows(fk, specs);
+      if (n == 0 || !in_batch_family(*k->graph, *k->family, *g, n)) continue;
+      jit_log_line(
+          fmt::format("{}: {} runs the kernel of the batch family of leading size up to {} (no compile)",
+                      name, leaf_shapes(specs), k->family->rows));
+      return make_family_member(fk, std::move(g), specs.data(), layout, n);
+    }
+    family = probe_batch_family(p->f, *layout, specs, *g);
+  }
+  bool background = !jit_sync_mode();
+  Value kernel = make_kernel(name, std::move(g), specs.data(), layout, std::move(family), background);
+  if (const BatchFamily *f = kernel_family(kernel))
+    jit_log_line(fmt::format("{}: {}: a kernel for the batch family of leading size up to {}", name,
+                             leaf_shapes(specs), f->rows));
+  return kernel;
+}
+
 Value call_kernel(JitProc *p, Value kernel, int argc, Value *argv) {
   if (p->donate == NIL) return g_type_hooks[kernel_type()].apply(kernel, argc, argv);
   for (Value d = p->donate; is_pair(d); d = cdr(d))
@@ -161,7 +259,7 @@ Value call_kernel(JitProc *p, Value kernel, int argc, Value *argv) {
 Value trace_for_signature(JitProc *p, int argc, Value *argv, Value &reads) {
   jit_drain_messages();
   GlobalReadRecorder recorder;
-  Value kernel = compile_kernel("jit", p->f, argc, argv, 0, false, !jit_sync_mode());
+  Value kernel = jit_kernel_for(p, argc, argv);
   reads = recorder.snapshot();
   return kernel;
 }
@@ -286,6 +384,15 @@ Value b_kernel_ready_p(int, Value *argv) {
   return boolv(kernel_ready(argv[0]));
 }
 
+// (kernel-batch-family K): the largest leading size of the batch family whose
+// code K runs (docs/jit.md "Batch families"), or #f when K's code is compiled
+// for K's exact shapes.
+Value b_kernel_batch_family(int, Value *argv) {
+  if (!is_kernel(argv[0])) type_error("kernel-batch-family", 1, "a kernel", argv[0]);
+  const BatchFamily *f = kernel_family(argv[0]);
+  return f ? make_int(f->rows) : FALSE_V;
+}
+
 // (jit-wait J): waits until every kernel J has so far has finished compiling
 // (ready or failed); returns J's kernels, as jit-kernels.
 Value b_jit_wait(int, Value *argv) {
@@ -326,6 +433,10 @@ BuiltinRegistrar reg([] {
   defbuiltin("kernel-ready?", 1, 1, b_kernel_ready_p,
              "(kernel-ready? K) is #t once the kernel K runs native code, #f while it still compiles in the "
              "background (it interprets meanwhile) or when libgccjit could not compile it.");
+  defbuiltin("kernel-batch-family", 1, 1, b_kernel_batch_family,
+             "(kernel-batch-family K): the largest leading (batch) size of the family of signatures whose "
+             "code the kernel K runs, the leading size read at run time; #f when K is compiled for its exact "
+             "shapes.");
 });
 
 }  // namespace
