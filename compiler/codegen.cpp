@@ -94,15 +94,15 @@ static void emit_node(Emitter &E, const Graph &g, const std::vector<Ref> &refs, 
   RV out = refs[size_t(i)].base;
   auto in = [&](int q) -> const Ref & { return refs[size_t(n.in[q])]; };
   auto ish = [&](int q) -> const Shape & { return g[n.in[q]].shape; };
-  if (op_is_binary(n.op)) {
-    E.binary(op_binary(n.op), in(0), ish(0), in(1), ish(1), out, n.shape);
-    return;
-  }
-  if (op_is_unary(n.op)) {
-    E.unary(op_unary(n.op), in(0), out, n.size());
-    return;
-  }
   switch (n.op) {
+  KILN_BINARY_OP_CASES:
+    E.binary(op_binary(n.op), in(0), ish(0), in(1), ish(1), out, n.shape);
+    break;
+  KILN_UNARY_OP_CASES:
+    E.unary(op_unary(n.op), in(0), out, n.size());
+    break;
+  case Op::Param:
+  case Op::Const: break;  // read in place or loaded where used
   case Op::Select: E.select_op(in(0), ish(0), in(1), ish(1), in(2), ish(2), out, n.shape); break;
   case Op::Sum: E.st(out, E.ix(0), E.sum_all(in(0), ish(0).size())); break;
   case Op::Mean: {
@@ -173,7 +173,6 @@ static void emit_node(Emitter &E, const Graph &g, const std::vector<Ref> &refs, 
     E.copy_along(in(1), lb, 0, out, len, la, lb, outer, inner);
     break;
   }
-  default: break;
   }
 }
 
