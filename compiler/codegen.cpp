@@ -131,15 +131,15 @@ static void emit_node(Emitter &E, const Graph &g, const std::vector<Ref> &refs, 
   BatchedExtents batched(
       E, rows_of(i), n.in[0] >= 0 && rows_of(n.in[0]),
       (n.op == Op::Matmul || n.op == Op::Take || n.op == Op::ScatterAdd) && rows_of(n.in[1]));
-  if (op_is_binary(n.op)) {
-    E.binary(op_binary(n.op), in(0), ish(0), in(1), ish(1), out, n.shape);
-    return;
-  }
-  if (op_is_unary(n.op)) {
-    E.unary(op_unary(n.op), in(0), out, n.size());
-    return;
-  }
   switch (n.op) {
+  KILN_BINARY_OP_CASES:
+    E.binary(op_binary(n.op), in(0), ish(0), in(1), ish(1), out, n.shape);
+    break;
+  KILN_UNARY_OP_CASES:
+    E.unary(op_unary(n.op), in(0), out, n.size());
+    break;
+  case Op::Param:
+  case Op::Const: break;  // read in place or loaded where used
   case Op::Select: E.select_op(in(0), ish(0), in(1), ish(1), in(2), ish(2), out, n.shape); break;
   case Op::Sum: E.st(out, E.ix(0), E.sum_all(in(0), ish(0).size())); break;
   case Op::Mean: {
@@ -210,7 +210,6 @@ static void emit_node(Emitter &E, const Graph &g, const std::vector<Ref> &refs, 
     E.copy_along(in(1), lb, 0, out, len, la, lb, outer, inner);
     break;
   }
-  default: break;
   }
 }
 

@@ -95,6 +95,14 @@ static_assert(int(Op::Equal) - kFirstBinary == int(BinaryOp::Equal) &&
                   int(Op::ReluGrad) - kFirstUnary == int(UnaryOp::ReluGrad),
               "element-wise Ops must mirror BinaryOp and UnaryOp");
 
+// Case labels for every binary / unary element-wise Op (the rows are contiguous,
+// the static_asserts above check it): a switch over Op that treats element-wise
+// ops alike still names every enumerator, so -Wswitch (no `default:` in a switch
+// over ops) flags a new structural op. Write `KILN_BINARY_OP_CASES:`. (A GNU
+// case range, as GCC and Clang accept; libgccjit ties Kiln to GCC anyway.)
+#define KILN_BINARY_OP_CASES case Op(kFirstBinary)... Op(kFirstUnary - 1)
+#define KILN_UNARY_OP_CASES case Op(kFirstUnary)... Op(kFirstStructural - 1)
+
 constexpr bool op_is_binary(Op op) { return int(op) >= kFirstBinary && int(op) < kFirstUnary; }
 constexpr bool op_is_unary(Op op) { return int(op) >= kFirstUnary && int(op) < kFirstStructural; }
 constexpr bool op_is_comparison(Op op) {

@@ -40,15 +40,15 @@ static bool eval_indexed(const Graph &g, const GraphNode &n, const double *const
 
 bool eval_node(const Graph &g, const GraphNode &n, const double *const *in, double *out) {
   auto shape_of = [&](int k) -> const Shape & { return g[n.in[k]].shape; };
-  if (op_is_binary(n.op)) {
+  switch (n.op) {
+  KILN_BINARY_OP_CASES:
     k_binary(op_binary(n.op), in[0], shape_of(0), in[1], shape_of(1), out, n.shape);
     return true;
-  }
-  if (op_is_unary(n.op)) {
+  KILN_UNARY_OP_CASES:
     k_unary(op_unary(n.op), in[0], n.size(), out);
     return true;
-  }
-  switch (n.op) {
+  case Op::Param:
+  case Op::Const: return true;  // not computed
   case Op::Select:
     k_select(in[0], shape_of(0), in[1], shape_of(1), in[2], shape_of(2), out, n.shape);
     return true;
@@ -130,8 +130,8 @@ bool eval_node(const Graph &g, const GraphNode &n, const double *const *in, doub
   case Op::Allreduce:  // a failure is raised by graph_eval once its buffers are back
     kiln_allreduce_leaf(in[0], out, n.size(), n.axis, uint64_t(n.offset));
     return true;
-  default: return true;  // Param, Const: not computed
   }
+  return true;
 }
 
 namespace {

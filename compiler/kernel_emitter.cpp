@@ -407,7 +407,14 @@ void Emitter::binary(BinaryOp op, const Ref &a, const Shape &as, const Ref &b, c
   case BinaryOp::Sub: vop = GCC_JIT_BINARY_OP_MINUS; break;
   case BinaryOp::Mul: vop = GCC_JIT_BINARY_OP_MULT; break;
   case BinaryOp::Div: vop = GCC_JIT_BINARY_OP_DIVIDE; break;
-  default: vectorisable = false;
+  case BinaryOp::Pow:
+  case BinaryOp::Maximum:
+  case BinaryOp::Minimum:
+  case BinaryOp::Less:
+  case BinaryOp::LessEqual:
+  case BinaryOp::Greater:
+  case BinaryOp::GreaterEqual:
+  case BinaryOp::Equal: vectorisable = false;
   }
   RV sa = nullptr, sb = nullptr;
   if (vectorisable && n >= vw) {

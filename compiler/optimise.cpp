@@ -61,8 +61,55 @@ int32_t simplify(const Graph &out, const GraphNode &n) {
     if (pick >= 0 && same_result(out[pick], n)) return pick;
     return -1;
   }
-  default: return -1;
+  case Op::Param:
+  case Op::Const:
+  case Op::Add:
+  case Op::Sub:
+  case Op::Pow:
+  case Op::Maximum:
+  case Op::Minimum:
+  case Op::Less:
+  case Op::LessEqual:
+  case Op::Greater:
+  case Op::GreaterEqual:
+  case Op::Equal:
+  case Op::Exp:
+  case Op::Log:
+  case Op::Sqrt:
+  case Op::Tanh:
+  case Op::Sigmoid:
+  case Op::Relu:
+  case Op::Abs:
+  case Op::Softplus:
+  case Op::Gelu:
+  case Op::Sin:
+  case Op::Cos:
+  case Op::Tan:
+  case Op::Square:
+  case Op::Reciprocal:
+  case Op::ReluGrad:
+  case Op::Sum:
+  case Op::Mean:
+  case Op::Max:
+  case Op::SumAxis:
+  case Op::MeanAxis:
+  case Op::MaxAxis:
+  case Op::SumTo:
+  case Op::BroadcastTo:
+  case Op::Matmul:
+  case Op::Transpose:
+  case Op::Reshape:
+  case Op::MaxMask:
+  case Op::Slice:
+  case Op::Pad:
+  case Op::Concat:
+  case Op::Argmax:
+  case Op::Take:
+  case Op::ScatterAdd:
+  case Op::Random:
+  case Op::Allreduce: return -1;
   }
+  return -1;
 }
 
 int32_t fold(Graph &out, const GraphNode &n) {

@@ -138,9 +138,26 @@ Kind structural_kind(Op op) {
   case Op::Concat: return Kind::Concat;
   case Op::Select: return Kind::Where;
   case Op::Argmax: return Kind::Argmax;
-  case Op::Take: return Kind::Take;
-  default: return Kind::ShapeQuery;  // not reached: only these rows name a builtin
+  case Op::Take:
+    return Kind::Take;
+  // Not reached: these rows name no builtin, and element-wise rows reach the
+  // tracer as Kind::Fold / Kind::Unary.
+  KILN_BINARY_OP_CASES:
+  KILN_UNARY_OP_CASES:
+  case Op::Param:
+  case Op::Const:
+  case Op::SumAxis:
+  case Op::MeanAxis:
+  case Op::MaxAxis:
+  case Op::SumTo:
+  case Op::BroadcastTo:
+  case Op::MaxMask:
+  case Op::Pad:
+  case Op::ScatterAdd:
+  case Op::Random:
+  case Op::Allreduce: return Kind::ShapeQuery;
   }
+  return Kind::ShapeQuery;
 }
 
 // Generated from runtime/op_table.h, plus the procedures that are not ops: 1+/1-,
