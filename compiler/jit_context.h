@@ -63,7 +63,6 @@ class StderrCapture {
 
  private:
   friend void jit_abandon_compile();
-
   std::string end_now();
   int saved_fd_ = -1;
   int tmp_fd_ = -1;
