@@ -331,6 +331,13 @@ Value wrap_kernel(const std::string &name, std::unique_ptr<Graph> graph, const A
   return from_ptr(k);
 }
 
+// A graph with a Loop node runs in the interpreter: kernels do not lower loops yet.
+bool has_loop(const Graph &g) {
+  for (const GraphNode &n : g.nodes)
+    if (n.op == Op::Loop) return true;
+  return false;
+}
+
 // Plans `graph` and allocates its scratch area (once here, not per call).
 KernelLayout *plan_with_scratch(const std::string &name, const Graph &graph, double **scratch_out) {
   auto *layout = new KernelLayout(plan_kernel(graph));
@@ -349,6 +356,8 @@ KernelLayout *plan_with_scratch(const std::string &name, const Graph &graph, dou
 Value make_kernel(const std::string &name, std::unique_ptr<Graph> graph, const ArgSpec *specs,
                   TreeLayout *trees) {
   register_kernel_type();
+  if (has_loop(*graph))
+    return wrap_kernel(name, std::move(graph), specs, trees, nullptr, nullptr, nullptr, nullptr);
   double *scratch = nullptr;
   KernelLayout *layout = plan_with_scratch(name, *graph, &scratch);
   // Owned here until the kernel holds them: compiling may throw (Ctrl-C while
@@ -373,6 +382,8 @@ Value make_kernel(const std::string &name, std::unique_ptr<Graph> graph, const A
 Value make_kernel_in_background(const std::string &name, std::unique_ptr<Graph> graph, const ArgSpec *specs,
                                 TreeLayout *trees) {
   register_kernel_type();
+  if (has_loop(*graph))
+    return wrap_kernel(name, std::move(graph), specs, trees, nullptr, nullptr, nullptr, nullptr);
   double *scratch = nullptr;
   KernelLayout *layout = plan_with_scratch(name, *graph, &scratch);
   std::string key = kernel_key_text(graph_canonical_text(*graph));

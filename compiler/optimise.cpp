@@ -108,8 +108,9 @@ void optimise_into(const Graph &g, Graph &out) {
   for (int32_t i = 0; i < g.size(); i++) {
     GraphNode n = g[i];
     int arity = op_arity(n.op);
-    // An exchange is never folded: every process must run it when the graph runs.
-    bool all_const = arity > 0 && n.op != Op::Allreduce;
+    // An exchange is never folded: every process must run it when the graph runs;
+    // nor is a loop (its result may be much larger than its operands).
+    bool all_const = arity > 0 && n.op != Op::Allreduce && n.op != Op::Loop;
     for (int k = 0; k < arity; k++) {
       n.in[k] = map[size_t(n.in[k])];
       if (!is_const(folded, n.in[k])) all_const = false;
