@@ -336,6 +336,10 @@ Value traced_loop(LoopKind kind, int64_t trips, Value cond_f, Value body_f, Valu
 
 Value fori_loop(Value n, Value body, Value init) {
   const char *who = "fori-loop";
+  if (is_symbolic_value(n))
+    throw_error(
+        "fori-loop: N must be an exact integer known while tracing, got a traced value (a loop whose count "
+        "comes from data is a while-loop)");
   int64_t trips = arg_index(who, 1, n);
   arg_proc(who, 2, body);
   if (tracing_active()) return traced_loop(LoopKind::Fori, trips, NIL, body, init, NIL);
