@@ -6,9 +6,12 @@
 // param get adjoints; constants and masks never do.
 #include "autodiff.h"
 
+#include <algorithm>
+
 #include "../runtime/error.h"
 #include "../runtime/gelu_formula.h"
 #include "collective.h"
+#include "loop.h"
 
 namespace kiln {
 namespace {
@@ -202,13 +205,21 @@ struct Builder {
         throw_error("graph-grad: no gradient through mpi-allreduce 'max (only 'sum and 'mean)");
       give(a, g.allreduce(gr, n.axis, uint64_t(n.offset) * 0x9e3779b97f4a7c15ull + 1));
       return;
+    case Op::Loop: {
+      int32_t ga = -1, gb = -1;
+      record_loop_gradient(g, i, gr, needs[size_t(a)], needs[size_t(b)], ga, gb);
+      if (ga >= 0) give(a, ga);
+      if (gb >= 0) give(b, gb);
+      return;
+    }
     }
   }
 };
 
 }  // namespace
 
-std::vector<int32_t> append_gradients(Graph &g, int32_t loss, const std::vector<int32_t> &wrt) {
+std::vector<int32_t> append_vjp(Graph &g, const std::vector<int32_t> &outputs,
+                                const std::vector<int32_t> &seeds, const std::vector<int32_t> &wrt) {
   const int32_t forward = g.size();
   std::vector<int32_t> adjoint(size_t(forward), -1);
   std::vector<char> needs(size_t(forward), 0);
@@ -222,11 +233,15 @@ std::vector<int32_t> append_gradients(Graph &g, int32_t loss, const std::vector<
     for (int k = 0; k < op_arity(n.op); k++)
       if (bd.needs[size_t(n.in[k])]) bd.needs[size_t(i)] = 1;
   }
-  if (bd.needs[size_t(loss)]) {
-    bd.adjoint[size_t(loss)] = g.constant(1.0, true);
-    for (int32_t i = loss; i >= 0; i--)
-      if (bd.needs[size_t(i)] && bd.adjoint[size_t(i)] >= 0) bd.rule(i);
+  int32_t last = -1;
+  for (size_t k = 0; k < outputs.size(); k++) {
+    int32_t o = outputs[k];
+    if (!bd.needs[size_t(o)]) continue;
+    bd.give(o, seeds[k]);
+    last = std::max(last, o);
   }
+  for (int32_t i = last; i >= 0; i--)
+    if (bd.needs[size_t(i)] && bd.adjoint[size_t(i)] >= 0) bd.rule(i);
   std::vector<int32_t> grads;
   grads.reserve(wrt.size());
   for (int32_t w : wrt) {
@@ -241,6 +256,10 @@ std::vector<int32_t> append_gradients(Graph &g, int32_t loss, const std::vector<
     }
   }
   return grads;
+}
+
+std::vector<int32_t> append_gradients(Graph &g, int32_t loss, const std::vector<int32_t> &wrt) {
+  return append_vjp(g, {loss}, {g.constant(1.0, true)}, wrt);
 }
 
 std::vector<int32_t> append_gradients(Graph &g, int32_t loss) {

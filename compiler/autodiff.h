@@ -20,5 +20,10 @@ std::vector<int32_t> append_gradients(Graph &g, int32_t loss);
 // being treated as inputs (what they are computed from gets no adjoint through
 // them unless it is itself in wrt).
 std::vector<int32_t> append_gradients(Graph &g, int32_t loss, const std::vector<int32_t> &wrt);
+// The vector-Jacobian product: d(sum_k <outputs[k], seeds[k]>)/d(wrt[j]), each
+// seed a node shaped like its output (append_gradients is it with the loss and
+// the seed 1.0).
+std::vector<int32_t> append_vjp(Graph &g, const std::vector<int32_t> &outputs,
+                                const std::vector<int32_t> &seeds, const std::vector<int32_t> &wrt);
 
 }  // namespace kiln

@@ -231,6 +231,10 @@ int32_t batch_node(Graph &g, const GraphNode &n, const BatchOperand *in, int64_t
         "vmap: random numbers drawn from a mapped key are not supported (draw them outside vmap, "
         "or map over a tensor of them)");
   case Op::Allreduce: return g.allreduce(in[0].node, n.axis, uint64_t(n.offset));
+  case Op::Loop:
+    throw_errorf(
+        "vmap: a loop (fori-loop, scan or while-loop) on mapped values is not supported yet "
+        "(map over the loop's results instead, or write the loop outside vmap)");
   }
   throw_errorf("vmap: internal error: no batching rule for '{}'", op_name(n.op));
 }

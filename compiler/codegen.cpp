@@ -10,6 +10,7 @@
 #include <map>
 #include <string>
 
+#include "../runtime/error.h"
 #include "kernel_emitter.h"
 #include "kernel_units.h"
 
@@ -186,6 +187,8 @@ static void emit_node(Emitter &E, const Graph &g, const std::vector<Ref> &refs, 
   case Op::MaxMask: E.max_mask(in(0), ish(0), n.axis, out); break;
   case Op::Argmax: E.argmax_axis(in(0), ish(0), n.axis, out); break;
   case Op::Allreduce: E.allreduce(in(0), out, n.size(), n.axis, uint64_t(n.offset)); break;
+  // Not reached: a graph with a loop runs in the interpreter (make_kernel).
+  case Op::Loop: throw_errorf("jit: internal error: a loop node reached the kernel emitter");
   case Op::Take: E.take(in(0), ish(0), n.axis, in(1), ish(1).size(), out, refs[size_t(i)].status); break;
   case Op::ScatterAdd:
     E.scatter_add(in(0), n.shape, n.axis, in(1), ish(1).size(), out, refs[size_t(i)].status);

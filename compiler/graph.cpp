@@ -12,6 +12,7 @@
 #include "../runtime/gc.h"
 #include "../runtime/tensor.h"
 #include "../runtime/tensor_shapes.h"
+#include "loop.h"
 
 namespace kiln {
 
@@ -39,6 +40,7 @@ uint64_t node_hash(const GraphNode &n) {
     h = mix(h, bits ^ reinterpret_cast<uint64_t>(n.const_data));
   }
   h = mix(h, uint64_t(n.offset));
+  if (op_has(n.op, kAttrLoop)) h = mix(h, reinterpret_cast<uint64_t>(n.loop));
   if (op_has(n.op, kAttrShape) || op_has(n.op, kAttrRange)) {
     h = mix(h, uint64_t(n.shape.rank));
     for (int i = 0; i < n.shape.rank; i++) h = mix(h, uint64_t(n.shape.dim[i]));
@@ -59,7 +61,7 @@ uint64_t node_hash(const GraphNode &n) {
 bool node_same(const GraphNode &a, const GraphNode &b) {
   if (a.op != b.op || a.is_number != b.is_number || a.keepdims != b.keepdims || a.axis != b.axis ||
       a.index_use != b.index_use || a.param_index != b.param_index || a.const_data != b.const_data ||
-      a.offset != b.offset || !(a.shape == b.shape))
+      a.loop != b.loop || a.offset != b.offset || !(a.shape == b.shape))
     return false;
   for (int i = 0; i < 3; i++)
     if (a.in[i] != b.in[i]) return false;
@@ -81,6 +83,7 @@ void Graph::clear() {
   table_valid_ = false;
   for (int64_t i = 0; i < const_roots_len_; i++) const_roots_[i] = NOVALUE;
   const_roots_len_ = 0;
+  loops_.clear();
 }
 
 void Graph::truncate(int32_t n) {
@@ -94,6 +97,7 @@ Graph::~Graph() {
 
 int32_t Graph::add_node_raw(const GraphNode &n) {
   checked_tensor_size(n.shape);
+  if (n.loop) keep_loop(n.loop);
   nodes.push_back(n);
   table_valid_ = false;
   return int32_t(nodes.size() - 1);
@@ -126,6 +130,7 @@ int32_t Graph::intern(GraphNode &n) {
     if (node_same(nodes[size_t(slots[s])], n)) return slots[s];
     s = (s + 1) & mask;
   }
+  if (n.loop) keep_loop(n.loop);
   nodes.push_back(n);
   int32_t id = int32_t(nodes.size() - 1);
   slots[s] = id;
@@ -167,6 +172,13 @@ int32_t Graph::constant_tensor(Value tensor) {
 
 void Graph::adopt_constants(const Graph &other) {
   for (int64_t i = 0; i < other.const_roots_len_; i++) root_constant(other.const_roots_[i]);
+  for (const auto &l : other.loops_) loops_.push_back(l);
+}
+
+void Graph::keep_loop(const LoopBody *body) {
+  for (const auto &l : loops_)
+    if (l.get() == body) return;
+  loops_.push_back(body->shared_from_this());
 }
 
 void Graph::root_constant(Value tensor) {

@@ -72,6 +72,9 @@ namespace kiln {
 //   (axis: the reduction, 0 sum 1 mean 2 max;        sum/mean/max of x over every process, in
 //    offset: the leaf's signature, checked equal     rank order; an exchange, so never folded
 //    on every process before data moves)             and never hash-consed across leaves
+// Loop          carry consts     rank 1: final carry   compiler/loop.h: fori-loop, scan or
+//               (both rank 1)    leaves, then stacked  while-loop running `loop`'s body graph
+//                                Ys (packed, flat)     (carry and consts are leaves packed flat)
 // StopGradient (element-wise) is x itself; autodiff sends nothing through it.
 // One enumerator per row of runtime/op_table.h: the element-wise rows in the
 // order of BinaryOp and UnaryOp (so op_binary/op_unary are offsets), then the
@@ -83,7 +86,7 @@ enum class Op : uint8_t {
   KILN_BINARY_ARITH_OPS(KILN_X) KILN_COMPARE_OPS(KILN_X) KILN_UNARY_OPS(KILN_X) KILN_STRUCTURAL_OPS(KILN_X)
 #undef KILN_X
 };
-constexpr int kOpCount = int(Op::Allreduce) + 1;
+constexpr int kOpCount = int(Op::Loop) + 1;
 
 constexpr int kFirstBinary = int(Op::Const) + 1;
 constexpr int kFirstUnary = kFirstBinary + kBinaryOpCount;
@@ -145,6 +148,8 @@ constexpr int op_arity(Op op) { return op_info(op).arity; }
 constexpr bool op_has(Op op, OpAttr a) { return (op_info(op).attrs & a) != 0; }
 
 // (Named GraphNode, not Node: kiln::Node is the evaluator's AST node, runtime/nodes.h.)
+struct LoopBody;  // compiler/loop.h
+
 struct GraphNode {
   Op op = Op::Const;
   // Lisp sees a rank-0 result as a number rather than a rank-0 tensor (numbers in,
@@ -165,6 +170,8 @@ struct GraphNode {
   // a tensor constant points at the (immutable, Graph-rooted) data of `shape`.
   double scalar = 0.0;
   const double *const_data = nullptr;
+  // Loop: what the loop runs; every Graph holding the node keeps it alive.
+  const LoopBody *loop = nullptr;
 
   int64_t size() const { return shape.size(); }
   double const_at(int64_t i) const { return const_data ? const_data[i] : scalar; }
@@ -229,9 +236,11 @@ class Graph {
   int32_t record(GraphNode n) { return intern(n); }
   // Appends a node verbatim (no hash-consing, no checks): for passes that rebuild.
   int32_t add_node_raw(const GraphNode &n);
-  // Keeps every constant tensor of `other` alive as long as this graph too
-  // (a pass that copies Const nodes into a new graph calls it).
+  // Keeps every constant tensor (and loop body) of `other` alive as long as
+  // this graph too (a pass that copies nodes into a new graph calls it).
   void adopt_constants(const Graph &other);
+  // Keeps a Loop node's body alive with this graph (recording a Loop node does it).
+  void keep_loop(const LoopBody *body);
   // Rebuilds the hash-cons table from `nodes` (after a pass rewrote them; the
   // next recording call does it by itself when add_node_raw was used).
   void rehash();
@@ -251,6 +260,7 @@ class Graph {
   bool table_valid_ = false;  // false: rebuild from `nodes` before the next lookup
   void root_constant(Value tensor);
   Value *const_roots_ = nullptr;  // uncollectable: keeps Const tensors alive
+  std::vector<std::shared_ptr<const LoopBody>> loops_;
   int64_t const_roots_len_ = 0, const_roots_cap_ = 0;
 };
 

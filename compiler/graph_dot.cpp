@@ -8,6 +8,7 @@
 
 #include "../runtime/printer.h"
 #include "collective.h"
+#include "loop.h"
 
 namespace kiln {
 
@@ -34,6 +35,7 @@ std::string graph_to_dot(const Graph &g) {
       label += " perm";
       for (int d = 0; d < n.shape.rank; d++) label += fmt::format(" {}", n.perm[d]);
     }
+    if (op_has(n.op, kAttrLoop)) label += fmt::format(" {} {}", loop_kind_name(n.loop->kind), n.loop->trips);
     label += "\\n" + shape_string(n.shape);
     if (output_of[size_t(i)] >= 0) label += fmt::format("\\noutput {}", output_of[size_t(i)]);
     out += fmt::format("  n{} [label=\"{}\"{}];\n", i, label,

@@ -13,6 +13,7 @@
 #include "../runtime/tensor.h"
 #include "../runtime/tensor_shapes.h"
 #include "collective.h"
+#include "loop.h"
 
 namespace kiln {
 
@@ -130,6 +131,7 @@ bool eval_node(const Graph &g, const GraphNode &n, const double *const *in, doub
   case Op::Allreduce:  // a failure is raised by graph_eval once its buffers are back
     kiln_allreduce_leaf(in[0], out, n.size(), n.axis, uint64_t(n.offset));
     return true;
+  case Op::Loop: return run_loop(*n.loop, in[0], in[1], out);
   }
   return true;
 }
@@ -242,6 +244,11 @@ void graph_eval(const Graph &g, const Value *args, Value *results) {
       }
       for (int k = 0; k < op_arity(n.op); k++) in[k] = val[size_t(n.in[k])];
       if (!eval_node(g, n, in, out)) {
+        if (n.op == Op::Loop) {
+          for (int32_t j = 0; j <= i; j++)
+            if (pool_buf[size_t(j)]) bp.give(pool_buf[size_t(j)], pool_cap[size_t(j)]);
+          raise_loop_fault();
+        }
         if (n.op == Op::Random) {
           double key = in[0][0];
           for (int32_t j = 0; j <= i; j++)

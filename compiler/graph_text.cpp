@@ -7,6 +7,8 @@
 #include <cstring>
 #include <iterator>
 
+#include "loop.h"
+
 namespace kiln {
 
 std::string graph_canonical_text(const Graph &g) {
@@ -33,6 +35,7 @@ std::string graph_canonical_text(const Graph &g) {
       t += " perm";
       for (int d = 0; d < n.shape.rank; d++) fmt::format_to(std::back_inserter(t), " {}", int(n.perm[d]));
     }
+    if (op_has(n.op, kAttrLoop)) t += " {\n" + loop_canonical_text(*n.loop) + "}";
     if (n.op == Op::Const) {
       if (n.const_data) {
         t += " tensor-arg";

@@ -360,6 +360,13 @@ void keep_family_if_lowerable(const std::string &name, const Graph &g, const Ker
   family.reset();
 }
 
+// A graph with a Loop node runs in the interpreter: kernels do not lower loops yet.
+bool has_loop(const Graph &g) {
+  for (const GraphNode &n : g.nodes)
+    if (n.op == Op::Loop) return true;
+  return false;
+}
+
 // Plans `graph` and allocates its scratch area (once here, not per call).
 KernelLayout *plan_with_scratch(const std::string &name, const Graph &graph, double **scratch_out) {
   auto *layout = new KernelLayout(plan_kernel(graph));
@@ -406,6 +413,8 @@ Value make_kernel_in_background(const std::string &name, std::unique_ptr<Graph> 
 Value make_kernel(const std::string &name, std::unique_ptr<Graph> graph, const ArgSpec *specs,
                   TreeLayout *trees, std::unique_ptr<BatchFamily> family, bool background) {
   register_kernel_type();
+  if (has_loop(*graph))
+    return wrap_kernel(name, std::move(graph), specs, trees, nullptr, nullptr, nullptr, nullptr);
   if (background)
     return compile_in_background_kernel(name, std::move(graph), specs, trees, std::move(family));
   double *scratch = nullptr;

@@ -107,7 +107,8 @@ int32_t simplify(const Graph &out, const GraphNode &n) {
   case Op::Take:
   case Op::ScatterAdd:
   case Op::Random:
-  case Op::Allreduce: return -1;
+  case Op::Allreduce:
+  case Op::Loop: return -1;
   }
   return -1;
 }
@@ -155,8 +156,9 @@ void optimise_into(const Graph &g, Graph &out) {
   for (int32_t i = 0; i < g.size(); i++) {
     GraphNode n = g[i];
     int arity = op_arity(n.op);
-    // An exchange is never folded: every process must run it when the graph runs.
-    bool all_const = arity > 0 && n.op != Op::Allreduce;
+    // An exchange is never folded: every process must run it when the graph runs;
+    // nor is a loop (its result may be much larger than its operands).
+    bool all_const = arity > 0 && n.op != Op::Allreduce && n.op != Op::Loop;
     for (int k = 0; k < arity; k++) {
       n.in[k] = map[size_t(n.in[k])];
       if (!is_const(folded, n.in[k])) all_const = false;

@@ -155,7 +155,8 @@ Kind structural_kind(Op op) {
   case Op::Pad:
   case Op::ScatterAdd:
   case Op::Random:
-  case Op::Allreduce: return Kind::ShapeQuery;
+  case Op::Allreduce:
+  case Op::Loop: return Kind::ShapeQuery;
   }
   return Kind::ShapeQuery;
 }
@@ -646,6 +647,26 @@ struct NestedScope {
 };
 
 }  // namespace
+
+Graph &traced_graph(const char *who) { return active_graph(who); }
+int32_t traced_node(const char *who, Value v) { return node_of(who, 0, v); }
+Value traced_value(int32_t node) { return make_symbolic(node); }
+int32_t new_stand_in(Graph &g, const Shape &s, bool is_number) {
+  GraphNode n;
+  n.op = Op::Param;
+  n.param_index = g_next_stand_in++;
+  if (g_next_stand_in == INT32_MAX) g_next_stand_in = 1 << 30;
+  n.shape = s;
+  n.is_number = is_number;
+  return g.record(n);
+}
+bool is_stand_in_node(const GraphNode &n) { return is_stand_in(n); }
+void enter_recording_scope(const char *who) {
+  if (g_trace.depth == 64) throw_errorf("{}: gradients and loops nested more than 64 deep", who);
+  g_trace.outer[g_trace.depth++] = g_trace.id;
+  g_trace.id = g_next_trace_id++;
+}
+void leave_recording_scope() { g_trace.id = g_trace.outer[--g_trace.depth]; }
 
 Value trace_nested_grad(const char *who, Value f, TreeLayout &layout, const Value *args) {
   Graph &g = active_graph(who);

@@ -50,6 +50,18 @@ Value trace_nested_vmap(Value f, const TreeLayout &layout, const Value *args, co
 // returns its node (tests and tools that record a single-output graph).
 int32_t trace_into(Graph &g, const char *who, Value f, int argc, const ArgSpec *args);
 
+// For recording Loop nodes (loop_trace.cpp): the active graph, the node of an
+// operand (a symbolic value, number or tensor), a symbolic value for a node, a
+// fresh stand-in param (a nested function's argument, replaced when it ends),
+// and a nested recording scope (values made inside are unusable after it).
+Graph &traced_graph(const char *who);
+int32_t traced_node(const char *who, Value v);
+Value traced_value(int32_t node);
+int32_t new_stand_in(Graph &g, const Shape &s, bool is_number);
+bool is_stand_in_node(const GraphNode &n);
+void enter_recording_scope(const char *who);
+void leave_recording_scope();
+
 // Is `v` a symbolic value (of any trace)?
 bool is_symbolic_value(Value v);
 // When `v` is a symbolic value, stores its shape in `s` and whether it stands for

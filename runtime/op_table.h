@@ -118,7 +118,8 @@
   X(Take, "take", 2, "tensor-take", kAttrAxis | kAttrIndexUse, true, true)                     \
   X(ScatterAdd, "scatter-add", 2, nullptr, kAttrAxis | kAttrIndexUse | kAttrShape, true, true) \
   X(Random, "random", 1, nullptr, kAttrRandomKind | kAttrShape, false, true)                   \
-  X(Allreduce, "allreduce", 1, nullptr, kAttrReduce, true, false)
+  X(Allreduce, "allreduce", 1, nullptr, kAttrReduce, true, false)                              \
+  X(Loop, "loop", 2, nullptr, kAttrLoop, true, false)
 
 namespace kiln {
 
@@ -139,6 +140,7 @@ enum OpAttr : uint16_t {
   kAttrReduce = 1 << 7,       // `axis` holds a ReduceKind, `offset` the leaf's signature
   kAttrPerm = 1 << 8,         // `perm`: out.dim[i] = in.dim[perm[i]]
   kAttrShape = 1 << 9,        // `shape`: the node's own, not inferred from its operands
+  kAttrLoop = 1 << 10,        // `loop`: the body a Loop node runs (compiler/loop.h)
 };
 
 // How an op is batched (vmap, compiler/batching.cpp; the batch at axis 0).

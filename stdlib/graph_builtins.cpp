@@ -12,6 +12,7 @@
 #include "../compiler/graph_build.h"
 #include "../compiler/graph_dot.h"
 #include "../compiler/graph_eval.h"
+#include "../compiler/loop.h"
 #include "../compiler/trace.h"
 #include "../compiler/tree.h"
 #include "../runtime/eval_internal.h"
@@ -166,6 +167,8 @@ Value node_entry(const Graph &g, int32_t i) {
     push(cons(intern("perm"), p));
   }
   if (op_has(n.op, kAttrShape)) push(shape_attr("shape", n.shape));
+  if (op_has(n.op, kAttrLoop))
+    push(list3(intern("loop"), intern(loop_kind_name(n.loop->kind)), make_int(n.loop->trips)));
   return list_from(items, count);
 }
 

@@ -67,7 +67,8 @@ TEST_CASE("graph: every attribute a row names tells nodes apart, in hashing and 
       {kAttrPerm, g.transpose(cube, swap01), g.transpose(cube, swap12)},
       {kAttrShape, g.reshape(x, Shape::of({24})), g.reshape(x, Shape::of({6, 4}))},
   };
-  uint16_t covered = kAttrReduce;  // Allreduce: tests/unit/test_collective.cpp
+  // Allreduce: tests/unit/test_collective.cpp; Loop: tests/unit/test_loop.cpp
+  uint16_t covered = kAttrReduce | kAttrLoop;
   for (const Pair &p : pairs) {
     INFO("attribute bit " << int(p.attr) << ": " << op_name(g[p.a].op));
     CHECK(op_has(g[p.a].op, p.attr));
