@@ -37,3 +37,8 @@
 (show (lambda () ((vmap (lambda (k) (tensor-rand '(2) (tensor-sum k)))) (tensor '(1.0 2.0)))))
 ;; a result that is not a number, tensor or tree of them
 (show (lambda () ((vmap (lambda (a) 'no)) x)))
+;; a loop on mapped values (loops have no batching rule yet)
+(show (lambda () ((vmap (lambda (a) (fori-loop 3 (lambda (i c) (tensor-mul c a)) a))) x)))
+;; a loop that does not touch mapped values runs once, outside the batch
+(write ((vmap (lambda (a) (tensor-add a (fori-loop 3 (lambda (i c) (* c 2.0)) 1.0)))) (tensor '((1.0) (2.0)))))
+(newline)
