@@ -3,6 +3,7 @@
 
 #include <pthread.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -15,6 +16,7 @@
 namespace kiln {
 
 constexpr size_t kMiB = size_t(1) << 20;
+constexpr uint64_t kDefaultStackCap = uint64_t(512) << 20;
 // Below the lowest address check_stack() allows, room to unwind and report.
 constexpr size_t kOverflowMargin = 2 * kMiB;
 // Inaccessible pages under the stack: running past it is a fault, never a
@@ -40,8 +42,11 @@ size_t interpreter_stack_bytes(const char *env_mb, uint64_t usable_memory) {
   (void)usable_memory;
   return 60 * kMiB;
 #else
+  // At most 512 MiB (about 1.2 million frames of a plain recursion): a stack
+  // overflow or a Ctrl-C unwinds every frame (about 2 us each), so a bigger
+  // default would make both take many seconds; KILN_STACK_MB goes further.
   uint64_t quarter = usable_memory / 4 / kMiB * kMiB;
-  return size_t(std::max<uint64_t>(quarter, 128 * kMiB));
+  return size_t(std::clamp<uint64_t>(quarter, 128 * kMiB, kDefaultStackCap));
 #endif
 }
 
@@ -59,6 +64,10 @@ uint64_t usable_memory_bytes() {
   uint64_t mem = pages > 0 && page > 0 ? uint64_t(pages) * uint64_t(page) : 0;
   for (const char *p : {"/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"})
     if (uint64_t lim = read_cgroup_limit(p); lim != 0 && (mem == 0 || lim < mem)) mem = lim;
+  // An address-space limit (ulimit -v) bounds what a reservation may take too.
+  struct rlimit as;
+  if (getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY && (mem == 0 || as.rlim_cur < mem))
+    mem = as.rlim_cur;
   return mem;
 }
 

@@ -61,7 +61,7 @@ TEST_CASE("nothing read gives an empty snapshot, which never goes stale", "[glob
   CHECK(globals_unchanged(NIL));
 }
 
-TEST_CASE("set! and define move the epoch; a snapshot compares values by eqv?", "[global_reads]") {
+TEST_CASE("set! and define move the epoch, and a snapshot compares values by eqv?", "[global_reads]") {
   eval_string("(define gr-x 2.0) (define gr-t (tensor '(1.0 2.0)))", "gr");
   Value snap = NIL;
   {

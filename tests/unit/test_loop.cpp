@@ -112,7 +112,7 @@ TEST_CASE("loop: append_vjp seeds each output with its own adjoint", "[loop]") {
   CHECK(write_string(r) == want);
 }
 
-TEST_CASE("loop: one loop node whatever the trip count; a traced N is refused", "[loop]") {
+TEST_CASE("loop: one loop node whatever the trip count, and a traced N is refused", "[loop]") {
   // The param, its flat reshape, the placeholder for no captured values, the loop
   // and the reshape taking the number out.
   CHECK(run("(list (graph-node-count (lambda (x) (fori-loop 10 (lambda (i c) (* c 0.5)) x)) 1.0)"
