@@ -171,11 +171,7 @@ void jit_exclude_from_gc_roots() { GC_register_has_static_roots_callback(scan_li
 void jit_mark_background_thread() { t_background = true; }
 bool jit_on_background_thread() { return t_background; }
 
-static void remove_compile_tmpdir();
-
 void jit_abandon_compile() {
-  // The process ends under the compile: atexit handlers do not run (_Exit).
-  remove_compile_tmpdir();
   std::lock_guard<std::mutex> lock(message_mutex());
   if (g_background_capture) {
     std::string held = g_background_capture->end_now();
@@ -206,18 +202,9 @@ void jit_pass_through(const std::string &captured, const std::string &reason) {
 // exits under it) would leave that directory behind, so compiles run with
 // TMPDIR naming a directory of this process's own, made at the first compile in
 // the one TMPDIR names; exit, and the interrupt path, remove it with all it holds.
-static std::string g_compile_tmpdir;  // empty until made (or when it could not be)
-
-// A background compile may be the process's first: TMPDIR then names the private
-// directory from jit_prepare_background_tmpdir until a background compile has run
-// (and so libiberty has picked it); the user's value waits in g_user_tmpdir.
-static bool g_any_compile_queued = false;  // interpreter thread only
-static bool g_user_tmpdir_pending = false;
-static bool g_user_tmpdir_set = false;
-static std::string g_user_tmpdir;
-static std::atomic<bool> g_background_compiled{false};
-
 namespace {
+
+std::string g_compile_tmpdir;  // empty until made (or when it could not be)
 
 int remove_entry(const char *path, const struct stat *, int type, struct FTW *) {
   if (type == FTW_DP) rmdir(path);
@@ -227,67 +214,30 @@ int remove_entry(const char *path, const struct stat *, int type, struct FTW *) 
 
 // Renamed first: the abandoned compile (and the assembler it may be running)
 // names its files by their old paths, so it cannot add one while they go.
-}  // namespace
-
-static void remove_compile_tmpdir() {
+void remove_compile_tmpdir() {
   if (g_compile_tmpdir.empty()) return;
   std::string gone = g_compile_tmpdir + ".gone";
   const std::string &tree = rename(g_compile_tmpdir.c_str(), gone.c_str()) == 0 ? gone : g_compile_tmpdir;
   nftw(tree.c_str(), remove_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
-namespace {
-
-// The private directory, made in the one TMPDIR names (`user`) at first use.
-void make_compile_tmpdir(const char *user) {
-  if (!g_compile_tmpdir.empty()) return;
-  std::string tmpl = std::string(user && *user ? user : "/tmp") + "/kiln-jit-XXXXXX";
-  if (mkdtemp(tmpl.data())) {
-    g_compile_tmpdir = tmpl;
-    std::atexit(remove_compile_tmpdir);
-  }
-}
-
-}  // namespace
-
-static void restore_user_tmpdir_if_picked() {
-  if (!g_user_tmpdir_pending || !g_background_compiled.load(std::memory_order_acquire)) return;
-  g_user_tmpdir_pending = false;
-  if (g_user_tmpdir_set) setenv("TMPDIR", g_user_tmpdir.c_str(), 1);
-  else unsetenv("TMPDIR");
-}
-
-void jit_prepare_background_tmpdir() {
-  if (g_any_compile_queued) return;
-  g_any_compile_queued = true;
-  const char *user = std::getenv("TMPDIR");
-  make_compile_tmpdir(user);
-  if (g_compile_tmpdir.empty()) return;
-  g_user_tmpdir_set = user != nullptr;
-  if (user) g_user_tmpdir = user;
-  g_user_tmpdir_pending = true;
-  setenv("TMPDIR", g_compile_tmpdir.c_str(), 1);
-}
-
-namespace {
-
 // Points TMPDIR at the private directory while a compile runs, and back after.
 class CompileTmpdir {
  public:
   CompileTmpdir() {
-    g_any_compile_queued = true;
-    restore_user_tmpdir_if_picked();
-    // Still pointing at the private directory for a background compile: leave it.
-    if (g_user_tmpdir_pending) return;
     const char *user = std::getenv("TMPDIR");
     had_ = user != nullptr;
     if (had_) saved_ = user;
-    make_compile_tmpdir(user);
+    if (g_compile_tmpdir.empty()) {
+      std::string tmpl = std::string(had_ && *user ? user : "/tmp") + "/kiln-jit-XXXXXX";
+      if (mkdtemp(tmpl.data())) {
+        g_compile_tmpdir = tmpl;
+        std::atexit(remove_compile_tmpdir);
+      }
+    }
     if (!g_compile_tmpdir.empty()) setenv("TMPDIR", g_compile_tmpdir.c_str(), 1);
-    active_ = true;
   }
   ~CompileTmpdir() {
-    if (!active_) return;
     if (had_) setenv("TMPDIR", saved_.c_str(), 1);
     else unsetenv("TMPDIR");
   }
@@ -296,7 +246,6 @@ class CompileTmpdir {
 
  private:
   bool had_ = false;
-  bool active_ = false;
   std::string saved_;
 };
 
@@ -312,7 +261,6 @@ void run_uninterruptible(const std::string &kernel_name, StderrCapture *capture,
       g_abandon_cleanup = new std::function<void()>(before_exit);
     }
     work(data);
-    g_background_compiled.store(true, std::memory_order_release);  // libiberty has picked TMPDIR
     std::lock_guard<std::mutex> lock(message_mutex());
     delete g_abandon_cleanup;
     g_abandon_cleanup = nullptr;
@@ -369,10 +317,7 @@ void jit_message(const std::string &line) {
   }
 }
 
-static void restore_user_tmpdir_if_picked();
-
 void jit_drain_messages() {
-  restore_user_tmpdir_if_picked();
   if (!g_messages_queued.load(std::memory_order_acquire)) return;
   std::vector<std::string> lines;
   {

@@ -111,13 +111,6 @@ inline void check_interrupt_unless_background() {
 // capture holds, the interpreter thread's last messages, is written to stderr).
 void jit_abandon_compile();
 
-// Before the first background compile is queued (interpreter thread): libiberty
-// picks libgccjit's temporary directory once per process, at the first compile, so
-// when that compile is a background one TMPDIR must already name the process's
-// private directory (removed at exit and by jit_abandon_compile). TMPDIR gets the
-// user's value back once a background compile has picked it (jit_drain_messages).
-void jit_prepare_background_tmpdir();
-
 // While the background thread compiles, fd 2 is redirected for the driver's
 // messages, so anything the interpreter thread wrote meanwhile was captured too:
 // this writes it back to stderr, except the line quoted as `reason` (empty on

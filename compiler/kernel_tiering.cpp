@@ -104,7 +104,6 @@ bool jit_sync_mode() {
 BackgroundCompile *compile_in_background(const std::string &name, const std::string &key_text,
                                          void (*build)(gcc_jit_context *, void *), void *data) {
   Queue &q = queue();
-  jit_prepare_background_tmpdir();
   auto *job = new BackgroundCompile;
   job->name = name;
   job->key_text = key_text;
