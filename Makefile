@@ -40,7 +40,8 @@ GC_STRESS_SKIP ?= lists/basics lists/errors lists/higher_order lists/sort \
                   vectors/vectors hashtables/basic equality/equal syntax/lazy \
                   tail/case_arrow tail/apply_values tail/deep_recursion tail/million_deep tail/stack_overflow \
                   tensors/heap_flat tensors/summation_order printer/deep_nesting reader/deep_nesting \
-                  errors/out_of_memory errors/huge_value errors/huge_value_message
+                  errors/out_of_memory errors/huge_value errors/huge_value_message \
+                  vmap/grad
 
 # libgccjit's headers come with the matching gcc; tmux drives the REPL tests;
 # python3 drives some test tools; zlib gives model files their CRC-32; GMP gives
