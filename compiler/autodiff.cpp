@@ -4,14 +4,14 @@
 // because nodes are visited in reverse topological order and every
 // contribution goes to an operand (a lower index). Only nodes that depend on a
 // param get adjoints; constants and masks never do.
-#include "autodiff.h"
+#include "compiler/autodiff.h"
 
 #include <algorithm>
 
-#include "../runtime/error.h"
-#include "../runtime/gelu_formula.h"
-#include "collective.h"
-#include "loop.h"
+#include "compiler/collective.h"
+#include "compiler/loop.h"
+#include "runtime/error.h"
+#include "runtime/gelu_formula.h"
 
 namespace kiln {
 namespace {

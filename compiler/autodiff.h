@@ -8,7 +8,7 @@
 #pragma once
 #include <vector>
 
-#include "graph.h"
+#include "compiler/graph.h"
 
 namespace kiln {
 

@@ -1,6 +1,6 @@
 // batch_family.cpp — finding a batch family from two traces, checking a third
 // trace against it, and which nodes the lowerings can give a run-time n.
-#include "batch_family.h"
+#include "compiler/batch_family.h"
 
 #include <fmt/format.h>
 

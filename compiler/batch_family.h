@@ -21,8 +21,8 @@
 #include <string>
 #include <vector>
 
-#include "graph.h"
-#include "kernel_plan.h"
+#include "compiler/graph.h"
+#include "compiler/kernel_plan.h"
 
 namespace kiln {
 

@@ -1,9 +1,9 @@
 // batching.cpp — the batching rule of every graph op (batching.h). The switch in
 // batch_node has no `default:`, so -Wswitch names an op added without a rule.
-#include "batching.h"
+#include "compiler/batching.h"
 
-#include "../runtime/error.h"
-#include "../runtime/tensor.h"
+#include "runtime/error.h"
+#include "runtime/tensor.h"
 
 namespace kiln {
 namespace {

@@ -14,7 +14,7 @@
 #pragma once
 #include <cstdint>
 
-#include "graph.h"
+#include "compiler/graph.h"
 
 namespace kiln {
 

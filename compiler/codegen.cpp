@@ -1,7 +1,7 @@
 // codegen.cpp — emit_kernel: binds the plan's slots (kernel_plan.h) to the
 // kernel's buffers and walks its steps, calling one lowering (kernel_emitter.h)
 // per node, fused run or pair of sums.
-#include "codegen.h"
+#include "compiler/codegen.h"
 
 #include <fmt/format.h>
 
@@ -10,9 +10,9 @@
 #include <map>
 #include <string>
 
-#include "../runtime/error.h"
-#include "kernel_emitter.h"
-#include "kernel_units.h"
+#include "compiler/kernel_emitter.h"
+#include "compiler/kernel_units.h"
+#include "runtime/error.h"
 
 namespace kiln {
 

@@ -19,9 +19,9 @@
 
 #include <cstdint>
 
-#include "batch_family.h"
-#include "graph.h"
-#include "kernel_plan.h"
+#include "compiler/batch_family.h"
+#include "compiler/graph.h"
+#include "compiler/kernel_plan.h"
 
 namespace kiln {
 

@@ -1,9 +1,9 @@
 // collective.cpp — the Allreduce node's exchange hook and its pending error (collective.h).
-#include "collective.h"
+#include "compiler/collective.h"
 
 #include <cstring>
 
-#include "../runtime/error.h"
+#include "runtime/error.h"
 
 namespace kiln {
 

@@ -4,15 +4,15 @@
 // existing index when an identical node (same op, attributes, operands) was
 // recorded before, so the graph never holds duplicates and stays topological
 // (operands are always recorded before their users).
-#include "graph.h"
+#include "compiler/graph.h"
 
 #include <cstring>
 
-#include "../runtime/error.h"
-#include "../runtime/gc.h"
-#include "../runtime/tensor.h"
-#include "../runtime/tensor_shapes.h"
-#include "loop.h"
+#include "compiler/loop.h"
+#include "runtime/error.h"
+#include "runtime/gc.h"
+#include "runtime/tensor.h"
+#include "runtime/tensor_shapes.h"
 
 namespace kiln {
 

@@ -21,10 +21,10 @@
 #include <string>
 #include <vector>
 
-#include "../runtime/random_keys.h"
-#include "../runtime/tensor_ops.h"
-#include "../runtime/tensor_shapes.h"
-#include "../runtime/value.h"
+#include "runtime/random_keys.h"
+#include "runtime/tensor_ops.h"
+#include "runtime/tensor_shapes.h"
+#include "runtime/value.h"
 
 namespace kiln {
 

@@ -1,14 +1,14 @@
 // graph_build.cpp — trace, differentiate, optimise (graph_build.h).
-#include "graph_build.h"
+#include "compiler/graph_build.h"
 
-#include "../runtime/args.h"
-#include "../runtime/error.h"
-#include "../runtime/gc.h"
-#include "../runtime/printer.h"
-#include "../runtime/tensor.h"
-#include "autodiff.h"
-#include "optimise.h"
-#include "trace.h"
+#include "compiler/autodiff.h"
+#include "compiler/optimise.h"
+#include "compiler/trace.h"
+#include "runtime/args.h"
+#include "runtime/error.h"
+#include "runtime/gc.h"
+#include "runtime/printer.h"
+#include "runtime/tensor.h"
 
 namespace kiln {
 

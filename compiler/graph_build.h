@@ -8,8 +8,8 @@
 #include <memory>
 #include <vector>
 
-#include "graph.h"
-#include "tree.h"
+#include "compiler/graph.h"
+#include "compiler/tree.h"
 
 namespace kiln {
 

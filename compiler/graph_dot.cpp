@@ -2,13 +2,13 @@
 // shape), one edge per operand, and a double outline on the outputs.
 //
 // Invariant: see graph_dot.h.
-#include "graph_dot.h"
+#include "compiler/graph_dot.h"
 
 #include <fmt/format.h>
 
-#include "../runtime/printer.h"
-#include "collective.h"
-#include "loop.h"
+#include "compiler/collective.h"
+#include "compiler/loop.h"
+#include "runtime/printer.h"
 
 namespace kiln {
 

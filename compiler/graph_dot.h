@@ -5,7 +5,7 @@
 #pragma once
 #include <string>
 
-#include "graph.h"
+#include "compiler/graph.h"
 
 namespace kiln {
 

@@ -4,16 +4,16 @@
 // use (by a later node or as an output); pool buffers are recycled at that
 // point. Reshape nodes that are not outputs alias their operand's buffer, so
 // their uses count as uses of that buffer (the "storage root").
-#include "graph_eval.h"
+#include "compiler/graph_eval.h"
 
 #include <cstdlib>
 #include <cstring>
 #include <vector>
 
-#include "../runtime/tensor.h"
-#include "../runtime/tensor_shapes.h"
-#include "collective.h"
-#include "loop.h"
+#include "compiler/collective.h"
+#include "compiler/loop.h"
+#include "runtime/tensor.h"
+#include "runtime/tensor_shapes.h"
 
 namespace kiln {
 

@@ -6,7 +6,7 @@
 // come from a pool and go back to it after their last use, so an evaluation
 // reuses memory; outputs are written straight into fresh Lisp tensors.
 #pragma once
-#include "graph.h"
+#include "compiler/graph.h"
 
 namespace kiln {
 

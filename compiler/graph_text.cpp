@@ -1,5 +1,5 @@
 // graph_text.cpp — the canonical text of a graph (see graph_text.h).
-#include "graph_text.h"
+#include "compiler/graph_text.h"
 
 #include <fmt/format.h>
 
@@ -7,7 +7,7 @@
 #include <cstring>
 #include <iterator>
 
-#include "loop.h"
+#include "compiler/loop.h"
 
 namespace kiln {
 

@@ -7,12 +7,12 @@
 #include <cstdio>
 #include <cstring>
 
-#include "../runtime/tensor.h"
-#include "codegen.h"
-#include "graph_eval.h"
-#include "jit_context.h"
-#include "kernel_cache.h"
-#include "kernel_object.h"
+#include "compiler/codegen.h"
+#include "compiler/graph_eval.h"
+#include "compiler/jit_context.h"
+#include "compiler/kernel_cache.h"
+#include "compiler/kernel_object.h"
+#include "runtime/tensor.h"
 
 namespace kiln {
 

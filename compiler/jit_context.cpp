@@ -1,5 +1,5 @@
 // jit_context.cpp — CPU level, flags, context creation, stderr capture.
-#include "jit_context.h"
+#include "compiler/jit_context.h"
 
 #include <fcntl.h>
 #include <ftw.h>
@@ -16,9 +16,9 @@
 #include <string>
 #include <thread>
 
-#include "../runtime/eval.h"
-#include "../runtime/gc.h"
-#include "../runtime/port.h"
+#include "runtime/eval.h"
+#include "runtime/gc.h"
+#include "runtime/port.h"
 
 namespace kiln {
 

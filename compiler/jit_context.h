@@ -23,7 +23,7 @@
 #include <string>
 #include <vector>
 
-#include "../runtime/eval.h"
+#include "runtime/eval.h"
 
 namespace kiln {
 

@@ -1,6 +1,6 @@
 // kernel_cache.cpp — key, safe directory and entries, locked atomic write, loading by
 // file descriptor (kernel_cache.h).
-#include "kernel_cache.h"
+#include "compiler/kernel_cache.h"
 
 #include <dlfcn.h>
 #include <fcntl.h>
@@ -19,9 +19,9 @@
 #include <set>
 #include <vector>
 
-#include "../runtime/eval.h"
-#include "../runtime/eval_internal.h"
-#include "jit_context.h"
+#include "compiler/jit_context.h"
+#include "runtime/eval.h"
+#include "runtime/eval_internal.h"
 
 namespace kiln {
 

@@ -1,15 +1,15 @@
 // kernel_emitter.cpp — libgccjit building blocks and the per-op lowerings, each
 // reproducing the summation order of its runtime/tensor_ops.h kernel (see
 // kernel_emitter.h).
-#include "kernel_emitter.h"
+#include "compiler/kernel_emitter.h"
 
 #include <algorithm>
 
-#include "../runtime/gelu_formula.h"
-#include "../runtime/random_keys.h"
-#include "../runtime/tanh_formula.h"
-#include "jit_context.h"
-#include "kernel_plan.h"
+#include "compiler/jit_context.h"
+#include "compiler/kernel_plan.h"
+#include "runtime/gelu_formula.h"
+#include "runtime/random_keys.h"
+#include "runtime/tanh_formula.h"
 
 namespace kiln::jit {
 

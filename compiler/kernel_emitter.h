@@ -27,7 +27,7 @@
 #include <string>
 #include <vector>
 
-#include "graph.h"
+#include "compiler/graph.h"
 
 // In their own namespace: Ref and Emitter are short names, seen only by the
 // lowering's two files.

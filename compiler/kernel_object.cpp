@@ -1,5 +1,5 @@
 // kernel_object.cpp — creating, printing and calling compiled kernels.
-#include "kernel_object.h"
+#include "compiler/kernel_object.h"
 
 #include <alloca.h>
 
@@ -7,19 +7,19 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "../runtime/args.h"
-#include "../runtime/error.h"
-#include "../runtime/eval.h"
-#include "../runtime/tensor.h"
-#include "../runtime/tensor_shapes.h"
-#include "../runtime/threadpool.h"
-#include "codegen.h"
-#include "collective.h"
-#include "graph_eval.h"
-#include "graph_text.h"
-#include "jit_context.h"
-#include "kernel_cache.h"
-#include "kernel_tiering.h"
+#include "compiler/codegen.h"
+#include "compiler/collective.h"
+#include "compiler/graph_eval.h"
+#include "compiler/graph_text.h"
+#include "compiler/jit_context.h"
+#include "compiler/kernel_cache.h"
+#include "compiler/kernel_tiering.h"
+#include "runtime/args.h"
+#include "runtime/error.h"
+#include "runtime/eval.h"
+#include "runtime/tensor.h"
+#include "runtime/tensor_shapes.h"
+#include "runtime/threadpool.h"
 
 namespace kiln {
 

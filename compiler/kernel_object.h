@@ -18,11 +18,11 @@
 #include <string>
 #include <vector>
 
-#include "../runtime/object.h"
-#include "batch_family.h"
-#include "graph.h"
-#include "kernel_plan.h"
-#include "tree.h"
+#include "compiler/batch_family.h"
+#include "compiler/graph.h"
+#include "compiler/kernel_plan.h"
+#include "compiler/tree.h"
+#include "runtime/object.h"
 
 namespace kiln {
 

@@ -1,15 +1,15 @@
 // kernel_plan.cpp — where a kernel's values live and the order it computes
 // them in (see kernel_plan.h).
-#include "kernel_plan.h"
+#include "compiler/kernel_plan.h"
 
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <map>
 
-#include "../runtime/eval.h"
-#include "jit_context.h"
-#include "kernel_units.h"
+#include "compiler/jit_context.h"
+#include "compiler/kernel_units.h"
+#include "runtime/eval.h"
 
 namespace kiln {
 

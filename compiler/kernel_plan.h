@@ -30,8 +30,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "graph.h"
-#include "kernel_units.h"
+#include "compiler/graph.h"
+#include "compiler/kernel_units.h"
 
 namespace kiln {
 

@@ -10,7 +10,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "graph.h"
+#include "compiler/graph.h"
 
 namespace kiln {
 

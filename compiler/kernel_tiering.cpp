@@ -1,5 +1,5 @@
 // kernel_tiering.cpp — the background compile thread (see kernel_tiering.h).
-#include "kernel_tiering.h"
+#include "compiler/kernel_tiering.h"
 
 #include <pthread.h>
 #include <unistd.h>
@@ -12,10 +12,10 @@
 #include <deque>
 #include <mutex>
 
-#include "../runtime/error.h"
-#include "../runtime/eval.h"
-#include "../runtime/gc.h"  // with GC_THREADS: pthread_create registers the thread
-#include "jit_context.h"
+#include "compiler/jit_context.h"
+#include "runtime/error.h"
+#include "runtime/eval.h"
+#include "runtime/gc.h"  // with GC_THREADS: pthread_create registers the thread
 
 namespace kiln {
 

@@ -19,7 +19,7 @@
 #include <atomic>
 #include <string>
 
-#include "kernel_cache.h"
+#include "compiler/kernel_cache.h"
 
 namespace kiln {
 

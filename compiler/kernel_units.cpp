@@ -1,6 +1,6 @@
 // kernel_units.cpp — steps grouped into units and their signatures (see
 // kernel_units.h).
-#include "kernel_units.h"
+#include "compiler/kernel_units.h"
 
 #include <fmt/format.h>
 
@@ -8,8 +8,8 @@
 #include <cstring>
 #include <unordered_map>
 
-#include "../runtime/eval.h"
-#include "jit_context.h"
+#include "compiler/jit_context.h"
+#include "runtime/eval.h"
 
 namespace kiln {
 

@@ -25,8 +25,8 @@
 #include <string>
 #include <vector>
 
-#include "graph.h"
-#include "kernel_schedule.h"
+#include "compiler/graph.h"
+#include "compiler/kernel_schedule.h"
 
 namespace kiln {
 

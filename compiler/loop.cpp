@@ -2,7 +2,7 @@
 //
 // Invariant: a step computes every body node with eval_node, as graph_eval does,
 // so a loop's result is the bits of the eager loop calling the same ops.
-#include "loop.h"
+#include "compiler/loop.h"
 
 #include <fmt/format.h>
 
@@ -10,12 +10,12 @@
 #include <cstring>
 #include <iterator>
 
-#include "../runtime/error.h"
-#include "../runtime/random_keys.h"
-#include "autodiff.h"
-#include "graph_eval.h"
-#include "graph_text.h"
-#include "optimise.h"
+#include "compiler/autodiff.h"
+#include "compiler/graph_eval.h"
+#include "compiler/graph_text.h"
+#include "compiler/optimise.h"
+#include "runtime/error.h"
+#include "runtime/random_keys.h"
 
 namespace kiln {
 

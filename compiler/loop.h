@@ -22,7 +22,7 @@
 #include <memory>
 #include <vector>
 
-#include "graph.h"
+#include "compiler/graph.h"
 
 namespace kiln {
 

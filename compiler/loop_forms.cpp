@@ -3,7 +3,7 @@
 // Invariant: see loop_forms.h. The eager loop and the Loop node compute the same
 // ops in the same order, so their results agree bit for bit (numbers are
 // float64 traced, as everywhere in graphs).
-#include "loop_forms.h"
+#include "compiler/loop_forms.h"
 
 #include <fmt/format.h>
 
@@ -12,16 +12,16 @@
 #include <unordered_map>
 #include <vector>
 
-#include "../runtime/args.h"
-#include "../runtime/equal.h"
-#include "../runtime/error.h"
-#include "../runtime/eval.h"
-#include "../runtime/gc.h"
-#include "../runtime/tensor.h"
-#include "loop.h"
-#include "optimise.h"
-#include "trace.h"
-#include "tree.h"
+#include "compiler/loop.h"
+#include "compiler/optimise.h"
+#include "compiler/trace.h"
+#include "compiler/tree.h"
+#include "runtime/args.h"
+#include "runtime/equal.h"
+#include "runtime/error.h"
+#include "runtime/eval.h"
+#include "runtime/gc.h"
+#include "runtime/tensor.h"
 
 namespace kiln {
 namespace {

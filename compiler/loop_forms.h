@@ -11,7 +11,7 @@
 //     enclosing graph (computed once, before the loop) and enters the body as a
 //     captured value.
 #pragma once
-#include "../runtime/value.h"
+#include "runtime/value.h"
 
 namespace kiln {
 

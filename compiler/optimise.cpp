@@ -4,14 +4,14 @@
 // nodes whose result is no larger than their largest operand, so a broadcast of
 // a constant (a gradient seed spread over a big tensor) stays one cheap node
 // instead of becoming a large literal.
-#include "optimise.h"
+#include "compiler/optimise.h"
 
 #include <algorithm>
 #include <vector>
 
-#include "../runtime/error.h"
-#include "../runtime/tensor.h"
-#include "graph_eval.h"
+#include "compiler/graph_eval.h"
+#include "runtime/error.h"
+#include "runtime/tensor.h"
 
 namespace kiln {
 namespace {

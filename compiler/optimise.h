@@ -12,7 +12,7 @@
 #pragma once
 #include <memory>
 
-#include "graph.h"
+#include "compiler/graph.h"
 
 namespace kiln {
 

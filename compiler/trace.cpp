@@ -4,21 +4,21 @@
 // Invariant: see trace.h. Every operation on a symbolic value either records a
 // node through the Graph API (which checks shapes with the eager builtins'
 // messages) or raises `graph: 'NAME' is not supported inside a traced function`.
-#include "trace.h"
+#include "compiler/trace.h"
 
 #include <optional>
 #include <string_view>
 #include <unordered_map>
 
-#include "../runtime/args.h"
-#include "../runtime/eval.h"
-#include "../runtime/nodes.h"
-#include "../runtime/printer.h"
-#include "../runtime/tensor.h"
-#include "../runtime/tensor_shapes.h"
-#include "autodiff.h"
-#include "batching.h"
-#include "window_graph.h"
+#include "compiler/autodiff.h"
+#include "compiler/batching.h"
+#include "compiler/window_graph.h"
+#include "runtime/args.h"
+#include "runtime/eval.h"
+#include "runtime/nodes.h"
+#include "runtime/printer.h"
+#include "runtime/tensor.h"
+#include "runtime/tensor_shapes.h"
 
 namespace kiln {
 

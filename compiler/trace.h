@@ -7,8 +7,8 @@
 #pragma once
 #include <vector>
 
-#include "graph.h"
-#include "tree.h"
+#include "compiler/graph.h"
+#include "compiler/tree.h"
 
 namespace kiln {
 

@@ -1,15 +1,15 @@
 // tree.cpp — flattening, matching and rebuilding trees (tree.h).
-#include "tree.h"
+#include "compiler/tree.h"
 
 #include <unordered_set>
 
-#include "../runtime/args.h"
-#include "../runtime/error.h"
-#include "../runtime/gc.h"
-#include "../runtime/list_builder.h"
-#include "../runtime/object.h"
-#include "../runtime/tensor.h"
-#include "trace.h"
+#include "compiler/trace.h"
+#include "runtime/args.h"
+#include "runtime/error.h"
+#include "runtime/gc.h"
+#include "runtime/list_builder.h"
+#include "runtime/object.h"
+#include "runtime/tensor.h"
 
 namespace kiln {
 

@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "../runtime/value.h"
+#include "runtime/value.h"
 
 namespace kiln {
 

@@ -1,10 +1,10 @@
 // window_graph.cpp — the traced composite of convolutions and pooling (window_graph.h).
-#include "window_graph.h"
+#include "compiler/window_graph.h"
 
 #include <cmath>
 
-#include "../runtime/object.h"
-#include "../runtime/tensor.h"
+#include "runtime/object.h"
+#include "runtime/tensor.h"
 
 namespace kiln {
 

@@ -13,8 +13,8 @@
 //      so each sum runs c ascending, then kh, then kw, from 0.0;
 //      pools: max-axis or mean-axis over the window axis (kh, kw row-major).
 #pragma once
-#include "../runtime/window.h"
-#include "graph.h"
+#include "compiler/graph.h"
+#include "runtime/window.h"
 
 namespace kiln {
 

@@ -1,4 +1,4 @@
-#include "commands.h"
+#include "repl/commands.h"
 
 #include <time.h>
 
@@ -8,8 +8,10 @@
 #include <string_view>
 #include <vector>
 
-#include "completion.h"
-#include "line_editor.h"
+#include "repl/completion.h"
+#include "repl/line_editor.h"
+#include "repl/session.h"
+#include "repl/syntax_docs.h"
 #include "runtime/eval.h"
 #include "runtime/eval_internal.h"
 #include "runtime/gc.h"
@@ -17,8 +19,6 @@
 #include "runtime/printer.h"
 #include "runtime/reader.h"
 #include "runtime/srcloc.h"
-#include "session.h"
-#include "syntax_docs.h"
 
 namespace kiln {
 

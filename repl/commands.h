@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-#include "repl_eval.h"
+#include "repl/repl_eval.h"
 
 namespace kiln {
 

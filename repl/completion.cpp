@@ -1,8 +1,8 @@
-#include "completion.h"
+#include "repl/completion.h"
 
 #include <algorithm>
 
-#include "entry_scan.h"
+#include "repl/entry_scan.h"
 #include "runtime/eval.h"
 #include "runtime/object.h"
 

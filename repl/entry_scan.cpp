@@ -1,4 +1,4 @@
-#include "entry_scan.h"
+#include "repl/entry_scan.h"
 
 namespace kiln {
 

@@ -1,4 +1,4 @@
-#include "history.h"
+#include "repl/history.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>

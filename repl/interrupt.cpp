@@ -1,4 +1,4 @@
-#include "interrupt.h"
+#include "repl/interrupt.h"
 
 #include <fcntl.h>
 #include <poll.h>

@@ -1,4 +1,4 @@
-#include "jupyter_install.h"
+#include "repl/jupyter_install.h"
 
 #include <unistd.h>
 

@@ -1,4 +1,4 @@
-#include "jupyter_kernel.h"
+#include "repl/jupyter_kernel.h"
 
 #include <signal.h>
 #include <unistd.h>
@@ -10,22 +10,22 @@
 #include <zmq.hpp>
 #include <zmq_addon.hpp>
 
-#include "commands.h"
-#include "interrupt.h"
-#include "jupyter_output.h"
-#include "jupyter_requests.h"
-#include "jupyter_wire.h"
-#include "repl_eval.h"
+#include "repl/commands.h"
+#include "repl/interrupt.h"
+#include "repl/jupyter_output.h"
+#include "repl/jupyter_requests.h"
+#include "repl/jupyter_wire.h"
+#include "repl/repl_eval.h"
+#include "repl/session.h"
+#include "repl/tensor_echo.h"
 #include "runtime/big_stack.h"
 #include "runtime/eval.h"
 #include "runtime/gc.h"
 #include "runtime/port.h"
 #include "runtime/srcloc.h"
 #include "runtime/tensor.h"
-#include "session.h"
 #include "stdlib/boot.h"
 #include "stdlib/rich_display.h"
-#include "tensor_echo.h"
 
 namespace kiln {
 

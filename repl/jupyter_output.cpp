@@ -1,4 +1,4 @@
-#include "jupyter_output.h"
+#include "repl/jupyter_output.h"
 
 #include <fcntl.h>
 #include <poll.h>

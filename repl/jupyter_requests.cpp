@@ -1,12 +1,12 @@
-#include "jupyter_requests.h"
+#include "repl/jupyter_requests.h"
 
 #include <cstring>
 #include <string_view>
 
-#include "commands.h"
-#include "completion.h"
-#include "entry_scan.h"
-#include "line_editor.h"
+#include "repl/commands.h"
+#include "repl/completion.h"
+#include "repl/entry_scan.h"
+#include "repl/line_editor.h"
 #include "runtime/error.h"
 
 namespace kiln::jupyter {

@@ -8,7 +8,7 @@
 // agree. Positions are in Unicode code points, as protocol 5.2 and later count
 // them. Run them on the evaluating thread (they intern symbols).
 #pragma once
-#include "jupyter_wire.h"
+#include "repl/jupyter_wire.h"
 
 namespace kiln::jupyter {
 

@@ -1,4 +1,4 @@
-#include "jupyter_wire.h"
+#include "repl/jupyter_wire.h"
 
 #include <openssl/crypto.h>
 #include <openssl/evp.h>

@@ -1,5 +1,5 @@
 // The getline-based editors, and the choice between them and readline.
-#include "line_editor.h"
+#include "repl/line_editor.h"
 
 #include <cstdio>
 #include <iostream>

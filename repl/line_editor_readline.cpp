@@ -23,10 +23,10 @@
 #include <readline/history.h>
 #include <readline/readline.h>
 
-#include "completion.h"
-#include "history.h"
-#include "interrupt.h"
-#include "line_editor.h"
+#include "repl/completion.h"
+#include "repl/history.h"
+#include "repl/interrupt.h"
+#include "repl/line_editor.h"
 #include "runtime/port.h"
 
 namespace kiln {

@@ -12,16 +12,16 @@
 
 #include "compiler/jit_context.h"
 #include "compiler/kernel_tiering.h"
-#include "notebook_command.h"
+#include "repl/notebook_command.h"
+#include "repl/session.h"
+#include "repl/test_runner.h"
 #include "runtime/big_stack.h"
 #include "runtime/eval.h"
 #include "runtime/library.h"
 #include "runtime/printer.h"
-#include "session.h"
 #include "stdlib/boot.h"
 #include "stdlib/builtins.h"
 #include "stdlib/mpi.h"
-#include "test_runner.h"
 
 namespace kiln {
 

@@ -1,11 +1,11 @@
-#include "notebook_command.h"
+#include "repl/notebook_command.h"
 
 #include <cstdio>
 #include <cstring>
 
 #ifdef KILN_HAVE_JUPYTER
-#include "jupyter_install.h"
-#include "jupyter_kernel.h"
+#include "repl/jupyter_install.h"
+#include "repl/jupyter_kernel.h"
 #endif
 
 namespace kiln {

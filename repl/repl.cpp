@@ -9,13 +9,13 @@
 #include <cstdio>
 #include <string>
 
-#include "commands.h"
-#include "entry_scan.h"
-#include "history.h"
-#include "interrupt.h"
-#include "line_editor.h"
-#include "repl_eval.h"
-#include "session.h"
+#include "repl/commands.h"
+#include "repl/entry_scan.h"
+#include "repl/history.h"
+#include "repl/interrupt.h"
+#include "repl/line_editor.h"
+#include "repl/repl_eval.h"
+#include "repl/session.h"
 
 namespace kiln {
 

@@ -1,4 +1,4 @@
-#include "repl_eval.h"
+#include "repl/repl_eval.h"
 
 #include <unistd.h>
 
@@ -8,14 +8,14 @@
 #include <new>
 #include <stdexcept>
 
-#include "interrupt.h"
+#include "repl/interrupt.h"
+#include "repl/session.h"
+#include "repl/tensor_echo.h"
 #include "runtime/error.h"
 #include "runtime/eval.h"
 #include "runtime/printer.h"
 #include "runtime/reader.h"
 #include "runtime/srcloc.h"
-#include "session.h"
-#include "tensor_echo.h"
 
 namespace kiln {
 

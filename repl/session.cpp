@@ -1,4 +1,4 @@
-#include "session.h"
+#include "repl/session.h"
 
 #include <cstdio>
 #include <new>

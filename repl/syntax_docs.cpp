@@ -1,4 +1,4 @@
-#include "syntax_docs.h"
+#include "repl/syntax_docs.h"
 
 namespace kiln {
 

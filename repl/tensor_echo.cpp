@@ -1,4 +1,4 @@
-#include "tensor_echo.h"
+#include "repl/tensor_echo.h"
 
 #include <algorithm>
 #include <vector>

@@ -9,12 +9,12 @@
 // its extent marked it captured.
 #include <string>
 
-#include "analyze_internal.h"
-#include "eval.h"
-#include "fused_elementwise.h"
-#include "library.h"
-#include "reader.h"
-#include "srcloc.h"
+#include "runtime/analyze_internal.h"
+#include "runtime/eval.h"
+#include "runtime/fused_elementwise.h"
+#include "runtime/library.h"
+#include "runtime/reader.h"
+#include "runtime/srcloc.h"
 
 namespace kiln {
 

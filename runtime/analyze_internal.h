@@ -16,9 +16,9 @@
 #pragma once
 #include <string_view>
 
-#include "args.h"
-#include "nodes.h"
-#include "srcloc.h"
+#include "runtime/args.h"
+#include "runtime/nodes.h"
+#include "runtime/srcloc.h"
 
 namespace kiln {
 

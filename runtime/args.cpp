@@ -1,7 +1,7 @@
 // args.cpp — defining builtins and checking their arguments (see args.h).
-#include "args.h"
+#include "runtime/args.h"
 
-#include "eval.h"
+#include "runtime/eval.h"
 
 namespace kiln {
 

@@ -7,8 +7,8 @@
 // which raise the one message shape "WHO: argument POS must be WHAT, got V"
 // naming the builtin and the 1-based position.
 #pragma once
-#include "error.h"
-#include "object.h"
+#include "runtime/error.h"
+#include "runtime/object.h"
 
 namespace kiln {
 

@@ -1,5 +1,5 @@
 // big_stack.cpp — see big_stack.h for why evaluation runs on its own thread.
-#include "big_stack.h"
+#include "runtime/big_stack.h"
 
 #include <pthread.h>
 #include <sys/mman.h>
@@ -10,8 +10,8 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "eval_internal.h"
-#include "gc.h"
+#include "runtime/eval_internal.h"
+#include "runtime/gc.h"
 
 namespace kiln {
 

@@ -7,9 +7,9 @@
 // analysed in, since a local macro is only visible inside its own scope; if
 // it is not on the chain (an expansion kept and analysed elsewhere, e.g. by
 // eval), the alias falls back to its name's global meaning.
-#include "analyze_internal.h"
-#include "hashtable.h"
-#include "library.h"
+#include "runtime/analyze_internal.h"
+#include "runtime/hashtable.h"
+#include "runtime/library.h"
 
 namespace kiln {
 

@@ -1,12 +1,12 @@
 // complex.cpp — construction, arithmetic and text of complex numbers (complex.h).
-#include "complex.h"
+#include "runtime/complex.h"
 
 #include <cmath>
 
-#include "error.h"
-#include "exact.h"
-#include "number.h"
-#include "printer.h"
+#include "runtime/error.h"
+#include "runtime/exact.h"
+#include "runtime/number.h"
+#include "runtime/printer.h"
 
 namespace kiln {
 

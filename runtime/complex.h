@@ -11,7 +11,7 @@
 #include <complex>
 #include <string>
 
-#include "object.h"
+#include "runtime/object.h"
 
 namespace kiln {
 

@@ -1,19 +1,19 @@
 // continuation.cpp — capture, escape and re-entry of continuations; the
 // top-level prompt; the wind list. See continuation.h for the design and its
 // invariants, docs/continuations.md for costs and limits.
-#include "continuation.h"
+#include "runtime/continuation.h"
 
 #include <cstring>
 #include <exception>
 #include <new>
 #include <string>
 
-#include "args.h"
-#include "eval_internal.h"
-#include "gc.h"
-#include "handlers.h"
-#include "library.h"
-#include "port.h"
+#include "runtime/args.h"
+#include "runtime/eval_internal.h"
+#include "runtime/gc.h"
+#include "runtime/handlers.h"
+#include "runtime/library.h"
+#include "runtime/port.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 #include <sanitizer/asan_interface.h>

@@ -46,7 +46,7 @@
 #include <csetjmp>
 #include <cstdint>
 
-#include "object.h"
+#include "runtime/object.h"
 
 namespace kiln {
 

@@ -1,12 +1,12 @@
-#include "equal.h"
+#include "runtime/equal.h"
 
 #include <cstring>
 #include <unordered_map>
 #include <utility>
 #include <vector>
 
-#include "eval.h"
-#include "object.h"
+#include "runtime/eval.h"
+#include "runtime/object.h"
 
 namespace kiln {
 

@@ -1,16 +1,16 @@
-#include "error.h"
+#include "runtime/error.h"
 
 #include <cstdio>
 #include <cstdlib>
 #include <new>
 
-#include "continuation.h"
-#include "eval.h"
-#include "eval_internal.h"
-#include "gc.h"
-#include "handlers.h"
-#include "object.h"
-#include "printer.h"
+#include "runtime/continuation.h"
+#include "runtime/eval.h"
+#include "runtime/eval_internal.h"
+#include "runtime/gc.h"
+#include "runtime/handlers.h"
+#include "runtime/object.h"
+#include "runtime/printer.h"
 
 namespace kiln {
 

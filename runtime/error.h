@@ -18,7 +18,7 @@
 #include <string_view>
 #include <vector>
 
-#include "value.h"
+#include "runtime/value.h"
 
 namespace kiln {
 

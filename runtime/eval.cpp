@@ -4,18 +4,18 @@
 // Invariant: see eval_internal.h (analysed once, tail calls through the
 // TAILCALL marker, leaf frames on the C++ stack). The thread that runs this
 // code has g_stack_limit set (big_stack.h).
-#include "eval.h"
+#include "runtime/eval.h"
 
 #include <algorithm>
 #include <new>
 
-#include "analyze_internal.h"
-#include "big_stack.h"
-#include "continuation.h"
-#include "eval_internal.h"
-#include "handlers.h"
-#include "printer.h"
-#include "srcloc.h"
+#include "runtime/analyze_internal.h"
+#include "runtime/big_stack.h"
+#include "runtime/continuation.h"
+#include "runtime/eval_internal.h"
+#include "runtime/handlers.h"
+#include "runtime/printer.h"
+#include "runtime/srcloc.h"
 
 namespace kiln {
 

@@ -20,9 +20,9 @@
 #include <functional>
 #include <vector>
 
-#include "error.h"
-#include "eval.h"
-#include "object.h"
+#include "runtime/error.h"
+#include "runtime/eval.h"
+#include "runtime/object.h"
 
 namespace kiln {
 

@@ -1,6 +1,6 @@
 // exact.cpp — exact integers and rationals (exact.h): GMP views and results,
 // exact arithmetic and comparison, and correctly rounded conversion to doubles.
-#include "exact.h"
+#include "runtime/exact.h"
 
 #include <algorithm>
 #include <atomic>
@@ -15,11 +15,11 @@
 #include <thread>
 #include <vector>
 
-#include "error.h"
-#include "eval.h"
-#include "exact_worker.h"
-#include "gc.h"
-#include "number.h"
+#include "runtime/error.h"
+#include "runtime/eval.h"
+#include "runtime/exact_worker.h"
+#include "runtime/gc.h"
+#include "runtime/number.h"
 
 namespace kiln {
 

@@ -1,5 +1,5 @@
 // exact_worker.cpp — see exact_worker.h.
-#include "exact_worker.h"
+#include "runtime/exact_worker.h"
 
 #include <chrono>
 #include <condition_variable>
@@ -8,10 +8,10 @@
 #include <system_error>
 #include <thread>
 
-#include "error.h"
-#include "eval.h"
-#include "exact.h"
-#include "gc.h"
+#include "runtime/error.h"
+#include "runtime/eval.h"
+#include "runtime/exact.h"
+#include "runtime/gc.h"
 
 namespace kiln {
 

@@ -17,7 +17,7 @@
 #include <cstdint>
 #include <functional>
 
-#include "object.h"
+#include "runtime/object.h"
 
 namespace kiln {
 

@@ -1,12 +1,12 @@
 // fused_elementwise.cpp — one pass over the elements for a nest of element-wise
 // tensor builtin calls (see the header for when it runs).
-#include "fused_elementwise.h"
+#include "runtime/fused_elementwise.h"
 
 #include <algorithm>
 
-#include "eval.h"
-#include "tensor.h"
-#include "tensor_ops_dispatch.h"
+#include "runtime/eval.h"
+#include "runtime/tensor.h"
+#include "runtime/tensor_ops_dispatch.h"
 
 namespace kiln {
 

@@ -16,8 +16,8 @@
 // Anything else (a symbolic value while tracing, a type or shape error, other
 // broadcasting) runs the ordinary call nodes the fused node keeps.
 #pragma once
-#include "nodes.h"
-#include "tensor_ops.h"
+#include "runtime/nodes.h"
+#include "runtime/tensor_ops.h"
 
 namespace kiln {
 

@@ -1,4 +1,4 @@
-#include "gc.h"
+#include "runtime/gc.h"
 
 #include <gc/gc_mark.h>
 #include <link.h>
@@ -8,7 +8,7 @@
 #include <cstring>
 #include <initializer_list>
 
-#include "gc_boot.h"
+#include "runtime/gc_boot.h"
 
 namespace kiln {
 

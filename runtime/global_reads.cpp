@@ -1,8 +1,8 @@
 // global_reads.cpp — recording the top-level variables a trace reads (global_reads.h).
-#include "global_reads.h"
+#include "runtime/global_reads.h"
 
-#include "equal.h"
-#include "gc.h"
+#include "runtime/equal.h"
+#include "runtime/gc.h"
 
 namespace kiln {
 

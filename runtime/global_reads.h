@@ -12,7 +12,7 @@
 #include <unordered_set>
 #include <vector>
 
-#include "object.h"
+#include "runtime/object.h"
 
 namespace kiln {
 

@@ -5,7 +5,7 @@
 // non-procedure), and every change to it is undone by a HandlerScope on the C++
 // stack, so unwinding through a C++ exception always restores it.
 #pragma once
-#include "object.h"
+#include "runtime/object.h"
 
 namespace kiln {
 

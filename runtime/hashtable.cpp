@@ -1,10 +1,10 @@
-#include "hashtable.h"
+#include "runtime/hashtable.h"
 
 #include <algorithm>
 
-#include "equal.h"
-#include "error.h"
-#include "gc.h"
+#include "runtime/equal.h"
+#include "runtime/error.h"
+#include "runtime/gc.h"
 
 namespace kiln {
 

@@ -12,7 +12,7 @@
 #pragma once
 #include <cstdint>
 
-#include "object.h"
+#include "runtime/object.h"
 
 namespace kiln {
 

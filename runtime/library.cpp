@@ -7,24 +7,24 @@
 // last, so a library that imports itself (directly or not) is an error, not
 // a recursion. Every change to g_env and the loading stacks is undone by a
 // guard on the C++ stack, error or not.
-#include "library.h"
+#include "runtime/library.h"
 
 #include <cctype>
 #include <cstdlib>
 #include <filesystem>
 #include <functional>
 
-#include "analyze_internal.h"
-#include "args.h"
-#include "continuation.h"
-#include "eval.h"
-#include "eval_internal.h"
-#include "handlers.h"
-#include "hashtable.h"
-#include "printer.h"
-#include "reader.h"
-#include "srcloc.h"
-#include "standard_libraries.h"
+#include "runtime/analyze_internal.h"
+#include "runtime/args.h"
+#include "runtime/continuation.h"
+#include "runtime/eval.h"
+#include "runtime/eval_internal.h"
+#include "runtime/handlers.h"
+#include "runtime/hashtable.h"
+#include "runtime/printer.h"
+#include "runtime/reader.h"
+#include "runtime/srcloc.h"
+#include "runtime/standard_libraries.h"
 
 namespace kiln {
 

@@ -20,7 +20,7 @@
 #include <string_view>
 #include <vector>
 
-#include "object.h"
+#include "runtime/object.h"
 
 namespace kiln {
 

@@ -4,8 +4,8 @@
 // Invariant: see library.h. An environment's tables are only read while
 // forms are analysed, and only grow (or, for the program, lose an import
 // its own definition replaces).
-#include "hashtable.h"
-#include "library.h"
+#include "runtime/hashtable.h"
+#include "runtime/library.h"
 
 namespace kiln {
 

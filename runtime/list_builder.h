@@ -9,9 +9,9 @@
 // a re-entry has happened since it last pushed (g_reentry_epoch), so a list an
 // earlier return handed out is never extended.
 #pragma once
-#include "continuation.h"
-#include "eval.h"
-#include "object.h"
+#include "runtime/continuation.h"
+#include "runtime/eval.h"
+#include "runtime/object.h"
 
 namespace kiln {
 

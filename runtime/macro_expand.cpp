@@ -7,8 +7,8 @@
 // until the head is no macro (analyze, flatten_body, eval_toplevel), so every
 // step polls for Ctrl-C and a macro that expands into itself forever can be
 // stopped. An expansion's new pairs carry the location of the use they replace.
-#include "analyze_internal.h"
-#include "library.h"
+#include "runtime/analyze_internal.h"
+#include "runtime/library.h"
 
 namespace kiln {
 

@@ -1,13 +1,13 @@
 // nodes.cpp — the nodes whose evaluation is more than a line: calls, let, case, guard.
-#include "nodes.h"
+#include "runtime/nodes.h"
 
 #include <algorithm>
 #include <exception>
 
-#include "continuation.h"
-#include "equal.h"
-#include "eval.h"
-#include "utf8.h"
+#include "runtime/continuation.h"
+#include "runtime/equal.h"
+#include "runtime/eval.h"
+#include "runtime/utf8.h"
 
 namespace kiln {
 

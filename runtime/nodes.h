@@ -4,10 +4,10 @@
 // g_site when it starts and again after each operand, so when anything raises,
 // g_site is the innermost list being evaluated: that is the error's location.
 #pragma once
-#include "eval_internal.h"
-#include "global_reads.h"
-#include "handlers.h"
-#include "printer.h"
+#include "runtime/eval_internal.h"
+#include "runtime/global_reads.h"
+#include "runtime/handlers.h"
+#include "runtime/printer.h"
 
 namespace kiln {
 

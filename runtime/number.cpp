@@ -1,16 +1,16 @@
 // number.cpp — the slow paths of number.h: exact numbers beyond fixnums, mixed
 // operands, non-number operands, and number <-> text conversion.
-#include "number.h"
+#include "runtime/number.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <string>
 
-#include "args.h"
-#include "complex.h"
-#include "error.h"
-#include "exact.h"
+#include "runtime/args.h"
+#include "runtime/complex.h"
+#include "runtime/error.h"
+#include "runtime/exact.h"
 
 namespace kiln {
 

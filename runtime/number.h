@@ -15,7 +15,7 @@
 #include <string>
 #include <string_view>
 
-#include "object.h"
+#include "runtime/object.h"
 
 namespace kiln {
 

@@ -1,11 +1,11 @@
-#include "object.h"
+#include "runtime/object.h"
 
 #include <algorithm>
 #include <string>
 #include <unordered_map>
 
-#include "error.h"
-#include "eval.h"
+#include "runtime/error.h"
+#include "runtime/eval.h"
 
 namespace kiln {
 

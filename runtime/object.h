@@ -14,8 +14,8 @@
 #include <string>
 #include <string_view>
 
-#include "gc.h"
-#include "value.h"
+#include "runtime/gc.h"
+#include "runtime/value.h"
 
 namespace kiln {
 

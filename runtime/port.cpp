@@ -6,13 +6,13 @@
 // ports are R7RS parameter objects bound to current-input-port,
 // current-output-port and current-error-port, so `parameterize` rebinds them
 // and with-output-to-string sets their value directly.
-#include "port.h"
+#include "runtime/port.h"
 
 #include <cstring>
 
-#include "args.h"
-#include "error.h"
-#include "utf8.h"
+#include "runtime/args.h"
+#include "runtime/error.h"
+#include "runtime/utf8.h"
 
 namespace kiln {
 

@@ -8,7 +8,7 @@
 #include <cstdio>
 #include <string_view>
 
-#include "object.h"
+#include "runtime/object.h"
 
 namespace kiln {
 

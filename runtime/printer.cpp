@@ -1,4 +1,4 @@
-#include "printer.h"
+#include "runtime/printer.h"
 
 #include <fmt/format.h>
 
@@ -9,14 +9,14 @@
 #include <unordered_map>
 #include <vector>
 
-#include "complex.h"
-#include "eval_internal.h"
-#include "exact.h"
-#include "hashtable.h"
-#include "number.h"
-#include "object.h"
-#include "port.h"
-#include "utf8.h"
+#include "runtime/complex.h"
+#include "runtime/eval_internal.h"
+#include "runtime/exact.h"
+#include "runtime/hashtable.h"
+#include "runtime/number.h"
+#include "runtime/object.h"
+#include "runtime/port.h"
+#include "runtime/utf8.h"
 
 namespace kiln {
 

@@ -9,7 +9,7 @@
 #pragma once
 #include <string>
 
-#include "value.h"
+#include "runtime/value.h"
 
 namespace kiln {
 

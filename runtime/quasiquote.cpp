@@ -5,8 +5,8 @@
 // not copied), so only the spine leading to an unquote is rebuilt at run time.
 // Nesting (`(a `(b ,(c ,d)))) counts depth: only an unquote at depth 1 is
 // evaluated; deeper ones are kept as data with their insides analysed at depth - 1.
-#include "analyze_internal.h"
-#include "list_builder.h"
+#include "runtime/analyze_internal.h"
+#include "runtime/list_builder.h"
 
 namespace kiln {
 

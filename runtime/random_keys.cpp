@@ -1,13 +1,13 @@
 // random_keys.cpp — keys and counter-based draws (random_keys.h).
-#include "random_keys.h"
+#include "runtime/random_keys.h"
 
 #include <cmath>
 
-#include "error.h"
-#include "number.h"
-#include "object.h"
-#include "tensor_ops.h"
-#include "threadpool.h"
+#include "runtime/error.h"
+#include "runtime/number.h"
+#include "runtime/object.h"
+#include "runtime/tensor_ops.h"
+#include "runtime/threadpool.h"
 
 namespace kiln {
 

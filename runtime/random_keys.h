@@ -25,7 +25,7 @@
 #pragma once
 #include <cstdint>
 
-#include "value.h"
+#include "runtime/value.h"
 
 namespace kiln {
 

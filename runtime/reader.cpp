@@ -1,4 +1,4 @@
-#include "reader.h"
+#include "runtime/reader.h"
 
 #include <cerrno>
 #include <cstdlib>
@@ -7,13 +7,13 @@
 #include <unordered_set>
 #include <vector>
 
-#include "error.h"
-#include "eval_internal.h"
-#include "list_builder.h"
-#include "number.h"
-#include "srcloc.h"
-#include "unicode.h"
-#include "utf8.h"
+#include "runtime/error.h"
+#include "runtime/eval_internal.h"
+#include "runtime/list_builder.h"
+#include "runtime/number.h"
+#include "runtime/srcloc.h"
+#include "runtime/unicode.h"
+#include "runtime/utf8.h"
 
 namespace kiln {
 

@@ -6,8 +6,8 @@
 #pragma once
 #include <string_view>
 
-#include "object.h"
-#include "port.h"
+#include "runtime/object.h"
+#include "runtime/port.h"
 
 namespace kiln {
 

@@ -4,14 +4,14 @@
 #include <fstream>
 #include <sstream>
 
-#include "args.h"
-#include "continuation.h"
-#include "eval.h"
-#include "eval_internal.h"
-#include "library.h"
-#include "port.h"
-#include "reader.h"
-#include "srcloc.h"
+#include "runtime/args.h"
+#include "runtime/continuation.h"
+#include "runtime/eval.h"
+#include "runtime/eval_internal.h"
+#include "runtime/library.h"
+#include "runtime/port.h"
+#include "runtime/reader.h"
+#include "runtime/srcloc.h"
 
 namespace kiln {
 

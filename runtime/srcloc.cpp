@@ -1,4 +1,4 @@
-#include "srcloc.h"
+#include "runtime/srcloc.h"
 
 #include <vector>
 

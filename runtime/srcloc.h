@@ -6,8 +6,8 @@
 #include <string>
 #include <string_view>
 
-#include "error.h"
-#include "object.h"
+#include "runtime/error.h"
+#include "runtime/object.h"
 
 namespace kiln {
 

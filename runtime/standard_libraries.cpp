@@ -5,7 +5,7 @@
 //
 // Invariant: each list is the library's written name ("scheme base") and its
 // identifiers separated by single spaces.
-#include "standard_libraries.h"
+#include "runtime/standard_libraries.h"
 
 #include <cstring>
 #include <string_view>

@@ -7,8 +7,8 @@
 #include <algorithm>
 #include <cstring>
 
-#include "object.h"
-#include "utf8.h"
+#include "runtime/object.h"
+#include "runtime/utf8.h"
 
 namespace kiln {
 

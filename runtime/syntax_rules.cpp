@@ -20,10 +20,10 @@
 //   printing and top-level definitions see the names as written.
 // - a literal (`else`, `=>`, ...) matches an identifier of the form only when
 //   both have the same binding (R7RS free-identifier=?).
-#include "equal.h"
-#include "eval_internal.h"
-#include "printer.h"
-#include "srcloc.h"
+#include "runtime/equal.h"
+#include "runtime/eval_internal.h"
+#include "runtime/printer.h"
+#include "runtime/srcloc.h"
 
 namespace kiln {
 

@@ -1,13 +1,13 @@
 // tensor.cpp — allocation, printing and equality of tensors (see tensor.h).
-#include "tensor.h"
+#include "runtime/tensor.h"
 
 #include <algorithm>
 #include <cstring>
 
-#include "args.h"
-#include "error.h"
-#include "eval.h"
-#include "printer.h"
+#include "runtime/args.h"
+#include "runtime/error.h"
+#include "runtime/eval.h"
+#include "runtime/printer.h"
 
 namespace kiln {
 

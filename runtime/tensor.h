@@ -14,8 +14,8 @@
 #include <functional>
 #include <string>
 
-#include "object.h"
-#include "tensor_ops.h"
+#include "runtime/object.h"
+#include "runtime/tensor_ops.h"
 
 namespace kiln {
 

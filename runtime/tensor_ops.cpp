@@ -1,6 +1,6 @@
 // tensor_ops.cpp — shapes, broadcasting, reductions, transpose and matmul
 // threading on raw buffers. The orders of operations are fixed in tensor_ops.h.
-#include "tensor_ops.h"
+#include "runtime/tensor_ops.h"
 
 #include <unistd.h>
 
@@ -11,11 +11,11 @@
 #include <cstring>
 #include <vector>
 
-#include "eval.h"
-#include "gelu_formula.h"
-#include "tanh_formula.h"
-#include "tensor_ops_dispatch.h"
-#include "threadpool.h"
+#include "runtime/eval.h"
+#include "runtime/gelu_formula.h"
+#include "runtime/tanh_formula.h"
+#include "runtime/tensor_ops_dispatch.h"
+#include "runtime/threadpool.h"
 
 namespace kiln {
 

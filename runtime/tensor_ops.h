@@ -27,7 +27,7 @@
 #include <cstdint>
 #include <string>
 
-#include "op_table.h"
+#include "runtime/op_table.h"
 
 namespace kiln {
 

@@ -1,6 +1,6 @@
 // tensor_ops_dispatch.cpp — compiles tensor_ops_simd.inc once per CPU path and picks
 // the widest one the running CPU supports (see tensor_ops_dispatch.h).
-#include "tensor_ops_dispatch.h"
+#include "runtime/tensor_ops_dispatch.h"
 
 #include <atomic>
 #include <cmath>
@@ -9,9 +9,9 @@
 #include <cstring>
 #include <utility>
 
-#include "eval.h"  // g_interrupt, which matmul_rows polls
-#include "gelu_formula.h"
-#include "tanh_formula.h"
+#include "runtime/eval.h"  // g_interrupt, which matmul_rows polls
+#include "runtime/gelu_formula.h"
+#include "runtime/tanh_formula.h"
 
 namespace kiln {
 
@@ -19,7 +19,7 @@ namespace simd_avx512 {
 #pragma GCC push_options
 #pragma GCC target("avx512f,avx512dq,avx512vl")
 #define KILN_VEC_DOUBLES 8
-#include "tensor_ops_simd.inc"
+#include "runtime/tensor_ops_simd.inc"
 #undef KILN_VEC_DOUBLES
 #pragma GCC pop_options
 }  // namespace simd_avx512
@@ -28,14 +28,14 @@ namespace simd_avx2 {
 #pragma GCC push_options
 #pragma GCC target("avx2")
 #define KILN_VEC_DOUBLES 4
-#include "tensor_ops_simd.inc"
+#include "runtime/tensor_ops_simd.inc"
 #undef KILN_VEC_DOUBLES
 #pragma GCC pop_options
 }  // namespace simd_avx2
 
 namespace simd_default {
 #define KILN_VEC_DOUBLES 2
-#include "tensor_ops_simd.inc"
+#include "runtime/tensor_ops_simd.inc"
 #undef KILN_VEC_DOUBLES
 }  // namespace simd_default
 

@@ -7,7 +7,7 @@
 #pragma once
 #include <cstdint>
 
-#include "tensor_ops.h"
+#include "runtime/tensor_ops.h"
 
 namespace kiln {
 

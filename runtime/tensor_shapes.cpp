@@ -1,13 +1,13 @@
 // tensor_shapes.cpp — shape rules of the shape-changing tensor builtins (tensor_shapes.h).
-#include "tensor_shapes.h"
+#include "runtime/tensor_shapes.h"
 
 #include <fmt/format.h>
 
 #include <cmath>
 
-#include "args.h"
-#include "error.h"
-#include "printer.h"
+#include "runtime/args.h"
+#include "runtime/error.h"
+#include "runtime/printer.h"
 
 namespace kiln {
 

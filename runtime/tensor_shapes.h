@@ -10,8 +10,8 @@
 #pragma once
 #include <string>
 
-#include "tensor_ops.h"
-#include "value.h"
+#include "runtime/tensor_ops.h"
+#include "runtime/value.h"
 
 namespace kiln {
 

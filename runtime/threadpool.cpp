@@ -1,13 +1,13 @@
 // threadpool.cpp — see threadpool.h.
-#include "threadpool.h"
+#include "runtime/threadpool.h"
 
 #include <pthread.h>
 
 #include <atomic>
 #include <vector>
 
-#include "eval.h"  // g_interrupt
-#include "gc.h"    // with GC_THREADS: pthread_create registers the thread with the collector
+#include "runtime/eval.h"  // g_interrupt
+#include "runtime/gc.h"    // with GC_THREADS: pthread_create registers the thread with the collector
 
 namespace kiln {
 

@@ -1,5 +1,5 @@
 // unicode.cpp — unicode.h over libunistring (unictype.h, unicase.h).
-#include "unicode.h"
+#include "runtime/unicode.h"
 
 #include <unicase.h>
 #include <unictype.h>
@@ -7,7 +7,7 @@
 #include <cstdlib>
 #include <memory>
 
-#include "error.h"
+#include "runtime/error.h"
 
 namespace kiln {
 

@@ -1,5 +1,5 @@
 // utf8.cpp — the strict parts of the UTF-8 codec (utf8.h).
-#include "utf8.h"
+#include "runtime/utf8.h"
 
 #include <cstring>
 

@@ -1,5 +1,5 @@
 // window.cpp — convolution and pooling: argument rules and eager loops (window.h).
-#include "window.h"
+#include "runtime/window.h"
 
 #include <fmt/format.h>
 
@@ -7,11 +7,11 @@
 #include <cmath>
 #include <vector>
 
-#include "args.h"
-#include "error.h"
-#include "object.h"
-#include "printer.h"
-#include "threadpool.h"
+#include "runtime/args.h"
+#include "runtime/error.h"
+#include "runtime/object.h"
+#include "runtime/printer.h"
+#include "runtime/threadpool.h"
 
 namespace kiln {
 

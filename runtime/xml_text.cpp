@@ -1,5 +1,5 @@
 // xml_text.cpp — see xml_text.h.
-#include "xml_text.h"
+#include "runtime/xml_text.h"
 
 #include <cstdint>
 

@@ -1,9 +1,9 @@
 // boot.cpp — starting Kiln (see boot.h).
-#include "boot.h"
+#include "stdlib/boot.h"
 
-#include "../runtime/eval.h"
-#include "../runtime/gc_boot.h"
-#include "builtins.h"
+#include "runtime/eval.h"
+#include "runtime/gc_boot.h"
+#include "stdlib/builtins.h"
 
 namespace kiln {
 

@@ -1,8 +1,8 @@
-#include "builtins.h"
+#include "stdlib/builtins.h"
 
 #include <vector>
 
-#include "../runtime/eval.h"
+#include "runtime/eval.h"
 
 namespace kiln {
 

@@ -7,7 +7,7 @@
 #pragma once
 #include <string_view>
 
-#include "../runtime/args.h"
+#include "runtime/args.h"
 
 namespace kiln {
 

@@ -9,11 +9,11 @@
 // accepts only valid UTF-8.
 #include <cstring>
 
-#include "../runtime/eval.h"
-#include "../runtime/port.h"
-#include "../runtime/utf8.h"
-#include "builtins.h"
-#include "port_args.h"
+#include "runtime/eval.h"
+#include "runtime/port.h"
+#include "runtime/utf8.h"
+#include "stdlib/builtins.h"
+#include "stdlib/port_args.h"
 
 namespace kiln {
 

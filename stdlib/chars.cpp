@@ -3,9 +3,9 @@
 // Invariant: characters are Unicode scalar values; classification and case
 // mapping come from runtime/unicode.h (libunistring's tables), so they agree
 // with the string builtins and the reader's #!fold-case.
-#include "../runtime/unicode.h"
-#include "../runtime/utf8.h"
-#include "builtins.h"
+#include "runtime/unicode.h"
+#include "runtime/utf8.h"
+#include "stdlib/builtins.h"
 
 namespace kiln {
 

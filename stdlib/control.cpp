@@ -4,13 +4,13 @@
 #include <cstdlib>
 #include <exception>
 
-#include "../runtime/continuation.h"
-#include "../runtime/eval.h"
-#include "../runtime/eval_internal.h"
-#include "../runtime/handlers.h"
-#include "../runtime/library.h"
-#include "../runtime/printer.h"
-#include "builtins.h"
+#include "runtime/continuation.h"
+#include "runtime/eval.h"
+#include "runtime/eval_internal.h"
+#include "runtime/handlers.h"
+#include "runtime/library.h"
+#include "runtime/printer.h"
+#include "stdlib/builtins.h"
 
 namespace kiln {
 

@@ -28,13 +28,13 @@
 #include <string>
 #include <vector>
 
-#include "../runtime/eval.h"
-#include "../runtime/printer.h"
-#include "../runtime/tensor.h"
-#include "builtins.h"
-#include "file_write.h"
-#include "port_args.h"
-#include "tensor_args.h"
+#include "runtime/eval.h"
+#include "runtime/printer.h"
+#include "runtime/tensor.h"
+#include "stdlib/builtins.h"
+#include "stdlib/file_write.h"
+#include "stdlib/port_args.h"
+#include "stdlib/tensor_args.h"
 
 namespace kiln {
 namespace {

@@ -2,9 +2,9 @@
 //
 // Invariant: the comparisons themselves live in runtime/equal.h so hash tables
 // and other C++ code share exactly the semantics these builtins expose.
-#include "../runtime/equal.h"
-#include "../runtime/nodes.h"
-#include "builtins.h"
+#include "runtime/equal.h"
+#include "runtime/nodes.h"
+#include "stdlib/builtins.h"
 
 namespace kiln {
 

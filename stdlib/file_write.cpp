@@ -1,5 +1,5 @@
 // file_write.cpp — write_file_atomically (file_write.h).
-#include "file_write.h"
+#include "stdlib/file_write.h"
 
 #include <fcntl.h>
 #include <fmt/format.h>
@@ -9,8 +9,8 @@
 #include <cerrno>
 #include <cstring>
 
-#include "../runtime/error.h"
-#include "port_args.h"
+#include "runtime/error.h"
+#include "stdlib/port_args.h"
 
 namespace kiln {
 

@@ -9,10 +9,10 @@
 
 #include <string>
 
-#include "../runtime/exact.h"
-#include "../runtime/port.h"
-#include "../runtime/printer.h"
-#include "builtins.h"
+#include "runtime/exact.h"
+#include "runtime/port.h"
+#include "runtime/printer.h"
+#include "stdlib/builtins.h"
 
 namespace kiln {
 namespace {

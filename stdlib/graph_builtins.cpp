@@ -7,17 +7,17 @@
 // escape.
 #include <vector>
 
-#include "../compiler/collective.h"
-#include "../compiler/graph.h"
-#include "../compiler/graph_build.h"
-#include "../compiler/graph_dot.h"
-#include "../compiler/graph_eval.h"
-#include "../compiler/loop.h"
-#include "../compiler/trace.h"
-#include "../compiler/tree.h"
-#include "../runtime/eval_internal.h"
-#include "../runtime/tensor.h"
-#include "builtins.h"
+#include "compiler/collective.h"
+#include "compiler/graph.h"
+#include "compiler/graph_build.h"
+#include "compiler/graph_dot.h"
+#include "compiler/graph_eval.h"
+#include "compiler/loop.h"
+#include "compiler/trace.h"
+#include "compiler/tree.h"
+#include "runtime/eval_internal.h"
+#include "runtime/tensor.h"
+#include "stdlib/builtins.h"
 
 namespace kiln {
 namespace {

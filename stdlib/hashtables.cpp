@@ -5,11 +5,11 @@
 // goes to the end when deleted and added again), so output built from a table
 // is deterministic. Procedures that run Lisp code for each entry work on a
 // snapshot taken first, so the code may modify the table while it runs.
-#include "../runtime/equal.h"
-#include "../runtime/eval_internal.h"
-#include "../runtime/hashtable.h"
-#include "../runtime/printer.h"
-#include "list_walk.h"
+#include "runtime/equal.h"
+#include "runtime/eval_internal.h"
+#include "runtime/hashtable.h"
+#include "runtime/printer.h"
+#include "stdlib/list_walk.h"
 
 namespace kiln {
 

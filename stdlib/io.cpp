@@ -14,13 +14,13 @@
 #include <string>
 #include <vector>
 
-#include "../runtime/eval.h"
-#include "../runtime/port.h"
-#include "../runtime/printer.h"
-#include "../runtime/reader.h"
-#include "../runtime/utf8.h"
-#include "builtins.h"
-#include "port_args.h"
+#include "runtime/eval.h"
+#include "runtime/port.h"
+#include "runtime/printer.h"
+#include "runtime/reader.h"
+#include "runtime/utf8.h"
+#include "stdlib/builtins.h"
+#include "stdlib/port_args.h"
 
 extern char **environ;
 

@@ -7,17 +7,17 @@
 #include <cstring>
 #include <vector>
 
-#include "../compiler/graph.h"
-#include "../compiler/graph_build.h"
-#include "../compiler/jit_context.h"
-#include "../compiler/kernel_object.h"
-#include "../compiler/kernel_tiering.h"
-#include "../compiler/trace.h"
-#include "../compiler/tree.h"
-#include "../runtime/eval.h"
-#include "../runtime/global_reads.h"
-#include "../runtime/tensor.h"
-#include "builtins.h"
+#include "compiler/graph.h"
+#include "compiler/graph_build.h"
+#include "compiler/jit_context.h"
+#include "compiler/kernel_object.h"
+#include "compiler/kernel_tiering.h"
+#include "compiler/trace.h"
+#include "compiler/tree.h"
+#include "runtime/eval.h"
+#include "runtime/global_reads.h"
+#include "runtime/tensor.h"
+#include "stdlib/builtins.h"
 
 namespace kiln {
 

@@ -1,4 +1,4 @@
-#include "list_walk.h"
+#include "stdlib/list_walk.h"
 
 namespace kiln {
 

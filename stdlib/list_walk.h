@@ -8,9 +8,9 @@
 // resumed from a continuation's copy), so the builtins walking lists call Lisp
 // with call_procedure, without a reentry barrier (continuation.h).
 #pragma once
-#include "../runtime/eval.h"
-#include "../runtime/list_builder.h"
-#include "builtins.h"
+#include "runtime/eval.h"
+#include "runtime/list_builder.h"
+#include "stdlib/builtins.h"
 
 namespace kiln {
 

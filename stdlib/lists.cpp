@@ -14,11 +14,11 @@
 #include <cstdint>
 #include <string>
 
-#include "../runtime/equal.h"
-#include "../runtime/eval_internal.h"
-#include "../runtime/hashtable.h"
-#include "../runtime/number.h"
-#include "list_walk.h"
+#include "runtime/equal.h"
+#include "runtime/eval_internal.h"
+#include "runtime/hashtable.h"
+#include "runtime/number.h"
+#include "stdlib/list_walk.h"
 
 namespace kiln {
 

@@ -3,9 +3,9 @@
 //
 // Invariant: each builtin is a thin shell over loop_forms.h, which checks its
 // arguments, so eager and traced calls report the same errors.
-#include "../compiler/loop_forms.h"
-#include "../compiler/trace.h"
-#include "builtins.h"
+#include "compiler/loop_forms.h"
+#include "compiler/trace.h"
+#include "stdlib/builtins.h"
 
 namespace kiln {
 namespace {

@@ -1,5 +1,5 @@
 // mapped_file.cpp — map_file and copy_from_mapping (mapped_file.h).
-#include "mapped_file.h"
+#include "stdlib/mapped_file.h"
 
 #include <setjmp.h>
 #include <signal.h>

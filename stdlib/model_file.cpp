@@ -30,18 +30,18 @@
 #include <string>
 #include <vector>
 
-#include "../runtime/eval.h"
-#include "../runtime/exact.h"
-#include "../runtime/list_builder.h"
-#include "../runtime/printer.h"
-#include "../runtime/tensor.h"
-#include "../runtime/tensor_ops.h"
-#include "../runtime/threadpool.h"
-#include "../runtime/utf8.h"
-#include "builtins.h"
-#include "file_write.h"
-#include "mapped_file.h"
-#include "port_args.h"
+#include "runtime/eval.h"
+#include "runtime/exact.h"
+#include "runtime/list_builder.h"
+#include "runtime/printer.h"
+#include "runtime/tensor.h"
+#include "runtime/tensor_ops.h"
+#include "runtime/threadpool.h"
+#include "runtime/utf8.h"
+#include "stdlib/builtins.h"
+#include "stdlib/file_write.h"
+#include "stdlib/mapped_file.h"
+#include "stdlib/port_args.h"
 
 namespace kiln {
 namespace {

@@ -4,7 +4,7 @@
 // Invariant: see mpi.h. Every MPI call is made by the interpreter thread (kernels
 // run their exchanges on the thread that called them), so MPI is initialised with
 // MPI_THREAD_SERIALIZED and finalised by the main thread after that thread ended.
-#include "mpi.h"
+#include "stdlib/mpi.h"
 
 #include <cstdint>
 #include <cstdio>
@@ -13,19 +13,19 @@
 #include <string>
 #include <vector>
 
-#include "../compiler/collective.h"
-#include "../compiler/trace.h"
-#include "../compiler/tree.h"
-#include "../runtime/eval.h"
-#include "../runtime/gc.h"
-#include "../runtime/tensor.h"
-#include "builtins.h"
+#include "compiler/collective.h"
+#include "compiler/trace.h"
+#include "compiler/tree.h"
+#include "runtime/eval.h"
+#include "runtime/gc.h"
+#include "runtime/tensor.h"
+#include "stdlib/builtins.h"
 
 #ifdef KILN_HAVE_MPI
 #include <dlfcn.h>
 #include <unistd.h>
 
-#include "mpi_transport/mpi_transport.h"
+#include "stdlib/mpi_transport/mpi_transport.h"
 #endif
 
 namespace kiln {

@@ -17,14 +17,14 @@
 #include <string>
 #include <vector>
 
-#include "../runtime/eval.h"
-#include "../runtime/tensor.h"
-#include "builtins.h"
-#include "file_write.h"
-#include "npy_array.h"
-#include "npy_header.h"
-#include "port_args.h"
-#include "tensor_args.h"
+#include "runtime/eval.h"
+#include "runtime/tensor.h"
+#include "stdlib/builtins.h"
+#include "stdlib/file_write.h"
+#include "stdlib/npy_array.h"
+#include "stdlib/npy_header.h"
+#include "stdlib/port_args.h"
+#include "stdlib/tensor_args.h"
 
 namespace kiln {
 namespace {

@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <string>
 
-#include "../runtime/value.h"
+#include "runtime/value.h"
 
 namespace kiln {
 

@@ -1,5 +1,5 @@
 // npy_header.cpp — parsing and writing .npy headers (npy_header.h).
-#include "npy_header.h"
+#include "stdlib/npy_header.h"
 
 #include <fmt/format.h>
 

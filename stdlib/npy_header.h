@@ -14,7 +14,7 @@
 #include <string>
 #include <string_view>
 
-#include "../runtime/tensor_ops.h"
+#include "runtime/tensor_ops.h"
 
 namespace kiln {
 

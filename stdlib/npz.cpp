@@ -24,17 +24,17 @@
 #include <string>
 #include <vector>
 
-#include "../runtime/eval.h"
-#include "../runtime/list_builder.h"
-#include "../runtime/printer.h"
-#include "../runtime/tensor.h"
-#include "../runtime/utf8.h"
-#include "builtins.h"
-#include "file_write.h"
-#include "npy_array.h"
-#include "npy_header.h"
-#include "port_args.h"
-#include "tensor_args.h"
+#include "runtime/eval.h"
+#include "runtime/list_builder.h"
+#include "runtime/printer.h"
+#include "runtime/tensor.h"
+#include "runtime/utf8.h"
+#include "stdlib/builtins.h"
+#include "stdlib/file_write.h"
+#include "stdlib/npy_array.h"
+#include "stdlib/npy_header.h"
+#include "stdlib/port_args.h"
+#include "stdlib/tensor_args.h"
 
 namespace kiln {
 namespace {

@@ -8,12 +8,12 @@
 #include <cmath>
 #include <complex>
 
-#include "../runtime/complex.h"
-#include "../runtime/eval.h"
-#include "../runtime/exact.h"
-#include "../runtime/exact_worker.h"
-#include "../runtime/number.h"
-#include "builtins.h"
+#include "runtime/complex.h"
+#include "runtime/eval.h"
+#include "runtime/exact.h"
+#include "runtime/exact_worker.h"
+#include "runtime/number.h"
+#include "stdlib/builtins.h"
 
 namespace kiln {
 namespace {

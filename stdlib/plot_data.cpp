@@ -1,13 +1,13 @@
 // plot_data.cpp — reading the series of `plot` and `plot-svg` (plot_data.h).
-#include "plot_data.h"
+#include "stdlib/plot_data.h"
 
 #include <fmt/format.h>
 
 #include <cmath>
 
-#include "../runtime/args.h"
-#include "../runtime/eval.h"
-#include "../runtime/tensor.h"
+#include "runtime/args.h"
+#include "runtime/eval.h"
+#include "runtime/tensor.h"
 
 namespace kiln {
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "../runtime/object.h"
+#include "runtime/object.h"
 
 namespace kiln {
 

@@ -12,11 +12,11 @@
 #include <string>
 #include <vector>
 
-#include "../runtime/xml_text.h"
-#include "builtins.h"
-#include "plot_data.h"
-#include "port_args.h"
-#include "rich_display.h"
+#include "runtime/xml_text.h"
+#include "stdlib/builtins.h"
+#include "stdlib/plot_data.h"
+#include "stdlib/port_args.h"
+#include "stdlib/rich_display.h"
 
 namespace kiln {
 

@@ -10,10 +10,10 @@
 #include <cmath>
 #include <string>
 
-#include "../runtime/port.h"
-#include "builtins.h"
-#include "plot_data.h"
-#include "rich_display.h"
+#include "runtime/port.h"
+#include "stdlib/builtins.h"
+#include "stdlib/plot_data.h"
+#include "stdlib/rich_display.h"
 
 namespace kiln {
 

@@ -5,7 +5,7 @@
 // the current input or output port, and an argument of the wrong kind is a
 // type error naming the builtin and the argument's position.
 #pragma once
-#include "../runtime/port.h"
+#include "runtime/port.h"
 
 namespace kiln {
 

@@ -8,8 +8,8 @@
 #include <cmath>
 #include <string>
 
-#include "../runtime/printer.h"
-#include "builtins.h"
+#include "runtime/printer.h"
+#include "stdlib/builtins.h"
 
 namespace kiln {
 

@@ -1,8 +1,8 @@
 // records.cpp — define-record-type and the record primitives it expands into.
-#include "../runtime/eval.h"
-#include "../runtime/eval_internal.h"
-#include "../runtime/srcloc.h"
-#include "builtins.h"
+#include "runtime/eval.h"
+#include "runtime/eval_internal.h"
+#include "runtime/srcloc.h"
+#include "stdlib/builtins.h"
 
 namespace kiln {
 

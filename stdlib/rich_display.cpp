@@ -1,10 +1,10 @@
 // rich_display.cpp — the hook of rich_display.h and the builtins that use it:
 // display-html, display-svg, and %rich-display-port? / %display-progress for
 // stdlib/progress.lisp.
-#include "rich_display.h"
+#include "stdlib/rich_display.h"
 
-#include "../runtime/port.h"
-#include "builtins.h"
+#include "runtime/port.h"
+#include "stdlib/builtins.h"
 
 namespace kiln {
 

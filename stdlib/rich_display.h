@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-#include "../runtime/object.h"
+#include "runtime/object.h"
 
 namespace kiln {
 

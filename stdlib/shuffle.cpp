@@ -1,12 +1,12 @@
 // shuffle.cpp — shuffled_indices (shuffle.h) and (minibatches N BATCH SEED).
-#include "shuffle.h"
+#include "stdlib/shuffle.h"
 
 #include <utility>
 
-#include "../runtime/eval.h"
-#include "../runtime/gc.h"
-#include "../runtime/number.h"
-#include "builtins.h"
+#include "runtime/eval.h"
+#include "runtime/gc.h"
+#include "runtime/number.h"
+#include "stdlib/builtins.h"
 
 namespace kiln {
 

@@ -17,8 +17,8 @@
 #include <algorithm>
 #include <cstring>
 
-#include "../runtime/eval_internal.h"
-#include "list_walk.h"
+#include "runtime/eval_internal.h"
+#include "stdlib/list_walk.h"
 
 namespace kiln {
 

@@ -5,7 +5,7 @@
 // fresh string. Padding goes on the named side; when the (sub)string is longer,
 // characters are dropped from that same side, so string-pad-left keeps the
 // rightmost characters (numbers stay aligned) and string-pad-right the leftmost.
-#include "builtins.h"
+#include "stdlib/builtins.h"
 
 namespace kiln {
 namespace {

@@ -11,17 +11,17 @@
 #include <string>
 #include <vector>
 
-#include "../runtime/complex.h"
-#include "../runtime/continuation.h"
-#include "../runtime/eval.h"
-#include "../runtime/eval_internal.h"
-#include "../runtime/exact.h"
-#include "../runtime/number.h"
-#include "../runtime/port.h"
-#include "../runtime/printer.h"
-#include "../runtime/unicode.h"
-#include "../runtime/utf8.h"
-#include "builtins.h"
+#include "runtime/complex.h"
+#include "runtime/continuation.h"
+#include "runtime/eval.h"
+#include "runtime/eval_internal.h"
+#include "runtime/exact.h"
+#include "runtime/number.h"
+#include "runtime/port.h"
+#include "runtime/printer.h"
+#include "runtime/unicode.h"
+#include "runtime/utf8.h"
+#include "stdlib/builtins.h"
 
 namespace kiln {
 namespace {

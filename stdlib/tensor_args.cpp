@@ -1,8 +1,8 @@
 // tensor_args.cpp — argument checkers of the tensor builtins (tensor_args.h).
-#include "tensor_args.h"
+#include "stdlib/tensor_args.h"
 
-#include "../runtime/args.h"
-#include "../runtime/number.h"
+#include "runtime/args.h"
+#include "runtime/number.h"
 
 namespace kiln {
 

@@ -4,7 +4,7 @@
 // a tensor" (numbers in give a number out, docs/tensors.md); its value lives in
 // the Operand itself, so an Operand must outlive the kernels reading `data`.
 #pragma once
-#include "../runtime/tensor.h"
+#include "runtime/tensor.h"
 
 namespace kiln {
 

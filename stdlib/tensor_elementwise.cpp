@@ -1,18 +1,18 @@
 // tensor_elementwise.cpp — element-wise builtins and generic arithmetic on
 // tensors (tensor_elementwise.h).
-#include "tensor_elementwise.h"
+#include "stdlib/tensor_elementwise.h"
 
 #include <array>
 #include <string_view>
 
-#include "../runtime/args.h"
-#include "../runtime/fused_elementwise.h"
-#include "../runtime/number.h"
-#include "../runtime/op_table.h"
-#include "../runtime/printer.h"
-#include "../runtime/tensor.h"
-#include "builtins.h"
-#include "tensor_args.h"
+#include "runtime/args.h"
+#include "runtime/fused_elementwise.h"
+#include "runtime/number.h"
+#include "runtime/op_table.h"
+#include "runtime/printer.h"
+#include "runtime/tensor.h"
+#include "stdlib/builtins.h"
+#include "stdlib/tensor_args.h"
 
 namespace kiln {
 

@@ -6,14 +6,14 @@
 // eager draw, the graph interpreter and a compiled kernel agree to the bit for
 // the same key, and dropout computes x * (u >= RATE ? 1/(1-RATE) : 0.0) for each
 // element, the steps its graph records.
-#include "tensor_random.h"
+#include "stdlib/tensor_random.h"
 
-#include "../runtime/args.h"
-#include "../runtime/printer.h"
-#include "../runtime/random_keys.h"
-#include "../runtime/tensor_shapes.h"
-#include "builtins.h"
-#include "tensor_args.h"
+#include "runtime/args.h"
+#include "runtime/printer.h"
+#include "runtime/random_keys.h"
+#include "runtime/tensor_shapes.h"
+#include "stdlib/builtins.h"
+#include "stdlib/tensor_args.h"
 
 namespace kiln {
 

@@ -7,7 +7,7 @@
 #pragma once
 #include <cstdint>
 
-#include "../runtime/tensor.h"
+#include "runtime/tensor.h"
 
 namespace kiln {
 

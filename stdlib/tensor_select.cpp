@@ -7,11 +7,11 @@
 // tracer records for these builtins (compiler/trace.cpp: Argmax, Take, Select,
 // and Maximum then Minimum for tensor-clip), and arguments are checked in the
 // tracer's order with its messages, so eager and traced calls fail alike.
-#include "../compiler/trace.h"
-#include "../runtime/tensor.h"
-#include "../runtime/tensor_shapes.h"
-#include "builtins.h"
-#include "tensor_args.h"
+#include "compiler/trace.h"
+#include "runtime/tensor.h"
+#include "runtime/tensor_shapes.h"
+#include "stdlib/builtins.h"
+#include "stdlib/tensor_args.h"
 
 namespace kiln {
 namespace {

@@ -14,17 +14,17 @@
 #include <string>
 #include <vector>
 
-#include "../runtime/eval.h"
-#include "../runtime/eval_internal.h"
-#include "../runtime/fused_elementwise.h"
-#include "../runtime/list_builder.h"
-#include "../runtime/number.h"
-#include "../runtime/printer.h"
-#include "../runtime/tensor.h"
-#include "../runtime/tensor_shapes.h"
-#include "builtins.h"
-#include "tensor_args.h"
-#include "tensor_elementwise.h"
+#include "runtime/eval.h"
+#include "runtime/eval_internal.h"
+#include "runtime/fused_elementwise.h"
+#include "runtime/list_builder.h"
+#include "runtime/number.h"
+#include "runtime/printer.h"
+#include "runtime/tensor.h"
+#include "runtime/tensor_shapes.h"
+#include "stdlib/builtins.h"
+#include "stdlib/tensor_args.h"
+#include "stdlib/tensor_elementwise.h"
 
 namespace kiln {
 

@@ -4,8 +4,8 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-#include "../runtime/port.h"
-#include "builtins.h"
+#include "runtime/port.h"
+#include "stdlib/builtins.h"
 
 namespace kiln {
 

@@ -12,16 +12,16 @@
 #include <cmath>
 #include <utility>
 
-#include "../compiler/trace.h"
-#include "../runtime/eval.h"
-#include "../runtime/gc.h"
-#include "../runtime/number.h"
-#include "../runtime/tensor.h"
-#include "../runtime/tensor_shapes.h"
-#include "builtins.h"
-#include "shuffle.h"
-#include "tensor_args.h"
-#include "tensor_random.h"
+#include "compiler/trace.h"
+#include "runtime/eval.h"
+#include "runtime/gc.h"
+#include "runtime/number.h"
+#include "runtime/tensor.h"
+#include "runtime/tensor_shapes.h"
+#include "stdlib/builtins.h"
+#include "stdlib/shuffle.h"
+#include "stdlib/tensor_args.h"
+#include "stdlib/tensor_random.h"
 
 namespace kiln {
 namespace {

@@ -5,8 +5,8 @@
 // length with the docs/builtins.md range message (negative indices included).
 #include <cstring>
 
-#include "../runtime/eval_internal.h"
-#include "list_walk.h"
+#include "runtime/eval_internal.h"
+#include "stdlib/list_walk.h"
 
 namespace kiln {
 

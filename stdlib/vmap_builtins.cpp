@@ -7,14 +7,14 @@
 // results come from the same batched nodes.
 #include <vector>
 
-#include "../compiler/graph.h"
-#include "../compiler/graph_build.h"
-#include "../compiler/graph_eval.h"
-#include "../compiler/trace.h"
-#include "../compiler/tree.h"
-#include "../runtime/eval_internal.h"
-#include "../runtime/tensor.h"
-#include "builtins.h"
+#include "compiler/graph.h"
+#include "compiler/graph_build.h"
+#include "compiler/graph_eval.h"
+#include "compiler/trace.h"
+#include "compiler/tree.h"
+#include "runtime/eval_internal.h"
+#include "runtime/tensor.h"
+#include "stdlib/builtins.h"
 
 namespace kiln {
 namespace {

@@ -1,10 +1,10 @@
 // window_builtins.cpp — conv2d, conv1d, max-pool2d, avg-pool2d (SPEC §14): the
 // eager builtins. A symbolic argument hands the call to the tracer, which records
 // the composite of compiler/window_graph.h; both follow runtime/window.h's orders.
-#include "../runtime/args.h"
-#include "../runtime/window.h"
-#include "builtins.h"
-#include "tensor_args.h"
+#include "runtime/args.h"
+#include "runtime/window.h"
+#include "stdlib/builtins.h"
+#include "stdlib/tensor_args.h"
 
 namespace kiln {
 namespace {

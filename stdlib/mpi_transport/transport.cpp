@@ -10,7 +10,7 @@
 // MPI_Ibarrier) and waited for by polling, so that a wait also watches for a peer
 // that has ended (its notice on the notice communicator) and for Ctrl-C: a blocking
 // MPI call would wait forever for a process that returned normally.
-#include "mpi_transport.h"
+#include "stdlib/mpi_transport/mpi_transport.h"
 
 // The C interface only: OpenMPI's deprecated C++ bindings need a library of their own.
 #define OMPI_SKIP_MPICXX 1

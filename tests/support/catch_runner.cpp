@@ -4,7 +4,7 @@
 // it, and CMake builds it at -O0 and without sanitizers: the runner's speed does
 // not matter.
 #define CATCH_CONFIG_RUNNER
-#include "catch_runner.h"
+#include "tests/support/catch_runner.h"
 
 #include <catch2/catch.hpp>
 
