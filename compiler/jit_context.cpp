@@ -3,12 +3,14 @@
 
 #include <fcntl.h>
 #include <ftw.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -171,6 +173,10 @@ void jit_exclude_from_gc_roots() { GC_register_has_static_roots_callback(scan_li
 void jit_mark_background_thread() { t_background = true; }
 bool jit_on_background_thread() { return t_background; }
 
+namespace {
+void remove_compile_tmpdir();
+}
+
 void jit_abandon_compile() {
   std::lock_guard<std::mutex> lock(message_mutex());
   if (g_background_capture) {
@@ -179,6 +185,7 @@ void jit_abandon_compile() {
     if (!held.empty()) (void)!write(2, held.data(), held.size());
   }
   if (g_abandon_cleanup && *g_abandon_cleanup) (*g_abandon_cleanup)();
+  remove_compile_tmpdir();  // the process ends by _Exit, past atexit
 }
 
 void jit_pass_through(const std::string &captured, const std::string &reason) {
@@ -198,13 +205,19 @@ void jit_pass_through(const std::string &captured, const std::string &reason) {
 
 // libgccjit compiles in a directory libgccjit-XXXXXX that it makes in the
 // temporary directory libiberty picks once per process (TMPDIR, else /tmp) and
-// removes when the compile ends. A compile abandoned on Ctrl-C (the process
-// exits under it) would leave that directory behind, so compiles run with
-// TMPDIR naming a directory of this process's own, made at the first compile in
-// the one TMPDIR names; exit, and the interrupt path, remove it with all it holds.
+// removes when the compile ends. A compile abandoned on Ctrl-C or exit (the
+// process ends under it) would leave that directory behind, so TMPDIR names a
+// directory of this process's own, which exit and the interrupt path remove with
+// all it holds. TMPDIR is set once at start-up, before any thread exists: setenv
+// while another thread runs the gcc driver (which reads the environment) is a
+// data race. The directory itself is made at the first compile.
 namespace {
 
-std::string g_compile_tmpdir;  // empty until made (or when it could not be)
+std::string g_compile_tmpdir;  // empty when compiles use the user's TMPDIR
+bool g_compile_tmpdir_made = false;
+bool g_user_tmpdir_set = false;
+std::string g_user_tmpdir;
+std::mutex g_compile_tmpdir_mutex;
 
 int remove_entry(const char *path, const struct stat *, int type, struct FTW *) {
   if (type == FTW_DP) rmdir(path);
@@ -215,41 +228,56 @@ int remove_entry(const char *path, const struct stat *, int type, struct FTW *) 
 // Renamed first: the abandoned compile (and the assembler it may be running)
 // names its files by their old paths, so it cannot add one while they go.
 void remove_compile_tmpdir() {
-  if (g_compile_tmpdir.empty()) return;
+  if (!g_compile_tmpdir_made) return;
   std::string gone = g_compile_tmpdir + ".gone";
   const std::string &tree = rename(g_compile_tmpdir.c_str(), gone.c_str()) == 0 ? gone : g_compile_tmpdir;
   nftw(tree.c_str(), remove_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
-// Points TMPDIR at the private directory while a compile runs, and back after.
-class CompileTmpdir {
- public:
-  CompileTmpdir() {
-    const char *user = std::getenv("TMPDIR");
-    had_ = user != nullptr;
-    if (had_) saved_ = user;
-    if (g_compile_tmpdir.empty()) {
-      std::string tmpl = std::string(had_ && *user ? user : "/tmp") + "/kiln-jit-XXXXXX";
-      if (mkdtemp(tmpl.data())) {
-        g_compile_tmpdir = tmpl;
-        std::atexit(remove_compile_tmpdir);
-      }
-    }
-    if (!g_compile_tmpdir.empty()) setenv("TMPDIR", g_compile_tmpdir.c_str(), 1);
-  }
-  ~CompileTmpdir() {
-    if (had_) setenv("TMPDIR", saved_.c_str(), 1);
-    else unsetenv("TMPDIR");
-  }
-  CompileTmpdir(const CompileTmpdir &) = delete;
-  CompileTmpdir &operator=(const CompileTmpdir &) = delete;
-
- private:
-  bool had_ = false;
-  std::string saved_;
-};
-
 }  // namespace
+
+void jit_use_private_tmpdir() {
+  const char *user = std::getenv("TMPDIR");
+  g_user_tmpdir_set = user != nullptr;
+  if (user) g_user_tmpdir = user;
+  // libiberty's own order, so a TMPDIR that is not a usable directory falls back
+  // as it would without this.
+  const char *parent = nullptr;
+  const char *candidates[] = {user, std::getenv("TMP"), std::getenv("TEMP"), "/tmp", "/var/tmp", "/usr/tmp"};
+  for (const char *c : candidates) {
+    struct stat st;
+    if (c && *c && stat(c, &st) == 0 && S_ISDIR(st.st_mode) && access(c, W_OK | X_OK) == 0) {
+      parent = c;
+      break;
+    }
+  }
+  if (!parent) return;
+  uint64_t r = 0;
+  if (getrandom(&r, sizeof r, GRND_NONBLOCK) != ssize_t(sizeof r))
+    r = uint64_t(std::chrono::steady_clock::now().time_since_epoch().count()) * 0x9e3779b97f4a7c15ull;
+  char name[64];
+  std::snprintf(name, sizeof name, "/kiln-jit-%d-%016llx", int(getpid()), static_cast<unsigned long long>(r));
+  g_compile_tmpdir = std::string(parent) + name;
+  setenv("TMPDIR", g_compile_tmpdir.c_str(), 1);
+  std::atexit(remove_compile_tmpdir);
+}
+
+bool jit_make_compile_tmpdir(std::string &failure) {
+  std::lock_guard<std::mutex> lock(g_compile_tmpdir_mutex);
+  if (g_compile_tmpdir.empty() || g_compile_tmpdir_made) return true;
+  // mkdir, not "exists": a directory someone else made under this name is not ours.
+  if (mkdir(g_compile_tmpdir.c_str(), 0700) != 0) {
+    failure = "cannot make the compile directory " + g_compile_tmpdir + ": " + std::strerror(errno);
+    return false;
+  }
+  g_compile_tmpdir_made = true;
+  return true;
+}
+
+const char *user_environment_tmpdir(bool *changed) {
+  *changed = !g_compile_tmpdir.empty();
+  return g_user_tmpdir_set ? g_user_tmpdir.c_str() : nullptr;
+}
 
 void run_uninterruptible(const std::string &kernel_name, StderrCapture *capture, void (*work)(void *),
                          void *data, const std::function<void()> &before_exit) {
@@ -274,7 +302,6 @@ void run_uninterruptible(const std::string &kernel_name, StderrCapture *capture,
   // Heap-owned and never freed: on a Ctrl-C the process exits while the thread
   // still runs, and nothing may be destroyed under it before that.
   auto *shared = new Shared;
-  CompileTmpdir tmpdir;
   std::thread worker([=] {
     work(data);
     std::lock_guard<std::mutex> lock(shared->m);
@@ -329,7 +356,10 @@ void jit_drain_messages() {
 }
 
 std::string first_error_line(const std::string &text) {
-  std::string fallback;
+  // The capture is of file descriptor 2, so it also holds what the program itself
+  // wrote to stderr while a background compile ran: a line that names an error wins
+  // over an earlier line that does not.
+  std::string first, error, terminated;
   size_t pos = 0;
   while (pos < text.size()) {
     size_t nl = text.find('\n', pos);
@@ -338,19 +368,25 @@ std::string first_error_line(const std::string &text) {
     pos = nl + 1;
     if (line.empty()) continue;
     if (line == "compilation terminated.") {
-      if (fallback.empty()) fallback = line;
+      terminated = line;
       continue;
     }
-    return line;
+    if (line.find("error") != std::string::npos) {
+      error = line;
+      break;
+    }
+    if (first.empty()) first = line;
   }
-  return fallback;
+  return !error.empty() ? error : !first.empty() ? first : terminated;
 }
 
 std::string jit_failure_reason(gcc_jit_context *ctx, const std::string &captured) {
   std::string line = first_error_line(captured);
-  if (!line.empty()) return line;
+  if (line.find("error") != std::string::npos) return line;
   const char *err = ctx ? gcc_jit_context_get_first_error(ctx) : nullptr;
-  return err ? err : "libgccjit failed without a message";
+  if (err) return err;
+  if (!line.empty()) return line;
+  return "libgccjit failed without a message";
 }
 
 }  // namespace kiln

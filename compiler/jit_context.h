@@ -68,12 +68,29 @@ class StderrCapture {
   int tmp_fd_ = -1;
 };
 
-// The first non-empty line of `text` that says what went wrong (lines from the
-// driver such as "compilation terminated." are skipped when a better one exists).
+// Points TMPDIR at a directory of this process's own (made at the first compile,
+// removed at exit and on the interrupt path), so a compile the process ends under
+// leaves nothing in the user's temporary directory. Call once at start-up, before
+// any thread exists; without the call compiles use the user's TMPDIR.
+void jit_use_private_tmpdir();
+
+// Makes that directory at the first compile. False, with `failure` naming the
+// directory and the cause, when it cannot be made (then nothing may be compiled:
+// TMPDIR names a directory that is not this process's).
+bool jit_make_compile_tmpdir(std::string &failure);
+
+// What TMPDIR held before jit_use_private_tmpdir (null when it was unset), and in
+// `changed` whether the process's TMPDIR differs from it: the program's own view
+// of its environment (get-environment-variable, a child `kiln test` starts).
+const char *user_environment_tmpdir(bool *changed);
+
+// The line of `text` that says what went wrong: the first that names an error,
+// else the first non-empty one ("compilation terminated." only when nothing else
+// was said). `text` may hold the program's own stderr lines as well.
 std::string first_error_line(const std::string &text);
 
-// The reason a context failed: the back-end's captured stderr when it said
-// something, else libgccjit's recorded first error.
+// The reason a context failed: the back-end's captured line naming an error, else
+// libgccjit's recorded first error, else whatever the capture held.
 std::string jit_failure_reason(gcc_jit_context *ctx, const std::string &captured);
 
 // Runs `work` (a libgccjit compile, which cannot poll for Ctrl-C) on a helper

@@ -592,7 +592,8 @@ CompiledCode compile_cached(const std::string &name, const std::string &key_text
   // One compile at a time in the process: each redirects fd 2 while the driver
   // runs, and libgccjit compiles one context at a time anyway.
   std::unique_lock<std::mutex> turn = take_compile_turn();
-  gcc_jit_context *ctx = build_context(key_text, build, data, out.failure);
+  gcc_jit_context *ctx =
+      jit_make_compile_tmpdir(out.failure) ? build_context(key_text, build, data, out.failure) : nullptr;
   if (!ctx) {
     out.millis = millis_since(t0);
     log_line(name + ": compile failed (" + out.failure + ")");

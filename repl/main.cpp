@@ -171,6 +171,8 @@ int main(int argc, char **argv) {
     if (g_interrupt) std::raise(SIGINT);  // a Ctrl-C during start-up, under the inherited disposition
     return run_test_command(argc - 1, argv + 1);
   }
+  // Before any thread exists (the interpreter's, the compiler's): see jit_context.h.
+  jit_use_private_tmpdir();
   if (argc > 1 && std::strcmp(argv[1], "jupyter") == 0) {
     int status = run_jupyter_command(argc - 1, argv + 1);
     jit_exit_now_if_compiling(status);  // a kernel shut down while compiling (SPEC §17)

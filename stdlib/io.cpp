@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "compiler/jit_context.h"
 #include "runtime/eval.h"
 #include "runtime/port.h"
 #include "runtime/printer.h"
@@ -368,15 +369,24 @@ Value b_output_port_open_p(int, Value *argv) {
 Value b_get_environment_variable(int, Value *argv) {
   std::string name(string_view_of(from_ptr(arg_string("get-environment-variable", 1, argv[0]))));
   const char *v = std::getenv(name.c_str());
+  bool changed = false;
+  if (name == "TMPDIR") {
+    const char *user = user_environment_tmpdir(&changed);
+    if (changed) v = user;
+  }
   return v ? make_string(v) : FALSE_V;
 }
 
 Value b_get_environment_variables(int, Value *) {
   Value r = NIL;
+  bool changed = false;
+  const char *user_tmpdir = user_environment_tmpdir(&changed);
+  if (changed && user_tmpdir) r = cons(cons(make_string("TMPDIR"), make_string(user_tmpdir)), r);
   for (char **e = environ; e && *e; e++) {
     std::string_view entry(*e);
     size_t eq = entry.find('=');
     if (eq == std::string_view::npos) continue;
+    if (changed && entry.substr(0, eq) == "TMPDIR") continue;
     r = cons(cons(make_string(entry.substr(0, eq)), make_string(entry.substr(eq + 1))), r);
   }
   return r;

@@ -429,7 +429,10 @@ void mpi_finish(int status) {
     std::string r = g_world.up ? std::to_string(g_world.rank) : (rank ? rank : "?");
     std::fprintf(stderr, "kiln: the process of rank %s failed (status %d); stopping every process\n",
                  r.c_str(), status);
-    std::fflush(stderr);
+    std::fflush(nullptr);
+    // MPI_Abort kills the job at once; what this process just wrote is still on its
+    // way through mpirun's output forwarding, and a moment lets it arrive.
+    usleep(200 * 1000);
     if (g_world.up) g_world.mpi->abort(status);
     return;
   }

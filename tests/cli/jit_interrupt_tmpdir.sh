@@ -53,8 +53,54 @@ if [ -n "$left" ]; then
   echo "FAIL: a normal compile left in TMPDIR: $left"
   failures=$((failures + 1))
 fi
+# The same with a background compile (tiered `jit`): the interpreter runs the loop,
+# Ctrl-C ends the script while the compile goes on, and nothing is left either.
+sed -e 's/^(define k (graph-compile-grad loss x Ws))$/(define step (jit loss))/' \
+    -e 's/^(let forever () (forever))$/(let forever () (step x Ws) (forever))/' "$work/c.lisp" >"$work/b.lisp"
+TMPDIR=$work/tmp KILN_CACHE_DIR=off "$KILN" "$work/b.lisp" >/dev/null 2>"$work/err" &
+pid=$!
+waited=0
+while kill -0 "$pid" 2>/dev/null && [ -z "$(find "$work/tmp" -name 'libgccjit-*' 2>/dev/null)" ] && [ $waited -lt 6000 ]; do
+  sleep 0.1
+  waited=$((waited + 1))
+done
+kill -INT "$pid" 2>/dev/null
+wait "$pid"
+status=$?
+if [ $status -ne 130 ]; then
+  echo "FAIL: background compile: status $status, stderr: $(head -c 300 "$work/err")"
+  failures=$((failures + 1))
+fi
+left=$(find "$work/tmp" -mindepth 1)
+if [ -n "$left" ]; then
+  echo "FAIL: an interrupted background compile left in TMPDIR: $left"
+  failures=$((failures + 1))
+fi
+# The program sees the TMPDIR it was given, in both of the environment's views.
+out=$(TMPDIR=$work/tmp "$KILN" -e '(display (list (get-environment-variable "TMPDIR") (cdr (assoc "TMPDIR" (get-environment-variables)))))' 2>&1)
+if [ "$out" != "($work/tmp $work/tmp)" ]; then
+  echo "FAIL: the program's TMPDIR: $out"
+  failures=$((failures + 1))
+fi
+out=$(env -u TMPDIR "$KILN" -e '(display (list (get-environment-variable "TMPDIR") (assoc "TMPDIR" (get-environment-variables))))' 2>&1)
+if [ "$out" != "(#f #f)" ]; then
+  echo "FAIL: the program's unset TMPDIR: $out"
+  failures=$((failures + 1))
+fi
+# The directory is made at the first compile: if it cannot be made then (here its
+# parent is gone), the kernel runs in the interpreter with a warning naming it.
+mkdir "$work/gone"
+(while ! grep ready "$work/gone.out" >/dev/null 2>&1; do sleep 0.05; done; rmdir "$work/gone"; echo go) |
+  TMPDIR=$work/gone KILN_JIT=sync KILN_CACHE_DIR=off "$KILN" -e '(display "ready") (newline) (flush-output-port)
+    (read-line) (define k (jit (lambda (x) (tensor-exp x)))) (display (k 0.0))' >"$work/gone.out" 2>"$work/err"
+out=$(cat "$work/gone.out" "$work/err")
+if ! grep -x "ready" >/dev/null <<<"$out" || ! grep "^1.0" >/dev/null <<<"$out" ||
+   ! grep "cannot make the compile directory $work/gone/kiln-jit-.*: No such file or directory" >/dev/null <<<"$out"; then
+  echo "FAIL: a compile directory that cannot be made: $out"
+  failures=$((failures + 1))
+fi
 if [ $failures -ne 0 ]; then
   echo "$failures failed"
   exit 1
 fi
-echo "PASS: interrupted compile (status 130, $(grep -c 'interrupted while compiling' "$work/err") compile message) left TMPDIR empty"
+echo "PASS: interrupted compiles, sync and background (status 130, $(grep -c 'interrupted while compiling' "$work/err") compile message) left TMPDIR empty"

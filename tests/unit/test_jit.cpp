@@ -618,3 +618,16 @@ TEST_CASE("jit: units repeated across layers share one function, same bits", "[j
   }
   check_kernel_matches_interpreter("deep", std::move(g), specs, args, argc);
 }
+
+TEST_CASE("jit: a compile failure's reason is the captured line naming an error", "[jit]") {
+  // A background compile captures fd 2, so the program's own stderr lines come first.
+  CHECK(first_error_line("note on stderr\nlibgccjit.so: error: error invoking gcc driver\n") ==
+        "libgccjit.so: error: error invoking gcc driver");
+  CHECK(first_error_line("\ncc1: error: bad value\ncompilation terminated.\n") == "cc1: error: bad value");
+  CHECK(first_error_line("a warning only\n") == "a warning only");
+  CHECK(first_error_line("compilation terminated.\n") == "compilation terminated.");
+  CHECK(first_error_line("") == "");
+  CHECK(jit_failure_reason(nullptr, "note on stderr\n") == "note on stderr");
+  CHECK(jit_failure_reason(nullptr, "x\nerror: y\n") == "error: y");
+  CHECK(jit_failure_reason(nullptr, "") == "libgccjit failed without a message");
+}
