@@ -12,6 +12,7 @@
 
 #include "compiler/kernel_emitter.h"
 #include "compiler/kernel_units.h"
+#include "compiler/loop.h"
 #include "runtime/error.h"
 
 namespace kiln {
@@ -35,6 +36,16 @@ struct BatchedExtents {
   BatchedExtents(Emitter &e, bool out, bool in, bool k) : E(e) { E.bat = Emitter::Extents{out, in, k}; }
   ~BatchedExtents() { E.bat = Emitter::Extents{}; }
 };
+
+// The graph function being emitted (the kernel, or a loop body's function):
+// its plan and its `args` and `scratch` parameters, which a loop reads.
+struct GraphFunction {
+  const KernelLayout *layout;
+  RV args, scratch;
+};
+static thread_local const GraphFunction *t_fn = nullptr;
+
+static void emit_loop(Emitter &E, const Graph &g, const std::vector<Ref> &refs, int32_t i);
 
 static void emit_fused_run(Emitter &E, const Graph &g, const std::vector<Ref> &refs, const KernelUnit &u) {
   const std::vector<int32_t> &run = u.nodes;
@@ -187,8 +198,7 @@ static void emit_node(Emitter &E, const Graph &g, const std::vector<Ref> &refs, 
   case Op::MaxMask: E.max_mask(in(0), ish(0), n.axis, out); break;
   case Op::Argmax: E.argmax_axis(in(0), ish(0), n.axis, out); break;
   case Op::Allreduce: E.allreduce(in(0), out, n.size(), n.axis, uint64_t(n.offset)); break;
-  // Not reached: a graph with a loop runs in the interpreter (make_kernel).
-  case Op::Loop: throw_errorf("jit: internal error: a loop node reached the kernel emitter");
+  case Op::Loop: emit_loop(E, g, refs, i); break;
   case Op::Take: E.take(in(0), ish(0), n.axis, in(1), ish(1).size(), out, refs[size_t(i)].status); break;
   case Op::ScatterAdd:
     E.scatter_add(in(0), n.shape, n.axis, in(1), ish(1).size(), out, refs[size_t(i)].status);
@@ -291,29 +301,16 @@ static void emit_shared_unit(Emitter &E, const Graph &g, std::vector<Ref> &refs,
                          gcc_jit_context_new_call(E.c, nullptr, fn, int(args.size()), args.data()));
 }
 
-void emit_kernel(gcc_jit_context *ctx, const Graph &g, const KernelLayout &L, const BatchFamily *family) {
-  Emitter E(ctx);
-  t_family = family && family->rows > 0 ? family : nullptr;
-  struct Reset {
-    ~Reset() { t_family = nullptr; }
-  } reset;
-  gcc_jit_param *params[4] = {gcc_jit_context_new_param(ctx, nullptr, E.t_dpp, "args"),
-                              gcc_jit_context_new_param(ctx, nullptr, E.t_dpp, "results"),
-                              gcc_jit_context_new_param(ctx, nullptr, E.t_dptr, "scratch"),
-                              gcc_jit_context_new_param(ctx, nullptr, E.t_par_fn, "par")};
-  E.fn = gcc_jit_context_new_function(ctx, nullptr, GCC_JIT_FUNCTION_EXPORTED, E.t_void, kKernelFunction, 4,
-                                      params, 0);
-  E.par = gcc_jit_param_as_rvalue(params[3]);
-  E.cur = gcc_jit_function_new_block(E.fn, "entry");
-  RV args = gcc_jit_param_as_rvalue(params[0]);
-  RV results = gcc_jit_param_as_rvalue(params[1]);
-  RV scratch = gcc_jit_param_as_rvalue(params[2]);
-  if (t_family) {  // n, a double after the parameters and tensor constants
-    RV at = E.ld(args, E.ix(int64_t(g.num_params) + int64_t(L.const_nodes.size())));
-    E.rows = E.once_long(gcc_jit_context_new_cast(ctx, nullptr, E.ld(at, E.ix(0)), E.t_long));
-    E.planned_rows = t_family->rows;
-  }
-
+// The code of graph `g` planned as L, into E's current function from its
+// current block, reading its buffers through args, results and scratch
+// (kernel_plan.h's signature).
+static void emit_graph(Emitter &E, const Graph &g, const KernelLayout &L, RV args, RV results, RV scratch) {
+  GraphFunction self{&L, args, scratch};
+  struct Scope {
+    const GraphFunction *outer = t_fn;
+    ~Scope() { t_fn = outer; }
+  } scope;
+  t_fn = &self;
   // Every node's element source, and the buffer a computed node writes.
   std::vector<Ref> refs(size_t(g.size()));
   std::vector<RV> result_ptr(g.outputs.size());
@@ -376,7 +373,7 @@ void emit_kernel(gcc_jit_context *ctx, const Graph &g, const KernelLayout &L, co
   // 32-layer MLP's kernel took 2x the CPU time with inlining. Nothing else in a
   // kernel is called directly, so this costs the other kernels nothing.
   if (std::find(shared.begin(), shared.end(), true) != shared.end())
-    gcc_jit_context_add_command_line_option(ctx, "-fno-inline");
+    gcc_jit_context_add_command_line_option(E.c, "-fno-inline");
   std::map<std::string, gcc_jit_function *> functions;
   for (size_t k = 0; k < units.size(); k++) {
     if (shared[k]) emit_shared_unit(E, g, refs, units[k], buffer_of, functions);
@@ -390,6 +387,244 @@ void emit_kernel(gcc_jit_context *ctx, const Graph &g, const KernelLayout &L, co
     BatchedExtents batched(E, rows_of(nd), false, false);
     E.copy(refs[size_t(nd)], result_ptr[o], g[nd].size());
   }
+}
+
+// ---- loops (loop.h) ------------------------------------------------------------
+
+// `static void kiln_loop_bodyN(double **args, double **results, double *scratch,
+// par)`: graph g (a loop's body or cond) planned as L, emitted once; the loop
+// calls it once per step. Exact shapes: a loop never takes part in a batch
+// family (family_lowerable refuses it).
+static gcc_jit_function *emit_loop_function(Emitter &E, const Graph &g, const KernelLayout &L) {
+  gcc_jit_param *ps[4] = {gcc_jit_context_new_param(E.c, nullptr, E.t_dpp, "args"),
+                          gcc_jit_context_new_param(E.c, nullptr, E.t_dpp, "results"),
+                          gcc_jit_context_new_param(E.c, nullptr, E.t_dptr, "scratch"),
+                          gcc_jit_context_new_param(E.c, nullptr, E.t_par_fn, "par")};
+  std::string name = E.fresh("kiln_loop_body");
+  gcc_jit_function *fn =
+      gcc_jit_context_new_function(E.c, nullptr, GCC_JIT_FUNCTION_INTERNAL, E.t_void, name.c_str(), 4, ps, 0);
+  struct Saved {
+    Emitter &E;
+    gcc_jit_function *fn = E.fn;
+    gcc_jit_block *cur = E.cur;
+    RV par = E.par, rows = E.rows;
+    int64_t planned_rows = E.planned_rows;
+    Emitter::Extents bat = E.bat;
+    const BatchFamily *family = t_family;
+    ~Saved() {
+      E.fn = fn;
+      E.cur = cur;
+      E.par = par;
+      E.rows = rows;
+      E.planned_rows = planned_rows;
+      E.bat = bat;
+      t_family = family;
+    }
+  } saved{E};
+  E.fn = fn;
+  E.cur = gcc_jit_function_new_block(fn, "entry");
+  E.par = gcc_jit_param_as_rvalue(ps[3]);
+  E.rows = nullptr;
+  E.planned_rows = 0;
+  E.bat = Emitter::Extents{};
+  t_family = nullptr;
+  emit_graph(E, g, L, gcc_jit_param_as_rvalue(ps[0]), gcc_jit_param_as_rvalue(ps[1]),
+             gcc_jit_param_as_rvalue(ps[2]));
+  gcc_jit_block_end_with_void_return(E.cur, nullptr);
+  return fn;
+}
+
+// A local array of `count` pointers (at least one) and its first element's address.
+struct PointerArray {
+  RV array, first;
+};
+static PointerArray pointer_array(Emitter &E, size_t count, const char *name) {
+  gcc_jit_type *t = gcc_jit_context_new_array_type(E.c, nullptr, E.t_dptr, int(count ? count : 1));
+  RV a = E.rv(E.local(t, name));
+  return {a, gcc_jit_lvalue_get_address(E.elem(a, E.ix(0)), nullptr)};
+}
+
+// Loop node i, as run_loop runs it: the body's function called once per step
+// on two carry buffers in turn (the step reads one and writes the other), its
+// params pointed at the step index, the carry leaves, this step's XS slices and
+// the captured values, its outputs at the other carry buffer and this step's
+// slices of the stacked Ys. A while-loop calls its cond's function first; a
+// step whose body or cond flags a bad index or key ends the loop with the
+// statuses lifted into the kernel's (kernel_plan.h, LoopPlan).
+static void emit_loop(Emitter &E, const Graph &g, const std::vector<Ref> &refs, int32_t i) {
+  const GraphFunction &F = *t_fn;
+  const GraphNode &n = g[i];
+  const LoopBody &B = *n.loop;
+  const KernelLayout::LoopPlan *plan = nullptr;
+  for (const KernelLayout::LoopPlan &p : F.layout->loops)
+    if (p.node == i) plan = &p;
+  if (!plan) throw_errorf("jit: internal error: loop node {} has no plan", i);
+  const KernelLayout::LoopPlan &P = *plan;
+  const size_t nc = B.carry.size(), nx = B.xs.size(), ny = B.ys.size(), ncap = B.captures.size();
+  const int64_t C = B.carry_size(), trips = B.trips;
+  const bool is_while = B.kind == LoopKind::While;
+  auto address = [&](RV base, RV at) { return gcc_jit_lvalue_get_address(E.elem(base, at), nullptr); };
+  auto scratch_at = [&](int64_t off) { return address(F.scratch, E.ix(off)); };
+  auto dptr = [&](const char *name, RV init) { return E.local_init(E.t_dptr, name, init); };
+
+  // Offsets of the leaves in the packed carry, consts and result (loop.h).
+  std::vector<int64_t> carry_at(nc), cap_at(ncap), x_at(nx), y_at(ny), save_at(nc);
+  int64_t at = 0;
+  for (size_t k = 0; k < nc; k++, at += B.carry[k - 1].shape.size()) carry_at[k] = at;
+  at = 0;
+  for (size_t k = 0; k < ncap; k++, at += B.captures[k - 1].shape.size()) cap_at[k] = at;
+  for (size_t k = 0; k < nx; k++, at += B.xs[k - 1].shape.size() * trips) x_at[k] = at;
+  at = C;
+  for (size_t k = 0; k < ny; k++, at += B.ys[k - 1].shape.size() * trips) y_at[k] = at;
+  for (size_t k = 0; k < nc; k++, at += B.carry[k - 1].shape.size() * trips) save_at[k] = at;
+
+  gcc_jit_block_add_comment(E.cur, nullptr,
+                            fmt::format("{} {}: {} trips", i, loop_kind_name(B.kind), trips).c_str());
+  gcc_jit_function *body_fn = emit_loop_function(E, *B.body, *P.body);
+  gcc_jit_function *cond_fn = P.cond ? emit_loop_function(E, *B.cond, *P.cond) : nullptr;
+
+  RV out = E.rv(dptr("loop_out", refs[size_t(i)].base));
+  LV cur = dptr("carry", scratch_at(P.carries)),
+     next = dptr("carry", scratch_at(P.carries + (C + 7) / 8 * 8));
+  E.copy(refs[size_t(n.in[0])], E.rv(cur), C);
+  RV consts = refs[size_t(n.in[1])].base;
+  if (!consts) {
+    consts = scratch_at(P.consts_copy);
+    E.copy(refs[size_t(n.in[1])], consts, g[n.in[1]].size());
+  }
+  consts = E.rv(dptr("consts", consts));
+  const size_t body_checks = P.body->index_checks.size();
+  const size_t checks = body_checks + (P.cond ? P.cond->index_checks.size() : 0);
+  for (size_t k = 0; k < checks; k++) {
+    int64_t off = F.layout->index_checks[P.check_first + k].offset;
+    E.st(F.scratch, E.ix(off), E.lit(0.0));
+    E.st(F.scratch, E.ix(off + 1), E.lit(0.0));
+  }
+
+  LV index = E.local(E.t_double, "loop_index");
+  LV go = E.local(E.t_double, "loop_go");
+  LV s = E.local_init(E.t_long, "loop_step", E.ix(0));
+  RV index_ptr = gcc_jit_lvalue_get_address(index, nullptr);
+  // A function's args: the params (index, carry, xs, captures) then its constants.
+  auto args_for = [&](const Graph &fg, const KernelLayout &fl, int32_t first_const, const char *name) {
+    size_t np = size_t(std::max<int>(fg.num_params, int(1 + nc + nx + ncap)));
+    size_t nk = fl.const_nodes.size() + fl.loop_consts.size();
+    PointerArray a = pointer_array(E, np + nk, name);
+    E.st(a.array, E.ix(0), index_ptr);
+    for (size_t k = 0; k < ncap; k++)
+      E.st(a.array, E.ix(int64_t(1 + nc + nx + k)), address(consts, E.ix(cap_at[k])));
+    for (size_t k = 0; k < nk; k++)
+      E.st(a.array, E.ix(int64_t(np + k)), E.ld(F.args, E.ix(int64_t(first_const) + int64_t(k))));
+    return a;
+  };
+  auto point_carries = [&](const PointerArray &a) {
+    for (size_t k = 0; k < nc; k++)
+      E.st(a.array, E.ix(int64_t(1 + k)), address(E.rv(cur), E.ix(carry_at[k])));
+  };
+  PointerArray body_args = args_for(*B.body, *P.body, P.body_consts, "body_args");
+  PointerArray body_results = pointer_array(E, nc + ny, "body_results");
+  PointerArray cond_args{}, cond_results{};
+  if (cond_fn) {
+    cond_args = args_for(*B.cond, *P.cond, P.cond_consts, "cond_args");
+    cond_results = pointer_array(E, 1, "cond_results");
+    E.st(cond_results.array, E.ix(0), gcc_jit_lvalue_get_address(go, nullptr));
+  }
+
+  gcc_jit_block *head = E.block("loop_head"), *step = E.block("loop_body"), *done = E.block("loop_done");
+  // After a call: a flagged status in the function's scratch copies every
+  // lifted status out and leaves the loop.
+  auto check_faults = [&](size_t first, size_t count, int64_t sub_scratch, const KernelLayout &sub) {
+    if (count == 0) return;
+    gcc_jit_block *fault = E.block("loop_fault");
+    for (size_t k = 0; k < count; k++) {
+      gcc_jit_block *ok = E.block("loop_ok");
+      RV flag = E.ld(F.scratch, E.ix(sub_scratch + sub.index_checks[k].offset));
+      gcc_jit_block_end_with_conditional(E.cur, nullptr, E.cmp(GCC_JIT_COMPARISON_NE, flag, E.lit(0.0)),
+                                         fault, ok);
+      E.cur = ok;
+    }
+    gcc_jit_block *ok = E.cur;
+    E.cur = fault;
+    for (size_t k = 0; k < count; k++) {
+      int64_t from = sub_scratch + sub.index_checks[k].offset;
+      int64_t to = F.layout->index_checks[P.check_first + first + k].offset;
+      E.st(F.scratch, E.ix(to), E.ld(F.scratch, E.ix(from)));
+      E.st(F.scratch, E.ix(to + 1), E.ld(F.scratch, E.ix(from + 1)));
+    }
+    gcc_jit_block_end_with_jump(E.cur, nullptr, done);
+    E.cur = ok;
+  };
+  auto call = [&](gcc_jit_function *fn, const PointerArray &a, const PointerArray &r, int64_t sub_scratch) {
+    RV call_args[4] = {a.first, r.first, scratch_at(sub_scratch), E.par};
+    gcc_jit_block_add_eval(E.cur, nullptr, gcc_jit_context_new_call(E.c, nullptr, fn, 4, call_args));
+  };
+
+  gcc_jit_block_end_with_jump(E.cur, nullptr, head);
+  E.cur = head;
+  if (!is_while) {
+    gcc_jit_block_end_with_conditional(E.cur, nullptr, E.cmp(GCC_JIT_COMPARISON_LT, E.rv(s), E.ix(trips)),
+                                       step, done);
+  } else {
+    E.assign(index, gcc_jit_context_new_cast(E.c, nullptr, E.rv(s), E.t_double));
+    point_carries(cond_args);
+    call(cond_fn, cond_args, cond_results, P.cond_scratch);
+    check_faults(body_checks, checks - body_checks, P.cond_scratch, *P.cond);
+    gcc_jit_block_end_with_conditional(E.cur, nullptr, E.cmp(GCC_JIT_COMPARISON_NE, E.rv(go), E.lit(0.0)),
+                                       step, done);
+  }
+  E.cur = step;
+  RV t = B.reverse ? E.once_long(gcc_jit_context_new_binary_op(E.c, nullptr, GCC_JIT_BINARY_OP_MINUS,
+                                                               E.t_long, E.ix(trips - 1), E.rv(s)))
+                   : E.rv(s);
+  E.assign(index, gcc_jit_context_new_cast(E.c, nullptr, t, E.t_double));
+  point_carries(body_args);
+  for (size_t k = 0; k < nx; k++)
+    E.st(body_args.array, E.ix(int64_t(1 + nc + k)),
+         address(consts, E.iadd(E.ix(x_at[k]), E.imul(t, B.xs[k].shape.size()))));
+  for (size_t k = 0; k < nc; k++)
+    E.st(body_results.array, E.ix(int64_t(k)), address(E.rv(next), E.ix(carry_at[k])));
+  for (size_t k = 0; k < ny; k++)
+    E.st(body_results.array, E.ix(int64_t(nc + k)),
+         address(out, E.iadd(E.ix(y_at[k]), E.imul(t, B.ys[k].shape.size()))));
+  if (B.save_carries)
+    for (size_t k = 0; k < nc; k++) {
+      int64_t size = B.carry[k].shape.size();
+      RV to = E.rv(dptr("saved", address(out, E.iadd(E.ix(save_at[k]), E.imul(t, size)))));
+      RV from = E.rv(dptr("carry_leaf", address(E.rv(cur), E.ix(carry_at[k]))));
+      E.copy(Ref{from}, to, size);
+    }
+  call(body_fn, body_args, body_results, P.body_scratch);
+  check_faults(0, body_checks, P.body_scratch, *P.body);
+  LV held = dptr("held", E.rv(cur));
+  E.assign(cur, E.rv(next));
+  E.assign(next, E.rv(held));
+  gcc_jit_block_add_assignment_op(E.cur, nullptr, s, GCC_JIT_BINARY_OP_PLUS, E.ix(1));
+  gcc_jit_block_end_with_jump(E.cur, nullptr, head);
+  E.cur = done;
+  E.copy(Ref{E.rv(cur)}, out, C);
+}
+
+void emit_kernel(gcc_jit_context *ctx, const Graph &g, const KernelLayout &L, const BatchFamily *family) {
+  Emitter E(ctx);
+  t_family = family && family->rows > 0 ? family : nullptr;
+  struct Reset {
+    ~Reset() { t_family = nullptr; }
+  } reset;
+  gcc_jit_param *params[4] = {gcc_jit_context_new_param(ctx, nullptr, E.t_dpp, "args"),
+                              gcc_jit_context_new_param(ctx, nullptr, E.t_dpp, "results"),
+                              gcc_jit_context_new_param(ctx, nullptr, E.t_dptr, "scratch"),
+                              gcc_jit_context_new_param(ctx, nullptr, E.t_par_fn, "par")};
+  E.fn = gcc_jit_context_new_function(ctx, nullptr, GCC_JIT_FUNCTION_EXPORTED, E.t_void, kKernelFunction, 4,
+                                      params, 0);
+  E.par = gcc_jit_param_as_rvalue(params[3]);
+  E.cur = gcc_jit_function_new_block(E.fn, "entry");
+  RV args = gcc_jit_param_as_rvalue(params[0]);
+  if (t_family) {  // n, a double after the parameters and tensor constants
+    RV at = E.ld(args, E.ix(int64_t(g.num_params) + int64_t(L.const_nodes.size() + L.loop_consts.size())));
+    E.rows = E.once_long(gcc_jit_context_new_cast(ctx, nullptr, E.ld(at, E.ix(0)), E.t_long));
+    E.planned_rows = t_family->rows;
+  }
+  emit_graph(E, g, L, args, gcc_jit_param_as_rvalue(params[1]), gcc_jit_param_as_rvalue(params[2]));
   gcc_jit_block_end_with_void_return(E.cur, nullptr);
 }
 

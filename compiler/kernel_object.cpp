@@ -167,10 +167,10 @@ Value apply_kernel_impl(Value self, int argc, Value *argv, Value *spares) {
     graph_eval(g, argv, vals);
     return assemble_results(t, vals);
   }
-  size_t nconst = k->layout->const_nodes.size();
-  double **args = static_cast<double **>(alloca(sizeof(double *) * (size_t(np) + nconst + 2)));
+  size_t nconst = k->layout->const_nodes.size(), nloop = k->layout->loop_consts.size();
+  double **args = static_cast<double **>(alloca(sizeof(double *) * (size_t(np) + nconst + nloop + 2)));
   double rows = double(k->rows);  // a family's run-time leading size (codegen.h)
-  args[size_t(np) + nconst] = &rows;
+  args[size_t(np) + nconst + nloop] = &rows;
   double *numbers = static_cast<double *>(alloca(sizeof(double) * (size_t(np) + nout + 1)));
   double *out_numbers = numbers + np;
   for (int i = 0; i < np; i++) {
@@ -184,6 +184,8 @@ Value apply_kernel_impl(Value self, int argc, Value *argv, Value *spares) {
   }
   for (size_t c = 0; c < nconst; c++)
     args[size_t(np) + c] = const_cast<double *>(g[k->layout->const_nodes[c]].const_data);
+  for (size_t c = 0; c < nloop; c++)  // loop bodies' constants (kernel_plan.h)
+    args[size_t(np) + nconst + c] = const_cast<double *>(k->layout->loop_consts[c]);
   double **results = static_cast<double **>(alloca(sizeof(double *) * (nout + 1)));
   // The tensor outputs' data in one block (alloc_tensor_group).
   const Shape **shapes = static_cast<const Shape **>(alloca(sizeof(Shape *) * (nout + 1)));
@@ -221,10 +223,11 @@ Value apply_kernel_impl(Value self, int argc, Value *argv, Value *spares) {
   raise_pending_collective_error();
   for (const KernelLayout::IndexCheck &c : k->layout->index_checks) {
     const double *status = k->scratch + c.offset;
-    const GraphNode &n = g[c.node];
+    const Graph &cg = c.graph ? *c.graph : g;  // a loop body's node (kernel_plan.h)
+    const GraphNode &n = cg[c.node];
     if (status[0] == 0.0) continue;
     if (n.op == Op::Random) random_key_error(RandomKind(n.axis), status[1]);
-    take_index_error(n.index_use, status[1], n.axis, indexed_length(g, n));
+    take_index_error(n.index_use, status[1], n.axis, indexed_length(cg, n));
   }
   for (size_t o = 0; o < nout; o++)
     if (g.outputs[o].as_number) vals[o] = make_double(out_numbers[o]);
@@ -360,13 +363,6 @@ void keep_family_if_lowerable(const std::string &name, const Graph &g, const Ker
   family.reset();
 }
 
-// A graph with a Loop node runs in the interpreter: kernels do not lower loops yet.
-bool has_loop(const Graph &g) {
-  for (const GraphNode &n : g.nodes)
-    if (n.op == Op::Loop) return true;
-  return false;
-}
-
 // Plans `graph` and allocates its scratch area (once here, not per call).
 KernelLayout *plan_with_scratch(const std::string &name, const Graph &graph, double **scratch_out) {
   auto *layout = new KernelLayout(plan_kernel(graph));
@@ -413,8 +409,6 @@ Value make_kernel_in_background(const std::string &name, std::unique_ptr<Graph> 
 Value make_kernel(const std::string &name, std::unique_ptr<Graph> graph, const ArgSpec *specs,
                   TreeLayout *trees, std::unique_ptr<BatchFamily> family, bool background) {
   register_kernel_type();
-  if (has_loop(*graph))
-    return wrap_kernel(name, std::move(graph), specs, trees, nullptr, nullptr, nullptr, nullptr);
   if (background)
     return compile_in_background_kernel(name, std::move(graph), specs, trees, std::move(family));
   double *scratch = nullptr;

@@ -9,6 +9,7 @@
 
 #include "compiler/jit_context.h"
 #include "compiler/kernel_units.h"
+#include "compiler/loop.h"
 #include "runtime/eval.h"
 
 namespace kiln {
@@ -58,6 +59,47 @@ static void assign_scratch(const Graph &g, KernelLayout &L) {
   }
 }
 
+static int64_t round8(int64_t n) { return (n + 7) / 8 * 8; }
+
+// Takes `sub`'s constants (its own, then its loops') into L.loop_consts and its
+// index checks into L.index_checks, their statuses in fresh scratch.
+static int32_t lift(const Graph &sub_graph, const KernelLayout &sub, KernelLayout &L) {
+  auto at = int32_t(L.num_params + int32_t(L.const_nodes.size() + L.loop_consts.size()));
+  for (int32_t c : sub.const_nodes) L.loop_consts.push_back(sub_graph[c].const_data);
+  L.loop_consts.insert(L.loop_consts.end(), sub.loop_consts.begin(), sub.loop_consts.end());
+  for (const KernelLayout::IndexCheck &c : sub.index_checks) {
+    L.index_checks.push_back({c.node, L.scratch_doubles, c.graph ? c.graph : &sub_graph});
+    L.scratch_doubles += 8;
+  }
+  return at;
+}
+
+// Plans Loop node i: its body's (and cond's) own plans and its private scratch.
+static void plan_loop(const Graph &g, int32_t i, KernelLayout &L) {
+  const LoopBody &body = *g[i].loop;
+  KernelLayout::LoopPlan p;
+  p.node = i;
+  p.body = std::make_shared<KernelLayout>(plan_kernel(*body.body));
+  if (body.cond) p.cond = std::make_shared<KernelLayout>(plan_kernel(*body.cond));
+  p.check_first = L.index_checks.size();
+  p.body_consts = lift(*body.body, *p.body, L);
+  if (p.cond) p.cond_consts = lift(*body.cond, *p.cond, L);
+  p.carries = L.scratch_doubles;
+  L.scratch_doubles += 2 * round8(body.carry_size());
+  const GraphNode &consts = g[g[i].in[1]];
+  if (consts.op == Op::Const && !consts.const_data) {  // a literal has no buffer to point into
+    p.consts_copy = L.scratch_doubles;
+    L.scratch_doubles += round8(std::max<int64_t>(1, consts.size()));
+  }
+  p.body_scratch = L.scratch_doubles;
+  L.scratch_doubles += round8(p.body->scratch_doubles);
+  if (p.cond) {
+    p.cond_scratch = L.scratch_doubles;
+    L.scratch_doubles += round8(p.cond->scratch_doubles);
+  }
+  L.loops.push_back(std::move(p));
+}
+
 KernelLayout plan_kernel(const Graph &g) {
   KernelLayout L;
   L.num_params = g.num_params;
@@ -97,6 +139,8 @@ KernelLayout plan_kernel(const Graph &g) {
       L.index_checks.push_back({i, L.scratch_doubles});
       L.scratch_doubles += 8;
     }
+  for (int32_t i = 0; i < g.size(); i++)
+    if (g[i].op == Op::Loop) plan_loop(g, i, L);
   return L;
 }
 

@@ -28,6 +28,7 @@
 //     (kTransposeBand): a sum rides in a transpose's full bands only.
 #pragma once
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "compiler/graph.h"
@@ -50,7 +51,8 @@ struct KernelLayout {
   // Per Take, ScatterAdd or Random node, in node order: where its status lives.
   struct IndexCheck {
     int32_t node;
-    int64_t offset;  // in scratch: [flag, first bad index]
+    int64_t offset;                // in scratch: [flag, first bad index]
+    const Graph *graph = nullptr;  // the node's graph: null for the kernel's own, else a loop body's
   };
   std::vector<IndexCheck> index_checks;
   int64_t scratch_doubles = 0;
@@ -60,6 +62,33 @@ struct KernelLayout {
   // and the units of emission (kernel_units) of the emission order.
   std::vector<bool> read_in_place;
   std::vector<KernelUnit> units;
+  // Loop nodes (loop.h), lowered as a native loop calling the body's own
+  // function (its plan below) once per step; see LoopPlan.
+  struct LoopPlan;
+  std::vector<LoopPlan> loops;
+  // The tensor constants of the loop bodies (and of their nested loops), in
+  // loops' order: args[P + const_nodes.size() + j].
+  std::vector<const double *> loop_consts;
+};
+
+// The plan of one Loop node. Its private scratch (never shared) holds the two
+// carry buffers a step reads and writes in turn, a copy of in[1] when that is
+// a scalar literal, and the body's (and a while-loop cond's) own scratch. The
+// body's index checks are lifted into the kernel's list (check_first ...,
+// body's then cond's, each naming its graph): after a step whose body (or
+// cond) flagged one, the loop copies every lifted status and stops, so the
+// caller raises the first failing node of the first failing step, as
+// run_loop does.
+struct KernelLayout::LoopPlan {
+  int32_t node = -1;
+  std::shared_ptr<KernelLayout> body, cond;
+  int64_t carries = 0;       // two buffers of carry_size() rounded up to 8 doubles each
+  int64_t consts_copy = 0;   // a copy of in[1] when it is a scalar literal (no buffer)
+  int64_t body_scratch = 0;  // the body's scratch area
+  int64_t cond_scratch = 0;
+  int32_t body_consts = 0;  // args index of the body's constants (then its loop_consts)
+  int32_t cond_consts = 0;
+  size_t check_first = 0;  // the body's lifted checks, then cond's, in index_checks
 };
 
 // Decides where each node's value lives: a parameter is read in place from its

@@ -146,6 +146,9 @@ std::vector<KernelUnit> kernel_units(const Graph &g, const std::vector<EmitStep>
       w.text("node");
       w.node(step.node);
       w.result(step.node);
+      // Never shared: a loop's code reads the kernel's scratch and arguments,
+      // which a shared function is not given, and its body is no attribute.
+      if (n.op == Op::Loop) w.text(fmt::format(" loop{}", step.node).c_str());
     }
     for (int32_t i : u.nodes) u.work += unit_work(g, i);
     if (u.host >= 0) u.work += unit_work(g, u.host);

@@ -17,7 +17,7 @@ if [ -f "$src" ] && cc -O3 -march=native -ffp-contract=off "$src" -o "$tmp/limit
   limit="$tmp/limit"
 fi
 for round in 1 2 3; do
-  KILN_THREADS=1 KILN_JIT=sync "$kiln" "$here/fori_sgd.lisp"
+  KILN_THREADS=1 KILN_JIT=sync KILN_CACHE_DIR=off "$kiln" "$here/fori_sgd.lisp"
   if [ -n "$limit" ]; then
     for engine in V4x1 ikj; do echo "yardstick minimal $engine: $("$limit" once small minimal "$engine")"; done
   else

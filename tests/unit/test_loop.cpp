@@ -4,17 +4,25 @@
 // whatever the trip count.
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "compiler/autodiff.h"
+#include "compiler/codegen.h"
 #include "compiler/graph.h"
 #include "compiler/graph_eval.h"
 #include "compiler/graph_text.h"
+#include "compiler/jit_context.h"
+#include "compiler/kernel_object.h"
+#include "compiler/kernel_plan.h"
 #include "compiler/loop.h"
 #include "runtime/eval.h"
 #include "runtime/printer.h"
+#include "runtime/tensor.h"
 
 using namespace kiln;
 
@@ -121,4 +129,88 @@ TEST_CASE("loop: one loop node whatever the trip count, and a traced N is refuse
   CHECK(run("(guard (e (#t (error-object-message e))) (graph-eval (lambda (n) (fori-loop n (lambda (i c) c) "
             "1.0)) 2.0))")
             .find("N must be an exact integer known while tracing") != std::string::npos);
+}
+
+namespace {
+
+// A graph of one Loop node over a 1-element carry and a 1-element capture.
+std::unique_ptr<Graph> loop_graph(const LoopBody &L) {
+  auto g = std::make_unique<Graph>();
+  int32_t c = g->param(0, ArgSpec{Shape::of({1}), false});
+  int32_t k = g->param(1, ArgSpec{Shape::of({1}), false});
+  GraphNode n;
+  n.op = Op::Loop;
+  n.loop = &L;
+  n.in[0] = c;
+  n.in[1] = k;
+  n.shape = Shape::of({L.result_size()});
+  g->keep_loop(&L);
+  g->outputs = {{g->record(n), false}};
+  return g;
+}
+
+// The C libgccjit makes of a graph's kernel (gcc_jit_context_dump_to_file).
+std::string kernel_source(const Graph &g) {
+  gcc_jit_context *ctx = jit_new_context();
+  KernelLayout plan = plan_kernel(g);
+  emit_kernel(ctx, g, plan);
+  std::string path =
+      std::string(std::getenv("TMPDIR") ? std::getenv("TMPDIR") : "/tmp") + "/kiln_loop_test.c";
+  gcc_jit_context_dump_to_file(ctx, path.c_str(), 0);
+  gcc_jit_context_release(ctx);
+  std::string text;
+  if (FILE *f = std::fopen(path.c_str(), "r")) {
+    char buf[4096];
+    for (size_t got; (got = std::fread(buf, 1, sizeof buf, f)) > 0;) text.append(buf, got);
+    std::fclose(f);
+  }
+  std::remove(path.c_str());
+  return text;
+}
+
+size_t count_of(const std::string &text, const std::string &what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) n++;
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("loop: a kernel runs a Loop node as a native loop, bit for bit with run_loop", "[loop]") {
+  for (int64_t trips : {0, 1, 6, 1000}) {
+    for (bool reverse : {false, true}) {
+      auto L = affine_loop(trips);
+      L->reverse = reverse;
+      L->save_carries = reverse;
+      INFO("trips " << trips << (reverse ? ", reversed, carries saved" : ""));
+      auto g = loop_graph(*L);
+      KernelLayout plan = plan_kernel(*g);
+      REQUIRE(plan.loops.size() == 1);
+      CHECK(plan.loops[0].body->num_params == 3);
+      CHECK(!plan.loops[0].cond);
+      Tensor *c = alloc_tensor(Shape::of({1})), *k = alloc_tensor(Shape::of({1}));
+      c->data[0] = 1.25;
+      k->data[0] = 0.75;
+      std::vector<double> want(size_t(L->result_size()));
+      REQUIRE(run_loop(*L, c->data, k->data, want.data()));
+      ArgSpec specs[2] = {{Shape::of({1}), false}, {Shape::of({1}), false}};
+      Value kernel = make_kernel("loop", std::move(g), specs, true);
+      REQUIRE(last_kernel_build().compiled);
+      Value *argv = static_cast<Value *>(gc_alloc(2 * sizeof(Value)));
+      argv[0] = from_ptr(c);
+      argv[1] = from_ptr(k);
+      Value got = car(g_type_hooks[kernel_type()].apply(kernel, 2, argv));
+      REQUIRE(tensor_of(got)->size == L->result_size());
+      CHECK(std::memcmp(tensor_of(got)->data, want.data(), want.size() * sizeof(double)) == 0);
+    }
+  }
+}
+
+TEST_CASE("loop: the body's code is emitted once, whatever the trip count", "[loop]") {
+  auto few = affine_loop(2), many = affine_loop(10000);
+  std::string a = kernel_source(*loop_graph(*few)), b = kernel_source(*loop_graph(*many));
+  CHECK(count_of(a, "kiln_loop_body0 (") == 2);  // its definition and its one call
+  CHECK(count_of(b, "kiln_loop_body0 (") == 2);
+  // Only the trip count's digits differ.
+  CHECK(b.size() - a.size() <= 8);
 }
