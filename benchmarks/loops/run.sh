@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # run.sh — issue 29's loop benchmark: Kiln's 1000-step jitted fori-loop beside a C
-# step, one thread, KILN_JIT=sync, alternating the processes (3 rounds).
+# step, one thread, KILN_JIT=sync, KILN_CACHE_DIR=off (compile times are real
+# compiles), alternating the processes (3 rounds), then the C step's warm median.
 #   benchmarks/loops/run.sh [KILN] [YARDSTICK.c]
 # The C side is ../shared/yardsticks/train_step_limit.c (minimal variant: dW and db)
 # where it builds and runs; it uses AVX-512 intrinsics, so on a CPU without AVX-512
@@ -24,3 +25,5 @@ for round in 1 2 3; do
     "$here/../c_step/run.sh" | grep '^8x16'
   fi
 done
+# The yardstick warm too (median of 11 runs after a warm-up), as Kiln's figure is.
+if [ -n "$limit" ]; then "$limit" 11 V4x1 | grep '^small  minimal'; fi

@@ -112,3 +112,16 @@
        (lambda (u w h0 xs)
          (fori-loop 5 (lambda (i u) (tensor-sub u (tensor-mul 0.05 (cadr (graph-grad rnn-loss u w h0 xs))))) u))
        u wx h0 xs2)
+
+;; A loop inside a jit procedure called at several batch sizes: a graph with a loop
+;; forms no batch family (the loop's lowering has no run-time length), so each size
+;; gets its own native kernel for its exact shapes, each bit for bit the interpreter.
+(define wb (tensor '((0.5 -0.25 0.1) (0.125 0.75 -0.5) (0.3 0.2 0.1))))
+(define (rows-loop x) (fori-loop 3 (lambda (i x) (tensor-tanh (matmul x wb))) x))
+(define jb (jit rows-loop))
+(for-each (lambda (n)
+            (let ((x (tensor-randn (list n 3) n)))
+              (display (list n (equal? (jb x) (graph-eval rows-loop x)) (equal? (jb x) (rows-loop x)))))
+            (newline))
+          '(32 29 5))
+(display (map (lambda (k) (list (kernel-ready? k) (kernel-batch-family k))) (jit-wait jb))) (newline)
