@@ -125,3 +125,18 @@
             (newline))
           '(32 29 5))
 (display (map (lambda (k) (list (kernel-ready? k) (kernel-batch-family k))) (jit-wait jb))) (newline)
+
+;; A bad random key in a scan's body, and a bad index in a while-loop's condition:
+;; the kernel raises what the interpreter raises, and runs when all is well.
+(define (noisy c ks) (car (scan (lambda (c k) (cons (+ c (tensor-sum (tensor-rand '(2) k))) 0.0)) c ks)))
+(define jn (jit noisy))
+(display (equal? (jn 0.0 (tensor '(1.0 2.0 3.0))) (noisy 0.0 (tensor '(1.0 2.0 3.0))))) (newline)
+(try (lambda () (jn 0.0 (tensor '(1.0 2.5 3.0)))))
+(try (lambda () (graph-eval noisy 0.0 (tensor '(1.0 2.5 3.0)))))
+(define (walk i0) (while-loop (lambda (c) (< (tensor-sum (tensor-take table (car c))) 2.0))
+                              (lambda (c) (list (+ (car c) 1.0) (+ (cadr c) 1.0))) (list i0 0.0)))
+(define jw (jit walk))
+(display (list (jw 0.0) (equal? (jw 0.0) (walk 0.0)) (equal? (jw 1.0) (graph-eval walk 1.0)))) (newline)
+(try (lambda () (jw 0.5)))
+(try (lambda () (graph-eval walk 0.5)))
+(display (list (native? jn) (native? jw))) (newline)
