@@ -450,7 +450,8 @@ static PointerArray pointer_array(Emitter &E, size_t count, const char *name) {
 // the captured values, its outputs at the other carry buffer and this step's
 // slices of the stacked Ys. A while-loop calls its cond's function first; a
 // step whose body or cond flags a bad index or key ends the loop with the
-// statuses lifted into the kernel's (kernel_plan.h, LoopPlan).
+// statuses lifted into the kernel's (kernel_plan.h, LoopPlan). Every 16th
+// step polls for Ctrl-C through `par`.
 static void emit_loop(Emitter &E, const Graph &g, const std::vector<Ref> &refs, int32_t i) {
   const GraphFunction &F = *t_fn;
   const GraphNode &n = g[i];
@@ -595,6 +596,36 @@ static void emit_loop(Emitter &E, const Graph &g, const std::vector<Ref> &refs, 
     }
   call(body_fn, body_args, body_results, P.body_scratch);
   check_faults(0, body_checks, P.body_scratch, *P.body);
+  // Ctrl-C: every 16th step asks `par` to run one chunk that sets `polled`.
+  // kernel_par starts no chunk once an interrupt is pending, so the loop ends
+  // there and the call raises it (apply_kernel's check_interrupt).
+  {
+    gcc_jit_param *pp[2] = {gcc_jit_context_new_param(E.c, nullptr, E.t_voidp, "ctx"),
+                            gcc_jit_context_new_param(E.c, nullptr, E.t_long, "chunk")};
+    std::string name = E.fresh("kiln_loop_poll");
+    gcc_jit_function *poll = gcc_jit_context_new_function(E.c, nullptr, GCC_JIT_FUNCTION_INTERNAL, E.t_void,
+                                                          name.c_str(), 2, pp, 0);
+    gcc_jit_block *entry = gcc_jit_function_new_block(poll, "entry");
+    RV flag = gcc_jit_context_new_cast(E.c, nullptr, gcc_jit_param_as_rvalue(pp[0]), E.t_dptr);
+    gcc_jit_block_add_assignment(entry, nullptr, gcc_jit_rvalue_dereference(flag, nullptr), E.lit(1.0));
+    gcc_jit_block_end_with_void_return(entry, nullptr);
+    LV polled = E.local(E.t_double, "loop_polled");
+    gcc_jit_block *ask = E.block("loop_poll"), *go_on = E.block("loop_next");
+    RV sixteenth = gcc_jit_context_new_binary_op(E.c, nullptr, GCC_JIT_BINARY_OP_BITWISE_AND, E.t_long,
+                                                 E.rv(s), E.ix(15));
+    gcc_jit_block_end_with_conditional(E.cur, nullptr, E.cmp(GCC_JIT_COMPARISON_EQ, sixteenth, E.ix(15)), ask,
+                                       go_on);
+    E.cur = ask;
+    E.assign(polled, E.lit(0.0));
+    RV poll_args[3] = {
+        E.ix(1), gcc_jit_function_get_address(poll, nullptr),
+        gcc_jit_context_new_cast(E.c, nullptr, gcc_jit_lvalue_get_address(polled, nullptr), E.t_voidp)};
+    gcc_jit_block_add_eval(E.cur, nullptr,
+                           gcc_jit_context_new_call_through_ptr(E.c, nullptr, E.par, 3, poll_args));
+    gcc_jit_block_end_with_conditional(E.cur, nullptr, E.cmp(GCC_JIT_COMPARISON_NE, E.rv(polled), E.lit(0.0)),
+                                       go_on, done);
+    E.cur = go_on;
+  }
   LV held = dptr("held", E.rv(cur));
   E.assign(cur, E.rv(next));
   E.assign(next, E.rv(held));

@@ -129,6 +129,9 @@ check tensor_pow "(define a (arange 100000000)) $ready (define c (tensor-pow a 1
 check tensor_graph_eval "(define a (arange 100000000)) $ready (graph-eval (lambda (x) (tensor-exp (tensor-tanh x))) a)" "$limit" 20
 check matmul_big "(define a (tensor-rand (list 6000 6000) 1)) $ready (define c (matmul a a))" "$limit" 20
 check matmul_compiled "(define a (tensor-rand (list 6000 6000) 1)) (define k (graph-compile (lambda (x) (matmul x x)) a)) $ready (define c (k a))" "$limit" 20
+# A compiled loop polls every 16th step through the kernel's `par` (docs/jit.md,
+# "Loops"): 10^10 steps would take minutes.
+check loop_compiled "(define k (graph-compile (lambda (x) (fori-loop 10000000000 (lambda (i c) (+ (* c 0.5) 1.0)) x)) 1.0)) $ready (k 1.0)" "$limit" 20
 # (Fifty references to one 160 MB tensor: 8 GB to write, which no machine does in the
 # 0.5 s before the SIGINT now that save-model writes raw bytes.)
 check save_model_big "(define a (tensor-rand (list 20000000) 1)) $ready (save-model \"$tmp/big.kiln\" (make-list 50 a))" "$limit" 20
