@@ -197,13 +197,18 @@ bool family_lowerable(const Graph &g, const KernelLayout &L, const BatchFamily &
       if (n.axis != 0 || !f.batched(n.in[0]) || !f.batched(n.in[1]) || out)
         return no(i, "unsupported scatter");
       continue;
-    case Op::Transpose: return no(i, "a materialised transpose");
-    default:
-      if (op_is_binary(n.op) || op_is_unary(n.op)) {
-        if (!out) return no(i, "batched operand, fixed result");
-        continue;
-      }
-      return no(i, "no run-time length in its lowering");
+    case Op::Transpose:
+      return no(i, "a materialised transpose");
+    KILN_BINARY_OP_CASES:
+    KILN_UNARY_OP_CASES:
+      if (!out) return no(i, "batched operand, fixed result");
+      continue;
+    case Op::Slice:
+    case Op::Pad:
+    case Op::Concat:
+    case Op::Random:
+    case Op::Allreduce:
+    case Op::Loop: return no(i, "no run-time length in its lowering");
     }
   }
   return true;
