@@ -2,6 +2,7 @@
 // batch_node has no `default:`, so -Wswitch names an op added without a rule.
 #include "compiler/batching.h"
 
+#include "compiler/batch_loop.h"
 #include "runtime/error.h"
 #include "runtime/tensor.h"
 
@@ -128,6 +129,17 @@ int32_t scatter_both(Graph &g, const GraphNode &n, int32_t grad, int32_t idx, in
   return g.reshape(s4, batched_shape(batch, n.shape), false);
 }
 
+// A Loop node's operands as batch_node gets them (nothing to look through).
+class OperandView : public BatchedView {
+ public:
+  explicit OperandView(const BatchOperand *in) : in_(in) {}
+  const GraphNode *example_node(int32_t) const override { return nullptr; }
+  BatchOperand batched(int32_t o) const override { return in_[o]; }
+
+ private:
+  const BatchOperand *in_;
+};
+
 int32_t batch_matmul(Graph &g, const BatchOperand &a, const BatchOperand &b, int64_t batch) {
   if (a.batched && b.batched) return g.matmul(kWho, a.node, b.node);
   Shape as = example_shape(g, a);
@@ -231,10 +243,12 @@ int32_t batch_node(Graph &g, const GraphNode &n, const BatchOperand *in, int64_t
         "vmap: random numbers drawn from a mapped key are not supported (draw them outside vmap, "
         "or map over a tensor of them)");
   case Op::Allreduce: return g.allreduce(in[0].node, n.axis, uint64_t(n.offset));
-  case Op::Loop:
-    throw_errorf(
-        "vmap: a loop (fori-loop, scan or while-loop) on mapped values is not supported yet "
-        "(map over the loop's results instead, or write the loop outside vmap)");
+  case Op::Loop: {  // compiler/batch_loop.h (vmap's pass calls it with a view of the packing)
+    GraphNode m = n;
+    m.in[0] = 0;
+    m.in[1] = 1;
+    return batch_loop(g, m, OperandView(in), batch);
+  }
   }
   throw_errorf("vmap: internal error: no batching rule for '{}'", op_name(n.op));
 }

@@ -11,6 +11,7 @@
 #include <unordered_map>
 
 #include "compiler/autodiff.h"
+#include "compiler/batch_loop.h"
 #include "compiler/batching.h"
 #include "compiler/window_graph.h"
 #include "runtime/args.h"
@@ -741,6 +742,29 @@ Value trace_nested_grad(const char *who, Value f, TreeLayout &layout, const Valu
   return assemble_results(layout, vals);
 }
 
+namespace {
+
+// vmap's region as batch_loop sees it: nodes from `mark` were recorded per
+// example and batched into `moved`; earlier ones are the same for every example.
+class RegionView : public BatchedView {
+ public:
+  RegionView(const std::vector<GraphNode> &region, int32_t mark, const std::vector<BatchOperand> &moved)
+      : region_(region), mark_(mark), moved_(moved) {}
+  const GraphNode *example_node(int32_t o) const override {
+    return o >= mark_ ? &region_[size_t(o - mark_)] : nullptr;
+  }
+  BatchOperand batched(int32_t o) const override {
+    return o >= mark_ ? moved_[size_t(o - mark_)] : BatchOperand{o, false};
+  }
+
+ private:
+  const std::vector<GraphNode> &region_;
+  int32_t mark_;
+  const std::vector<BatchOperand> &moved_;
+};
+
+}  // namespace
+
 Value trace_nested_vmap(Value f, const TreeLayout &layout, const Value *args, const int *leaf_axes,
                         int64_t batch, int out_axis) {
   const char *who = "vmap";
@@ -797,6 +821,10 @@ Value trace_nested_vmap(Value f, const TreeLayout &layout, const Value *args, co
       in[q] = n.in[q] >= mark ? moved[size_t(n.in[q] - mark)] : BatchOperand{n.in[q], false};
       any = any || in[q].batched;
       n.in[q] = in[q].node;
+    }
+    if (any && n.op == Op::Loop) {
+      moved[i] = {batch_loop(g, region[i], RegionView(region, mark, moved), batch), true};
+      continue;
     }
     moved[i] = any ? BatchOperand{batch_node(g, n, in, batch), true} : BatchOperand{g.record(n), false};
   }

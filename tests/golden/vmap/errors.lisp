@@ -37,8 +37,22 @@
 (show (lambda () ((vmap (lambda (k) (tensor-rand '(2) (tensor-sum k)))) (tensor '(1.0 2.0)))))
 ;; a result that is not a number, tensor or tree of them
 (show (lambda () ((vmap (lambda (a) 'no)) x)))
-;; a loop on mapped values (loops have no batching rule yet)
-(show (lambda () ((vmap (lambda (a) (fori-loop 3 (lambda (i c) (tensor-mul c a)) a))) x)))
+;; a loop on mapped values is batched (tests/golden/vmap/loops.lisp); what its body
+;; cannot batch is the same error: random numbers from a mapped key in a step, a
+;; mapped carry past the rank limit (a rank-8 carry gains the batch axis)
+(show (lambda () ((vmap (lambda (a) (fori-loop 3 (lambda (i c) (tensor-add c (tensor-rand '(3) (tensor-sum c)))) a))) x)))
+(show (lambda () ((vmap (lambda (a) (fori-loop 2 (lambda (i c) (tensor-mul c a)) (reshape a '(1 1 1 1 1 1 1 1)))))
+                  (tensor '(1.0 2.0)))))
+;; a mapped while-loop runs the body on examples that are done (their results are
+;; dropped), so an error there is raised though the slices' loops never meet it: the
+;; first example stops after one step, where its next index would be 5
+(define (count-up n w)
+  (while-loop (lambda (c) (tensor-lt c n))
+              (lambda (c) (tensor-add c (tensor-take (tensor '(1.0 1.0 1.0)) (tensor-sum (tensor-mul c w)))))
+              (tensor 0.0)))
+(show (lambda () ((vmap count-up) (tensor '(1.0 3.0)) (tensor '(5.0 1.0)))))
+(write (list (count-up (tensor 1.0) (tensor 5.0)) (count-up (tensor 3.0) (tensor 1.0))))
+(newline)
 ;; a loop that does not touch mapped values runs once, outside the batch
 (write ((vmap (lambda (a) (tensor-add a (fori-loop 3 (lambda (i c) (* c 2.0)) 1.0)))) (tensor '((1.0) (2.0)))))
 (newline)
