@@ -203,6 +203,7 @@ bool family_lowerable(const Graph &g, const KernelLayout &L, const BatchFamily &
     KILN_UNARY_OP_CASES:
       if (!out) return no(i, "batched operand, fixed result");
       continue;
+    case Op::Max:
     case Op::Slice:
     case Op::Pad:
     case Op::Concat:
