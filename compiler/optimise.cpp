@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "compiler/graph_eval.h"
+#include "compiler/loop.h"
 #include "runtime/error.h"
 #include "runtime/tensor.h"
 
@@ -135,6 +136,36 @@ int32_t fold(Graph &out, const GraphNode &n) {
   return out.constant_tensor(t);
 }
 
+// Two loops on the same operands whose bodies and leaves agree, the later one
+// also saving its carries (autodiff's forward loop, loop.h): the earlier one's
+// result is the later one's first entries, so the loop runs once.
+bool same_loop_but_saving(const LoopBody &a, const LoopBody &b) {
+  auto same = [](const std::vector<LeafSpec> &x, const std::vector<LeafSpec> &y) {
+    if (x.size() != y.size()) return false;
+    for (size_t k = 0; k < x.size(); k++)
+      if (!(x[k].shape == y[k].shape) || x[k].is_number != y[k].is_number) return false;
+    return true;
+  };
+  return a.kind == b.kind && a.trips == b.trips && a.reverse == b.reverse && a.body == b.body &&
+         a.cond == b.cond && (!a.save_carries || b.save_carries) && same(a.carry, b.carry) &&
+         same(a.xs, b.xs) && same(a.ys, b.ys) && same(a.captures, b.captures);
+}
+
+// twin[i]: the later Loop node whose result starts with node i's, or -1.
+void find_loop_twins(const Graph &g, std::vector<int32_t> &twin) {
+  twin.assign(size_t(g.size()), -1);
+  std::vector<int32_t> loops;
+  for (int32_t i = 0; i < g.size(); i++)
+    if (g[i].op == Op::Loop) loops.push_back(i);
+  for (size_t a = 0; a < loops.size(); a++)
+    for (size_t b = a + 1; b < loops.size(); b++) {
+      const GraphNode &x = g[loops[a]], &y = g[loops[b]];
+      if (x.in[0] != y.in[0] || x.in[1] != y.in[1] || !same_loop_but_saving(*x.loop, *y.loop)) continue;
+      twin[size_t(loops[a])] = loops[b];
+      break;
+    }
+}
+
 }  // namespace
 
 std::unique_ptr<Graph> optimise(const Graph &g) {
@@ -148,12 +179,25 @@ void optimise_into(const Graph &g, Graph &out) {
   // nodes that became identical after a rewrite merge).
   // Scratch state reused across calls (the optimiser does not re-enter itself).
   static thread_local Graph folded;
-  static thread_local std::vector<int32_t> map, renum, params;
+  static thread_local std::vector<int32_t> map, renum, params, twin;
   static thread_local std::vector<char> live;
   folded.clear();
   folded.adopt_constants(g);
   map.assign(size_t(g.size()), -1);
+  find_loop_twins(g, twin);
   for (int32_t i = 0; i < g.size(); i++) {
+    if (map[size_t(i)] >= 0) continue;  // a loop's twin, recorded in its place
+    int32_t t = twin[size_t(i)];
+    if (t >= 0) {
+      // Node i's twin (same operands, so already mapped) in i's place, and i its prefix.
+      while (twin[size_t(t)] >= 0) t = twin[size_t(t)];
+      GraphNode n = g[t];
+      for (int k = 0; k < 2; k++) n.in[k] = map[size_t(n.in[k])];
+      int32_t r = folded.record(n);
+      for (int32_t j = i; j >= 0; j = twin[size_t(j)])
+        map[size_t(j)] = g[j].size() == g[t].size() ? r : folded.slice(r, 0, 0, g[j].size());
+      continue;
+    }
     GraphNode n = g[i];
     int arity = op_arity(n.op);
     // An exchange is never folded: every process must run it when the graph runs;

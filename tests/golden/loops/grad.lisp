@@ -68,3 +68,9 @@
 (define (q a) (car (scan (lambda (c x) (cons (* c (tensor-tanh (* a x))) 0.0)) 1.0 (tensor '(0.5 1.0 1.5)))))
 (define (dq a) (cadr (graph-grad q a)))
 (display (close? (cadr (graph-grad dq 0.7)) (fd dq 0.7 1e-5))) (newline)
+
+;; Under graph-grad the forward loop runs once: the loop autodiff records to keep every
+;; step's carry gives the value too (optimise.cpp), so the gradient graph holds one
+;; forward and one backward loop node.
+(define (loop-nodes ir) (length (filter (lambda (n) (eq? (cadr n) 'loop)) (car ir))))
+(display (loop-nodes (graph-ir 'grad loss u w h0 xs))) (newline)

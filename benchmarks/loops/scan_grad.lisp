@@ -1,0 +1,31 @@
+;;; scan_grad.lisp — issue 29's loop-under-gradient benchmark: an Elman RNN (hidden 32,
+;;; input 16, 200 steps) whose loss and gradients come from one jitted graph-grad. The
+;;; forward loop runs once: autodiff's loop that keeps every step's carry is the value's
+;;; loop too (optimise.cpp merges the two). Run by run.sh (1 thread, KILN_JIT=sync);
+;;; timings, not golden output.
+(define ks (random-split 3 4))
+(define u (tensor-mul 0.2 (tensor-randn '(32 32) (list-ref ks 0))))
+(define w (tensor-mul 0.2 (tensor-randn '(16 32) (list-ref ks 1))))
+(define h0 (tensor-mul 0.1 (tensor-randn '(32) (list-ref ks 2))))
+(define xs (tensor-randn '(200 16) (list-ref ks 3)))
+(define (loss u w h0 xs)
+  (let ((r (scan (lambda (h x)
+                   (let ((h2 (tensor-tanh (tensor-add (matmul h u) (matmul x w)))))
+                     (cons h2 (tensor-sum (tensor-mul h2 h2)))))
+                 h0 xs)))
+    (+ (tensor-sum (cdr r)) (tensor-sum (car r)))))
+(define step (jit (lambda (u w h0 xs) (graph-grad loss u w h0 xs))))
+(define fwd (jit loss))
+(define (timed thunk)
+  (let* ((t0 (now-micros)) (v (thunk)) (t1 (now-micros)))
+    (cons (/ (- t1 t0) 1000.0) v)))
+(define (median11 thunk)
+  (thunk) (thunk)
+  (let ((ts (sort (map (lambda (k) (car (timed thunk))) (iota 11)) <)))
+    (list-ref ts 5)))
+(define (loop-nodes ir) (length (filter (lambda (n) (eq? (cadr n) 'loop)) (car ir))))
+(define g (step u w h0 xs))
+(display "rnn 32x16 x200 steps: forward ") (display (median11 (lambda () (fwd u w h0 xs))))
+(display " ms, loss and gradients ") (display (median11 (lambda () (step u w h0 xs))))
+(display " ms; loop nodes in the gradient graph: ") (display (loop-nodes (graph-ir 'grad loss u w h0 xs)))
+(display (if (equal? g (graph-grad loss u w h0 xs)) ", equal to graph-grad" ", DIFFERENT")) (newline)
