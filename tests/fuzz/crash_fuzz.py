@@ -94,6 +94,14 @@ TOKENS = [
     "(tensor-slice (ones '(3)) 0 2 1)", "(transpose (ones '(2 3)) '(0 0))", "(concat '() 0)",
     "(graph-compile (lambda (x) (tensor-exp x)) (ones '(2)))",
     "(graph-compile-grad (lambda (x) (tensor-sum (tensor-mul x x))) (ones '(3)))",
+    # SPEC §15: loops, eager, traced, batched and differentiated
+    "(fori-loop 3 (lambda (i c) (list c)) 1.0)", "(scan (lambda (c x) c) 0.0 (ones '(3)))",
+    "(while-loop (lambda (c) (< c 3.0)) (lambda (c) (ones '(2))) 0.0)",
+    "(graph-grad (lambda (x) (while-loop (lambda (c) (< c 3.0)) (lambda (c) (+ c x)) 0.0)) 1.0)",
+    "((vmap (lambda (x) (fori-loop 3 (lambda (i c) (tensor-mul c x)) x))) (ones '(2 3)))",
+    "((vmap (lambda (x) (while-loop (lambda (c) (tensor-lt c x)) (lambda (c) (+ c 1.0)) (tensor 0.0)))) (tensor '(1.0 3.0)))",
+    "((jit (vmap (grad (lambda (h xs) (tensor-sum (car (scan (lambda (c x) (cons (tensor-tanh (tensor-add c x)) c)) h xs))))) '(0 0))) (ones '(2 3)) (ones '(2 4 3)))",
+    "((vmap (lambda (x) (car (scan (lambda (c y) (cons (tensor-add c y) (tensor-rand '(2) (tensor-sum c)))) x (ones '(3 2)))))) (ones '(4 2)))",
 ]
 
 # Hostile argument values (Lisp source). The names defined in PRELUDE are cheap to
@@ -121,6 +129,15 @@ OTHERS = ["#t", "#f", "'()", "'sym", "\"\"", "\"abc\"", "\"a\\x0;b\"", "#\\a", "
 # Arguments of the types a builtin's name suggests, so that calls get past the first
 # type check into the code that does the work.
 FAMILIES = {
+    # SPEC §15: fori-loop, scan, while-loop and vmap (bodies that fit and ones that do not)
+    "loop": ["(lambda (i c) (* c 2.0))", "(lambda (i c) (list c))", "(lambda (c x) (cons (+ c x) c))",
+             "(lambda (c x) c)", "(lambda (c) (< c 10.0))", "(lambda (c) (+ c 1.0))", "(lambda (c) (tensor-lt c 3.0))",
+             "(lambda (x) (fori-loop 3 (lambda (i c) (tensor-tanh c)) x))",
+             "(lambda (x) (car (scan (lambda (c y) (cons (+ c y) c)) 0.0 x)))",
+             "(lambda (x) (while-loop (lambda (c) (< (tensor-sum c) 5.0)) (lambda (c) (tensor-add c 1.0)) x))",
+             "(ones '(3 2))", "(tensor '(1.0 2.0))", "(tensor 0.5)", "1.0", "0", "3", "-1", "10000",
+             "4611686018427387904", "'()", "(list 1.0 (ones '(2)))", "'(0 #f)", "'(#f #f)", "big-tensor",
+             "+nan.0", "(ones '(1 1 1 1 1 1 1 1))"],
     "tensor": ["(tensor '(1.0 2.0 3.0))", "(tensor 2.0)", "(zeros '(2 3))", "(ones '(3 2))",
                "(tensor '((1.0 +nan.0) (+inf.0 -0.0)))", "big-tensor", "(ones '(1 1 1 1 1 1 1 1))",
                "(tensor-randn '(4 4) 1)", "(arange 6)", "'(2 3)", "'(-1)", "0", "1", "-1", "2",
@@ -165,7 +182,7 @@ FAMILIES = {
     "port": ["(open-input-string \"(1 2) #(3) \\\"x\\\"\")", "(open-output-string)", "(current-output-port)",
              "(open-input-string \"\")", "#\\a", "\"abc\"", "0", "big-str"],
 }
-FAMILY_OF = [("model", "conv"), ("model", "matmul"), ("model", "pool"), ("model", "attention"), ("model", "layer-norm"),
+FAMILY_OF = [("loop", "fori-loop"), ("loop", "scan"), ("loop", "while-loop"), ("loop", "vmap"), ("model", "conv"), ("model", "matmul"), ("model", "pool"), ("model", "attention"), ("model", "layer-norm"),
              ("model", "linear"), ("model", "causal"), ("model", "dropout"), ("model", "random"),
              ("model", "tensor-rand"), ("model", "gelu"), ("model", "tensor-var"), ("model", "tensor-min"),
              ("model", "tensor-eq"), ("model", "tensor-lt"), ("model", "tensor-le"), ("model", "tensor-gt"),

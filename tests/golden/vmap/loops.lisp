@@ -107,3 +107,9 @@
 ;; every parameter's gradient, per example, as a tree
 (define g3 ((jit (vmap (grad loss '(0 1 2)) '(#f 0 0))) u hs seqs))
 (write (agrees? (grad loss '(0 1 2)) '(#f 0 0) 0 (list u hs seqs) g3)) (newline)
+
+;; the batched graph does not grow with the batch (the loop is not unrolled over it)
+(define (rnn-final h0 xs) (car (scan cell h0 xs)))
+(write (= (graph-node-count (vmap rnn-final) hs seqs)
+          (graph-node-count (vmap rnn-final) (tensor-randn '(9 3) 1) (tensor-randn '(9 6 3) 2))))
+(newline)
