@@ -19,7 +19,11 @@ dilations; their rank-4 operands come from any op), `tensor-gelu`, `tensor-min`,
 `tensor-rand` and `tensor-randn` (constant keys, some from `random-split`), the library's
 `layer-norm`, `linear` and `attention` (with and without a mask, `causal-mask`), and
 tree ops inside traced code (`tree-ref` into association lists, `global-norm`,
-`tree-reduce`, `clip-by-global-norm`); packed arguments may be association lists; not stop-gradient, which finite differences cannot check (it is
+`tree-reduce`, `clip-by-global-norm`); SPEC §15's loops (a `fori-loop` over a captured
+value and the step index, a `scan` over a generated sequence giving its final carry plus
+its summed Ys, and a `while-loop` whose trip count depends on the data, used as that
+count, a piecewise constant, under `stop-gradient` since graph-grad refuses a
+while-loop); packed arguments may be association lists; not stop-gradient otherwise, which finite differences cannot check (it is
 tested through softmax), nor the constructors one-hot, random-permutation, he-normal
 and glorot-uniform, whose values are constants in a trace), a loss L = sum(F * W)
 with a constant W, and two input sets: A on a coarse
@@ -220,6 +224,18 @@ def to_lisp(n):
     if k == "tree":  # extra: (template, path); the template's {i} are the kids
         template, _ = n.extra
         return template.format(*[to_lisp(c) for c in n.kids])
+    if k == "loop":
+        init, other = (to_lisp(c) for c in n.kids)
+        (steps,) = n.extra
+        if n.name == "fori-loop":
+            return (f"(fori-loop {steps} (lambda (i c) (tensor-tanh (tensor-add (tensor-mul c 0.5) "
+                    f"(tensor-mul {other} (+ 1.0 i))))) {init})")
+        if n.name == "scan":
+            return ("(let ((r (scan (lambda (c x) (let ((h (tensor-tanh (tensor-add (tensor-mul c 0.5) x)))) "
+                    f"(cons h (tensor-mul h x)))) {init} {other}))) (tensor-add (car r) (tensor-sum (cdr r) 0)))")
+        return (f"(tensor-mul {other} (stop-gradient (cadr (while-loop (lambda (c) (< (+ (cadr c) (tensor-mean (car c))) "
+                f"{steps}.0)) (lambda (c) (list (tensor-tanh (tensor-add (tensor-mul (car c) 0.5) {other})) "
+                f"(+ (cadr c) 1.0))) (list {init} 0.0)))))")
     if k in ("un", "bin"):
         return f"({n.name} {' '.join(to_lisp(c) for c in n.kids)})"
     if k == "red":
@@ -271,7 +287,7 @@ def to_lisp(n):
 # Generation
 # ---------------------------------------------------------------------------
 
-KINKS = {"max-pool2d", "clip-by-global-norm", "relu", "tensor-abs", "abs", "tensor-maximum", "max", "min", "tensor-max", "tensor-argmax",
+KINKS = {"while-loop", "max-pool2d", "clip-by-global-norm", "relu", "tensor-abs", "abs", "tensor-maximum", "max", "min", "tensor-max", "tensor-argmax",
          "tensor-clip", "tensor-where", "tensor-min", "dropout"} | set(TENSOR_COMPARE)
 
 
@@ -398,6 +414,8 @@ class Gen:
         if r >= 1:
             choices += ["rand", "lib", "lib"]
         choices += ["tree"]
+        if r >= 1:  # SPEC §15: fori-loop, scan, while-loop (a carry of this shape)
+            choices += ["loop"]
         if self.smooth:
             choices = [c for c in choices if c not in ("select", "where", "clip", "argmax")]
         kind = rng.choice(choices)
@@ -421,6 +439,8 @@ class Gen:
             return self.library(shape, depth)
         if kind == "tree":
             return self.tree_op(shape, depth, want_tensor)
+        if kind == "loop":
+            return self.loop(shape, depth)
         if kind == "bin":
             name = self.pick(BINARY_TENSOR + BINARY_GENERIC)
             sa, sb = self.broadcast_pair(shape)
@@ -636,6 +656,20 @@ class Gen:
         return Node("tree", "clip-by-global-norm", kids,
                     ("(car (clip-by-global-norm (list {0} (list (cons 'k {1}))) " + bound + "))", float(bound)),
                     shape)
+
+    def loop(self, shape, depth):
+        """A loop whose carry has `shape` (rank >= 1): a fori-loop over a captured
+        value and the step index, a scan over a sequence of `shape` slices (the final
+        carry plus the sum of the Ys), or a while-loop whose trip count depends on the
+        data (its count, a piecewise constant, under stop-gradient: graph-grad refuses
+        a while-loop, SPEC §15)."""
+        rng = self.rng
+        form = rng.choice(["fori-loop", "scan"] if self.smooth else ["fori-loop", "fori-loop", "scan", "scan", "while-loop"])
+        steps = rng.choice([0, 1, 2, 3, 5]) if form != "scan" else rng.choice([1, 2, 3, 4])
+        init = self.gen(shape, depth - 1, True)
+        if form == "scan":
+            return Node("loop", form, [init, self.gen((steps,) + shape, depth - 1, True)], (steps,), shape)
+        return Node("loop", form, [init, self.gen(shape, depth - 1, True)], (steps,), shape)
 
     def matmul_vector(self, shape, sa, sb, depth):
         """(reshape (matmul A v) shape): a rank-1 right operand drops its axis."""
@@ -1646,6 +1680,29 @@ def torch_eval(torch, n, leaves):
         if near_tie(T, norm, bound) or bool(norm.isnan().any()):
             raise TorchSkip("global norm at the clipping bound")
         return args[0] * (bound / T.maximum(norm, T.tensor(bound)))
+    if k == "loop":
+        c, other = args
+        (steps,) = n.extra
+        if n.name == "fori-loop":
+            for i in range(steps):
+                c = T.tanh(c * 0.5 + other * (1.0 + i))
+            return c
+        if n.name == "scan":
+            total = None
+            for t in range(steps):
+                c = T.tanh(c * 0.5 + other[t])
+                total = c * other[t] if total is None else total + c * other[t]
+            return c + total
+        count = 0.0
+        while True:
+            m = count + c.mean()
+            if near_tie(T, m, float(steps)):
+                raise TorchSkip("a while-loop's test at its bound")
+            if not bool(m < steps):
+                break
+            c = T.tanh(c * 0.5 + other)
+            count += 1.0
+        return other * count
     if k == "loss":
         if n.name == "cross-entropy":
             return T.nn.functional.cross_entropy(args[0], T.tensor(n.extra))
@@ -1994,6 +2051,8 @@ class Fuzzer:
                 for k, (threads, text) in enumerate(self.runner.history):
                     (keep / f"seed{seed}-from{start}-run{k}-threads{threads}.lisp").write_text(text)
             self.stats["programs"] += len(batch)
+            self.stats["loops"] = self.stats.get("loops", 0) + sum(
+                any(n.kind == "loop" for n in p.body.walk()) for p in batch)
             for p in batch:
                 for kind, detail in fails.get(p.ident, [])[:1]:
                     nfail += 1
@@ -2110,7 +2169,7 @@ def main():
     finally:
         shutil.rmtree(fz.scratch, ignore_errors=True)
     s = fz.stats
-    print(f"diff_fuzz: {s['programs']} programs, {s['fd_checked']} finite-difference gradient elements, "
+    print(f"diff_fuzz: {s['programs']} programs ({s.get('loops', 0)} with loops), {s['fd_checked']} finite-difference gradient elements, "
           f"{s['torch_checked']} PyTorch comparisons, {s['thread_checked']} KILN_THREADS=1 reruns, "
           f"{s.get('tree_checked', 0)} with packed arguments, {s.get('jit_checked', 0)} jitted, "
           f"{s.get('d2_checked', 0)} second derivatives, "

@@ -4,7 +4,9 @@
 usage: vmap_fuzz.py --kiln KILN [--seed S] [--count N]
 
 Each program F of diff_fuzz.py (its generator: every traceable op, broadcasting
-pairs, selects, reductions, matmuls with batch axes, convolutions, indexing) gets a
+pairs, selects, reductions, matmuls with batch axes, convolutions, indexing, and
+fori-loop, scan and while-loop, whose data-dependent trip count makes a mapped
+while-loop run masked) gets a
 batch of 1-3 examples per mapped parameter (each example one of the fuzzer's input
 sets A and B; number parameters and about a third of the tensors are not mapped:
 IN-AXES #f), an OUT-AXES of 0 or -1, and these checks, all bit for bit (eqv? on every
@@ -122,7 +124,7 @@ def main():
     args = ap.parse_args()
     rng = random.Random(args.seed)
     sources, text = {}, [PRELUDE]
-    jits = 0
+    jits = loops = 0
     for ident in range(args.count):
         prog = df.generate(rng, ident)
         if prog.big():
@@ -132,6 +134,7 @@ def main():
         if src is None:
             continue
         jits += jit == "#t"
+        loops += any(n.kind == "loop" for n in prog.body.walk())
         sources[ident] = src
         text.append(src)
     r = subprocess.run([args.kiln, "-"], input="".join(text), capture_output=True, text=True, timeout=1200)
@@ -158,7 +161,7 @@ def main():
     if r.returncode != 0 and not fails:
         print(r.stderr[-2000:])
         fails.append((-1, "kiln exited with status %d" % r.returncode))
-    print(f"vmap_fuzz: seed {args.seed}, {len(sources)} programs: {counts['ok']} agree, "
+    print(f"vmap_fuzz: seed {args.seed}, {len(sources)} programs ({loops} with loops): {counts['ok']} agree, "
           f"{counts['skip']} fail on the slices and under vmap alike, {len(fails)} failures")
     return 1 if fails else 0
 
