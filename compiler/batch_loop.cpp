@@ -147,6 +147,9 @@ void batch_graph(Graph &dst, const Graph &src, const std::vector<BatchOperand> &
   }
 }
 
+int32_t finish(Graph &g, const GraphNode &n, const LoopBody &L, LoopBody &NL, Ranges &ranges,
+               const std::vector<char> &param_b, const std::vector<char> &y_b, int64_t batch);
+
 }  // namespace
 
 int32_t batch_loop(Graph &g, const GraphNode &n, const BatchedView &view, int64_t batch) {
@@ -201,7 +204,17 @@ int32_t batch_loop(Graph &g, const GraphNode &n, const BatchedView &view, int64_
   for (size_t k = 0; k < ncap; k++)
     NL->captures.push_back(param_b[1 + nc + nx + k] ? batched_leaf(batch, L.captures[k]) : L.captures[k]);
 
-  // The batched body (and COND) on the batched params.
+  // The batched body (and COND) on the batched params, or the one batched before.
+  const BatchedView::BatchedBody *known = nullptr;
+  for (const BatchedView::BatchedBody &b : view.bodies)
+    if (b.body == L.body.get() && b.cond == L.cond.get() && b.params == param_b && b.batch == batch)
+      known = &b;
+  if (known) {
+    NL->body = known->new_body;
+    NL->cond = known->new_cond;
+    for (size_t k = 0; k < ny; k++) NL->ys.push_back(known->ys[k] ? batched_leaf(batch, L.ys[k]) : L.ys[k]);
+    return finish(g, n, L, *NL, ranges, param_b, known->ys, batch);
+  }
   auto params_of = [&](Graph &b) {
     std::vector<BatchOperand> ps;
     ps.push_back({b.param(0, ArgSpec{Shape{}, true}), false});
@@ -260,6 +273,33 @@ int32_t batch_loop(Graph &g, const GraphNode &n, const BatchedView &view, int64_
     NL->cond = std::make_shared<Graph>();
     optimise_into(cond, *NL->cond);
   }
+  view.bodies.push_back({L.body.get(), L.cond.get(), param_b, batch, NL->body, NL->cond, y_b});
+  return finish(g, n, L, *NL, ranges, param_b, y_b, batch);
+}
+
+namespace {
+
+// The batched loop node NL (its body ready) on n's operands, and its result as
+// the per-example node's with the batch first.
+int32_t finish(Graph &g, const GraphNode &n, const LoopBody &L, LoopBody &NL, Ranges &ranges,
+               const std::vector<char> &param_b, const std::vector<char> &y_b, int64_t batch) {
+  const size_t nc = L.carry.size(), nx = L.xs.size(), ny = L.ys.size(), ncap = L.captures.size();
+  const int64_t T = L.trips > 0 ? L.trips : 0;
+  std::vector<BatchOperand> carry_in, cap_in, xs_in;
+  int64_t at = 0;
+  for (const LeafSpec &s : L.carry) {
+    carry_in.push_back(ranges.get(n.in[0], at, s.shape.size()));
+    at += s.shape.size();
+  }
+  at = 0;
+  for (const LeafSpec &s : L.captures) {
+    cap_in.push_back(ranges.get(n.in[1], at, s.shape.size()));
+    at += s.shape.size();
+  }
+  for (const LeafSpec &s : L.xs) {
+    xs_in.push_back(ranges.get(n.in[1], at, s.shape.size() * T));
+    at += s.shape.size() * T;
+  }
 
   // The operands packed: batched leaves hold the batch first, a batched XS leaf
   // [steps, batch, ...] so that one step's slice is contiguous.
@@ -285,11 +325,11 @@ int32_t batch_loop(Graph &g, const GraphNode &n, const BatchedView &view, int64_
   }
   GraphNode ln;
   ln.op = Op::Loop;
-  ln.loop = NL.get();
+  ln.loop = &NL;
   ln.in[0] = pack(carry_pieces);
   ln.in[1] = pack(const_pieces);
-  ln.shape = Shape::of({NL->result_size()});
-  g.keep_loop(NL.get());
+  ln.shape = Shape::of({NL.result_size()});
+  g.keep_loop(&NL);
   int32_t loop = g.record(ln);
 
   // The per-example result, every example's a row: [batch, result size].
@@ -318,5 +358,7 @@ int32_t batch_loop(Graph &g, const GraphNode &n, const BatchedView &view, int64_
   for (size_t k = 1; k < rows.size(); k++) r = g.concat(r, rows[k], 1);
   return r;
 }
+
+}  // namespace
 
 }  // namespace kiln

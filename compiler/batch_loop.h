@@ -19,6 +19,8 @@
 //     by the Slice rule.
 #pragma once
 #include <cstdint>
+#include <memory>
+#include <vector>
 
 #include "compiler/batching.h"
 #include "compiler/graph.h"
@@ -36,6 +38,18 @@ class BatchedView {
   virtual const GraphNode *example_node(int32_t o) const = 0;
   // Its batched form in the graph being built.
   virtual BatchOperand batched(int32_t o) const = 0;
+
+  // Bodies batched so far in this pass, so that two loops running one body on the
+  // same batched leaves (autodiff's forward loop and the value's, loop.h) share the
+  // batched body, and the optimiser still finds them twins (optimise.cpp).
+  struct BatchedBody {
+    const Graph *body, *cond;  // the per-example ones (alive while the pass runs)
+    std::vector<char> params;  // which params are batched
+    int64_t batch;
+    std::shared_ptr<Graph> new_body, new_cond;
+    std::vector<char> ys;  // which Y leaves are batched
+  };
+  mutable std::vector<BatchedBody> bodies;
 };
 
 // Records into `g` the batched form of the per-example Loop node `n`, whose

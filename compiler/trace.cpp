@@ -809,6 +809,7 @@ Value trace_nested_vmap(Value f, const TreeLayout &layout, const Value *args, co
   std::vector<GraphNode> region(g.nodes.begin() + mark, g.nodes.end());
   g.truncate(mark);
   std::vector<BatchOperand> moved(region.size());
+  RegionView view(region, mark, moved);
   for (size_t i = 0; i < region.size(); i++) {
     GraphNode n = region[i];
     if (i < mapped_actual.size()) {
@@ -823,7 +824,7 @@ Value trace_nested_vmap(Value f, const TreeLayout &layout, const Value *args, co
       n.in[q] = in[q].node;
     }
     if (any && n.op == Op::Loop) {
-      moved[i] = {batch_loop(g, region[i], RegionView(region, mark, moved), batch), true};
+      moved[i] = {batch_loop(g, region[i], view, batch), true};
       continue;
     }
     moved[i] = any ? BatchOperand{batch_node(g, n, in, batch), true} : BatchOperand{g.record(n), false};

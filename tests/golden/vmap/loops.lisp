@@ -113,3 +113,7 @@
 (write (= (graph-node-count (vmap rnn-final) hs seqs)
           (graph-node-count (vmap rnn-final) (tensor-randn '(9 3) 1) (tensor-randn '(9 6 3) 2))))
 (newline)
+;; per-example gradients run the batched forward loop once too: one forward and one
+;; backward loop node (the value's loop and autodiff's share the batched body)
+(define (per-example u h0 xs) ((vmap (grad loss) '(#f 0 0)) u h0 xs))
+(write (length (filter (lambda (n) (eq? (cadr n) 'loop)) (car (graph-ir per-example u hs seqs))))) (newline)
