@@ -55,6 +55,63 @@ struct LoopFault {
 };
 thread_local LoopFault g_fault;
 
+// Large step buffers kept for the next loop run on this thread: a large buffer
+// freed and allocated again is mapped afresh, and every page of it faults again
+// on each call (per-example gradients through a vmapped scan spent a quarter of
+// their time there). Small ones come from malloc, which reuses them by itself.
+// At most kPoolBytes are kept; a buffer is reused for a request of its exact size.
+class BufferPool {
+ public:
+  ~BufferPool() {
+    for (const Entry &e : free_) std::free(e.p);
+  }
+  double *take(size_t bytes) {
+    if (bytes >= kLarge)
+      for (size_t k = free_.size(); k-- > 0;)
+        if (free_[k].bytes == bytes) {
+          double *p = free_[k].p;
+          held_ -= bytes;
+          free_.erase(free_.begin() + std::ptrdiff_t(k));
+          return p;
+        }
+    auto *p = static_cast<double *>(std::aligned_alloc(64, bytes));
+    if (!p) throw std::bad_alloc();
+    return p;
+  }
+  void give(double *p, size_t bytes) {
+    if (!p) return;
+    if (bytes < kLarge) {
+      std::free(p);
+      return;
+    }
+    while (!free_.empty() && held_ + bytes > kPoolBytes) {  // the oldest go first
+      held_ -= free_.front().bytes;
+      std::free(free_.front().p);
+      free_.erase(free_.begin());
+    }
+    if (bytes > kPoolBytes) {
+      std::free(p);
+      return;
+    }
+    free_.push_back({p, bytes});
+    held_ += bytes;
+  }
+
+ private:
+  static constexpr size_t kPoolBytes = size_t(64) << 20, kLarge = size_t(64) << 10;
+  struct Entry {
+    double *p;
+    size_t bytes;
+  };
+  std::vector<Entry> free_;
+  size_t held_ = 0;
+};
+thread_local BufferPool g_pool;
+
+size_t rounded_bytes(int64_t doubles) {
+  return (size_t(doubles > 0 ? doubles : 1) * sizeof(double) + 63) / 64 * 64;
+}
+
 // One body graph, evaluated step after step: every node keeps its own buffer
 // for the whole loop (no recycling inside a step), allocated once.
 class StepRunner {
@@ -65,13 +122,11 @@ class StepRunner {
       const GraphNode &n = g[i];
       if (n.op == Op::Param || n.op == Op::Const) continue;
       if (n.op == Op::Reshape) continue;  // aliases its operand
-      size_t bytes = (size_t(n.size()) * sizeof(double) + 63) / 64 * 64;
-      own_[size_t(i)] = static_cast<double *>(std::aligned_alloc(64, bytes));
-      if (!own_[size_t(i)]) throw std::bad_alloc();
+      own_[size_t(i)] = g_pool.take(rounded_bytes(n.size()));
     }
   }
   ~StepRunner() {
-    for (double *p : own_) std::free(p);
+    for (int32_t i = 0; i < g_.size(); i++) g_pool.give(own_[size_t(i)], rounded_bytes(g_[i].size()));
   }
   StepRunner(const StepRunner &) = delete;
   StepRunner &operator=(const StepRunner &) = delete;
@@ -119,12 +174,11 @@ class StepRunner {
 };
 
 struct Buffer {
-  explicit Buffer(int64_t n) : p(static_cast<double *>(std::malloc(size_t(n > 0 ? n : 1) * sizeof(double)))) {
-    if (!p) throw std::bad_alloc();
-  }
-  ~Buffer() { std::free(p); }
+  explicit Buffer(int64_t n) : bytes(rounded_bytes(n)), p(g_pool.take(bytes)) {}
+  ~Buffer() { g_pool.give(p, bytes); }
   Buffer(const Buffer &) = delete;
   Buffer &operator=(const Buffer &) = delete;
+  size_t bytes;
   double *p;
 };
 
