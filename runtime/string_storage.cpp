@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "runtime/eval.h"
 #include "runtime/object.h"
 #include "runtime/utf8.h"
 
@@ -67,8 +68,15 @@ Value make_string(std::string_view utf8) {
 
 Value make_string_filled(int64_t n, uint32_t c) {
   String *s = alloc_string(n, c >= 0x80);
-  if (c < 0x80) std::memset(s->data, int(c), size_t(n));
-  else std::fill(wide_chars(s), wide_chars(s) + n, c);
+  // In blocks, polling for Ctrl-C between them: filling gigabytes of fresh pages
+  // takes seconds on a busy machine.
+  constexpr int64_t kBlock = int64_t(1) << 24;
+  for (int64_t at = 0; at < n; at += kBlock) {
+    int64_t end = std::min(n, at + kBlock);
+    if (c < 0x80) std::memset(s->data + at, int(c), size_t(end - at));
+    else std::fill(wide_chars(s) + at, wide_chars(s) + end, c);
+    check_interrupt();
+  }
   return from_ptr(s);
 }
 

@@ -106,6 +106,7 @@ check arange_big '(display (tensor-shape (arange 400000000)))'
 # 3.2 GB of Lisp values: the collector would clear it in one call. With 16 GB
 # of memory, 12 GB (whose clearing held Ctrl-C off for 30 s).
 check make_vector_big '(display (vector-length (make-vector 400000000 0)))'
+check make_string_big '(display (string-length (make-string 2147483648)))'  # loopb's crash_fuzz seed 77 case 146
 check vector_grow_big '(display (vector-length (vector-grow (vector 1) 400000000)))'
 if [ "$(awk '/^MemTotal/ {print $2}' /proc/meminfo)" -ge 16000000 ]; then
   big_limit=14000000
