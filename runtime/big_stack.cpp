@@ -16,7 +16,6 @@
 namespace kiln {
 
 constexpr size_t kMiB = size_t(1) << 20;
-constexpr uint64_t kDefaultStackCap = uint64_t(512) << 20;
 // Below the lowest address check_stack() allows, room to unwind and report.
 constexpr size_t kOverflowMargin = 2 * kMiB;
 // Inaccessible pages under the stack: running past it is a fault, never a
@@ -42,11 +41,11 @@ size_t interpreter_stack_bytes(const char *env_mb, uint64_t usable_memory) {
   (void)usable_memory;
   return 60 * kMiB;
 #else
-  // At most 512 MiB (about 1.2 million frames of a plain recursion): a stack
-  // overflow or a Ctrl-C unwinds every frame (about 2 us each), so a bigger
-  // default would make both take many seconds; KILN_STACK_MB goes further.
+  // No upper bound: a stack overflow or Ctrl-C at the bottom of millions of
+  // frames leaves them by a jump (jump_unwind.h), not frame by frame, so a
+  // deep stack costs only the recursion that fills it.
   uint64_t quarter = usable_memory / 4 / kMiB * kMiB;
-  return size_t(std::clamp<uint64_t>(quarter, 128 * kMiB, kDefaultStackCap));
+  return size_t(std::max<uint64_t>(quarter, 128 * kMiB));
 #endif
 }
 

@@ -30,8 +30,7 @@
 namespace kiln {
 
 // The interpreter's stack size in bytes: KILN_STACK_MB (MiB, at least 16) when
-// env_mb is set, else a quarter of usable_memory, at least 128 MiB and at most
-// 512 MiB; a whole
+// env_mb is set, else a quarter of usable_memory, at least 128 MiB; a whole
 // number of MiB either way. An env_mb that is not a number counts as unset.
 size_t interpreter_stack_bytes(const char *env_mb, uint64_t usable_memory);
 // The memory this process may use: physical memory, or the cgroup's limit or the
