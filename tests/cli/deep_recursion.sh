@@ -2,12 +2,12 @@
 # Deep recursion at default settings (docs/language.md, "Deep recursion"): the
 # stack is a quarter of the memory the process may use, with no upper bound, and
 # leaving a deep recursion costs no time per frame (runtime/jump_unwind.h).
-# `ulimit -v` makes "a quarter of memory" 1.5 GiB here (as under the crash
-# fuzzer), about 3.7 million frames:
+# `ulimit -v` (8 GiB) makes the default 1 GiB here (an eighth of an address-space
+# limit, which the reservation counts against in full), about 2.5 million frames:
 # - a runaway recursion ends with `stack overflow`, its backtrace, status 1,
 #   deeper than the old 512 MiB default held (about 1.2 million frames), and a
 #   dynamic-wind after-thunk around it runs;
-# - Ctrl-C at the bottom of two million frames is answered with `interrupted`
+# - Ctrl-C at the bottom of 1.5 million frames is answered with `interrupted`
 #   and status 130 within 10 s, after-thunk run (frame by frame, two million
 #   frames took 35 s on a loaded machine);
 # - (exit 3) there ends the process with status 3, after-thunk run.
@@ -31,7 +31,7 @@ failures = 0
 
 
 def limit():
-    resource.setrlimit(resource.RLIMIT_AS, (6 << 30, 6 << 30))
+    resource.setrlimit(resource.RLIMIT_AS, (8 << 30, 8 << 30))
 
 
 def start(name, program):
@@ -64,7 +64,7 @@ try:
             or lines[1:] != [lines[1]] * 10 or not lines[1].startswith("  at r ("):
         fail("overflow", f"status {p.returncode}, stderr {err[:400]!r}")
     elif depth < 2000000:
-        fail("overflow", f"only {depth} frames deep with a 1.5 GiB stack")
+        fail("overflow", f"only {depth} frames deep with a 1 GiB stack")
     else:
         print(f"PASS overflow: {depth} frames, reported after {took:.1f} s")
 except subprocess.TimeoutExpired:
@@ -72,13 +72,13 @@ except subprocess.TimeoutExpired:
     p.communicate()
     fail("overflow", "no answer within 300 s")
 
-# 2. and 3. Ctrl-C, and exit, at the bottom of two million frames.
+# 2. and 3. Ctrl-C, and exit, at the bottom of 1.5 million frames.
 DOWN = """
 (define (down n)
   (if (= n 0)
       (begin (display "bottom" (current-error-port)) (newline (current-error-port)) (BOTTOM))
       (+ 1 (down (- n 1)))))
-(dynamic-wind (lambda () #f) (lambda () (down 2000000)) (lambda () (display "after") (newline)))
+(dynamic-wind (lambda () #f) (lambda () (down 1500000)) (lambda () (display "after") (newline)))
 """
 for name, bottom, status, message in (("interrupt", "let loop () (loop)", 130, b"interrupted"),
                                       ("exit", "exit 3", 3, b"")):

@@ -22,6 +22,12 @@ TEST_CASE("stack size: a quarter of memory, at least 128 MiB, with no upper boun
   CHECK(interpreter_stack_bytes(nullptr, 16 * GiB) % MiB == 0);
   CHECK(interpreter_stack_bytes("", 16 * GiB) == 4 * GiB);      // empty: unset
   CHECK(interpreter_stack_bytes("lots", 16 * GiB) == 4 * GiB);  // not a number: unset
+  // Under an address-space limit, an eighth of it (the reservation counts in full).
+  CHECK(interpreter_stack_bytes(nullptr, 4 * GiB, 4 * GiB) == 512 * MiB);
+  CHECK(interpreter_stack_bytes(nullptr, 6 * GiB, 6 * GiB) == 768 * MiB);
+  CHECK(interpreter_stack_bytes(nullptr, 2 * GiB, 64 * GiB) == 512 * MiB);  // memory is lower
+  CHECK(interpreter_stack_bytes(nullptr, 0, 512 * MiB) == 128 * MiB);
+  CHECK(interpreter_stack_bytes("64", 4 * GiB, 4 * GiB) == 64 * MiB);
 #endif
 }
 
