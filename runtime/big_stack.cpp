@@ -16,7 +16,6 @@
 namespace kiln {
 
 constexpr size_t kMiB = size_t(1) << 20;
-constexpr uint64_t kDefaultStackCap = uint64_t(512) << 20;
 // Below the lowest address check_stack() allows, room to unwind and report.
 constexpr size_t kOverflowMargin = 2 * kMiB;
 // Inaccessible pages under the stack: running past it is a fault, never a
@@ -26,7 +25,7 @@ constexpr size_t kGuardBytes = 64 << 10;
 // reuse it, so giving it back would only make them fault it in again.
 constexpr size_t kKeepBelow = 4 * kMiB;
 
-size_t interpreter_stack_bytes(const char *env_mb, uint64_t usable_memory) {
+size_t interpreter_stack_bytes(const char *env_mb, uint64_t usable_memory, uint64_t address_space) {
   if (env_mb) {
     char *end;
     long long mb = std::strtoll(env_mb, &end, 10);  // out of range: LLONG_MIN or LLONG_MAX
@@ -40,13 +39,17 @@ size_t interpreter_stack_bytes(const char *env_mb, uint64_t usable_memory) {
   // ASan unpoisons the stack on a throw only when the thrower is less than
   // 64 MiB deep; deeper, it warns and later reports false errors.
   (void)usable_memory;
+  (void)address_space;
   return 60 * kMiB;
 #else
-  // At most 512 MiB (about 1.2 million frames of a plain recursion): a stack
-  // overflow or a Ctrl-C unwinds every frame (about 2 us each), so a bigger
-  // default would make both take many seconds; KILN_STACK_MB goes further.
-  uint64_t quarter = usable_memory / 4 / kMiB * kMiB;
-  return size_t(std::clamp<uint64_t>(quarter, 128 * kMiB, kDefaultStackCap));
+  // No upper bound: a stack overflow or Ctrl-C at the bottom of millions of
+  // frames leaves them by a jump (jump_unwind.h), not frame by frame, so a
+  // deep stack costs only the recursion that fills it. Under an address-space
+  // limit the reservation counts in full from the start, against every other
+  // allocation (a tensor, GMP's numbers): an eighth of that limit.
+  uint64_t budget = usable_memory / 4;
+  if (address_space != 0) budget = std::min(budget, address_space / 8);
+  return size_t(std::max<uint64_t>(budget / kMiB * kMiB, 128 * kMiB));
 #endif
 }
 
@@ -64,11 +67,14 @@ uint64_t usable_memory_bytes() {
   uint64_t mem = pages > 0 && page > 0 ? uint64_t(pages) * uint64_t(page) : 0;
   for (const char *p : {"/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"})
     if (uint64_t lim = read_cgroup_limit(p); lim != 0 && (mem == 0 || lim < mem)) mem = lim;
-  // An address-space limit (ulimit -v) bounds what a reservation may take too.
-  struct rlimit as;
-  if (getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY && (mem == 0 || as.rlim_cur < mem))
-    mem = as.rlim_cur;
+  // An address-space limit (ulimit -v) bounds what the process may use too.
+  if (uint64_t as = address_space_limit_bytes(); as != 0 && (mem == 0 || as < mem)) mem = as;
   return mem;
+}
+
+uint64_t address_space_limit_bytes() {
+  struct rlimit as;
+  return getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY ? uint64_t(as.rlim_cur) : 0;
 }
 
 static void set_stack_limit_for_current_thread(size_t margin) {
@@ -114,7 +120,8 @@ static void *reserve_stack(size_t bytes) {
 }
 
 int run_on_big_stack(int (*fn)(void *), void *arg) {
-  size_t bytes = interpreter_stack_bytes(std::getenv("KILN_STACK_MB"), usable_memory_bytes());
+  size_t bytes = interpreter_stack_bytes(std::getenv("KILN_STACK_MB"), usable_memory_bytes(),
+                                         address_space_limit_bytes());
   size_t least = std::min(bytes, 128 * kMiB);
   void *mapping = nullptr;
   for (; bytes >= least; bytes /= 2)

@@ -8,9 +8,10 @@
 //
 // Invariants:
 // - the stack is reserved, not committed: an anonymous MAP_NORESERVE mapping
-//   (a quarter of memory by default) whose pages cost memory only once a deep
-//   recursion touches them, below an inaccessible guard; release_deep_stack()
-//   gives back what a deep recursion touched once it has returned;
+//   (a quarter of memory by default, an eighth of an address-space limit)
+//   whose pages cost memory only once a deep recursion touches them, below an
+//   inaccessible guard; release_deep_stack() gives back what a deep recursion
+//   touched once it has returned;
 // - g_stack_limit (eval_internal.h) is set on each thread that evaluates, a
 //   margin above the stack's lowest address, so check_stack() raises "stack
 //   overflow" while there is still room to unwind and report it;
@@ -30,13 +31,16 @@
 namespace kiln {
 
 // The interpreter's stack size in bytes: KILN_STACK_MB (MiB, at least 16) when
-// env_mb is set, else a quarter of usable_memory, at least 128 MiB and at most
-// 512 MiB; a whole
-// number of MiB either way. An env_mb that is not a number counts as unset.
-size_t interpreter_stack_bytes(const char *env_mb, uint64_t usable_memory);
+// env_mb is set, else a quarter of usable_memory and at most an eighth of
+// address_space (an address-space limit, 0 for none: the reservation counts
+// against it in full), at least 128 MiB; a whole number of MiB either way. An
+// env_mb that is not a number counts as unset.
+size_t interpreter_stack_bytes(const char *env_mb, uint64_t usable_memory, uint64_t address_space = 0);
 // The memory this process may use: physical memory, or the cgroup's limit or the
 // address-space limit (RLIMIT_AS) when lower; 0 if unknown.
 uint64_t usable_memory_bytes();
+// The address-space limit (RLIMIT_AS, ulimit -v) in bytes; 0 if none.
+uint64_t address_space_limit_bytes();
 
 // Runs fn(arg) on a new thread with the stack above (KILN_STACK_MB, or from
 // memory) and returns its result. If that much cannot be reserved, it tries

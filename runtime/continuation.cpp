@@ -12,6 +12,7 @@
 #include "runtime/eval_internal.h"
 #include "runtime/gc.h"
 #include "runtime/handlers.h"
+#include "runtime/jump_unwind.h"
 #include "runtime/library.h"
 #include "runtime/port.h"
 
@@ -105,6 +106,7 @@ Value run_under_prompt(Value form, Value (*eval_form)(Value)) {
   ReentryBarrier *saved_barrier = g_barrier;
   Value saved_handlers = g_handlers, saved_winders = g_winders;
   CallCcLink *saved_callcc = g_callcc_top;
+  JumpPoint *saved_jump_top = g_jump_top;
   g_barrier = nullptr;
   g_prompt = &p;
   if (setjmp(p.exit) == 0) prompt_body(form, eval_form);
@@ -122,6 +124,7 @@ Value run_under_prompt(Value form, Value (*eval_form)(Value)) {
   g_handlers = saved_handlers;
   g_winders = saved_winders;
   g_callcc_top = saved_callcc;
+  g_jump_top = saved_jump_top;
   if (q->error) {
     std::exception_ptr e = q->error;
     q->error = nullptr;
@@ -273,6 +276,7 @@ static void arrive(ContinuationState *s) {
   g_site = s->site;
   g_barrier = s->barrier;
   g_callcc_top = s->link;
+  g_jump_top = s->jump_top;
 }
 
 Value call_with_current_continuation(Value f, bool escape_only) {
@@ -287,6 +291,7 @@ Value call_with_current_continuation(Value f, bool escape_only) {
   s->in_port = current_input_port();
   s->out_port = current_output_port();
   s->stack_limit = g_stack_limit;
+  s->jump_top = g_jump_top;
   s->env = g_env;
   // Null while no import has created the program's environment; null while
   // a library file's top-level forms run (load_library) means no environment.
@@ -392,8 +397,9 @@ void invoke_continuation(Value kv, int argc, Value *argv) {
   // - HandlerScope, eval_toplevel's RestoreSite, call/cc's Pop: they restore
   //   g_handlers, g_site, g_callcc_top, which `arrive` sets; eval's switch of
   //   g_env likewise (s->env).
-  // - run_closure's NoteIfUnwound: it acts only while a LispError unwinds
-  //   through its frame, and a jump is no unwinding: skipping it skips nothing.
+  // - run_closure's catch: it acts only on an exception passing through its
+  //   frame, and a jump is none: skipping it skips nothing.
+  // - A jump point's Pop (jump_unwind.h): `arrive` sets g_jump_top.
   // - eval_toplevel's ReleaseStack: a jump never leaves the prompt it is above.
   // - stack_overflow's Restore, gc_out_of_memory's Reset, Mpz/Mpq temporaries,
   //   a builtin's std::string or std::vector: their frames call Lisp only

@@ -8,10 +8,10 @@
 // - call/cc copies the stack between its own frame and the prompt's base into
 //   scanned GC memory, with the registers (setjmp), and records the dynamic
 //   state: the wind list, the handler stack, the current ports, the stack limit,
-//   the top-level environment. When an enclosing call/cc is still running and
-//   has a copy, the new capture copies only up to that call/cc's frame and
-//   shares the enclosing copy for the rest (the `parent` chain), so captures at
-//   every level of a deep recursion cost the new frames, not the whole depth.
+//   the top-level environment, the innermost jump point (jump_unwind.h). When an enclosing call/cc is still
+//   running and has a copy, the new capture copies only up to that call/cc's frame and shares the enclosing
+//   copy for the rest (the `parent` chain), so captures at every level of a deep recursion cost the new
+//   frames, not the whole depth.
 // - Calling a continuation whose call/cc frame is still on the stack is an
 //   escape, a C++ throw as before (ContinuationThrow). Calling one whose frame
 //   is gone is a re-entry: the wind list is walked (after-thunks out, before-
@@ -53,6 +53,7 @@ namespace kiln {
 struct Node;
 struct TopEnv;
 struct ContinuationState;
+struct JumpPoint;
 
 extern Value g_winders;  // GC root: the wind list (see above)
 
@@ -116,10 +117,11 @@ struct ContinuationState {
   CallCcLink *link = nullptr;           // the call/cc frame's own link (in the segment)
   Value winders = NIL, handlers = NIL, in_port = NOVALUE, out_port = NOVALUE;
   uintptr_t stack_limit = 0;
-  TopEnv *env = nullptr;         // g_env at capture (eval with an environment changes it)
-  bool env_is_program = false;   // env is the program's, not created yet at capture
-  Node *site = nullptr;          // g_site at capture
-  Node *barrier_site = nullptr;  // why escape-only: the innermost barrier
+  JumpPoint *jump_top = nullptr;  // g_jump_top at capture (jump_unwind.h)
+  TopEnv *env = nullptr;          // g_env at capture (eval with an environment changes it)
+  bool env_is_program = false;    // env is the program's, not created yet at capture
+  Node *site = nullptr;           // g_site at capture
+  Node *barrier_site = nullptr;   // why escape-only: the innermost barrier
   const char *barrier_what = nullptr;
   bool under_prompt = false;  // false: captured outside any top-level form
   bool escape_only = false;   // call-with-escape-continuation: never copied

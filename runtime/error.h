@@ -36,10 +36,9 @@ struct TraceEntry {
 
 // Base of every exception Kiln throws through Lisp code. While one exists it
 // is linked into its thread's list of live exceptions, newest first, so a
-// frame being unwound can tell which one passes: run_closure's cleanup adds
-// its procedure to a LispError's backtrace and does nothing for the others
-// (a cleanup rather than a catch and rethrow per frame, which made unwinding
-// a deep recursion cost microseconds per frame). Exceptions nest: one made
+// frame being unwound can tell which one passes. (run_closure catches a
+// LispError to add its procedure to the backtrace, and past the tenth frame
+// sends it on by a jump: jump_unwind.h.) Exceptions nest: one made
 // while another is caught or unwinding is newer, and is gone by the time the
 // older one goes on unwinding (exception_ptr may keep one alive out of order:
 // the destructor unlinks it wherever it is).

@@ -14,6 +14,7 @@
 #include "runtime/continuation.h"
 #include "runtime/eval_internal.h"
 #include "runtime/handlers.h"
+#include "runtime/jump_unwind.h"
 #include "runtime/printer.h"
 #include "runtime/srcloc.h"
 
@@ -66,7 +67,9 @@ static Value eval_toplevel_here(Value form) {
   g_site = nullptr;
   Node *n = analyze(form, nullptr, false);
   try {
-    return n->eval(nullptr);
+    // A jump point: an error, Ctrl-C or exit from deep below comes here by a
+    // jump (jump_unwind.h), rethrown inside this try.
+    return run_at_jump_point([](void *n) { return static_cast<Node *>(n)->eval(nullptr); }, n);
   } catch (LispError &e) {
     if (!e.loc.known()) e.loc = loc_of(form);
     throw;
@@ -181,53 +184,63 @@ static inline void zero_local_frame(LocalFrame &f) {
 // backtrace: the first ten frames by name, each at the call its callee was
 // entered from, and `pending` ends at the call that entered the outermost.
 // Out of malloc memory the backtrace loses the line rather than the error
-// becoming a std::bad_alloc (this runs in a destructor: nothing may escape).
-[[gnu::cold]] static void note_unwound_frame(Closure *c, Node *entry_site) noexcept {
-  LispError *e = lisp_error_being_unwound();
-  if (!e) return;
-  if (e == t_raised_entering_frame) {
+// becoming a std::bad_alloc. Returns whether the error may go on by a jump
+// (jump_unwind.h): once the backtrace is full, the frames above add nothing
+// but `pending`, which a jump leaves unknown (the REPL then names the
+// top-level form).
+[[gnu::cold]] static bool note_unwound_frame(LispError &e, Closure *c, Node *entry_site) noexcept {
+  if (&e == t_raised_entering_frame) {
     t_raised_entering_frame = nullptr;
-    return;
+    return false;
   }
   try {
-    if (e->trace.size() < 10) e->trace.push_back(TraceEntry{proc_display_name(c), e->pending});
+    if (e.trace.size() < 10) e.trace.push_back(TraceEntry{proc_display_name(c), e.pending});
   } catch (...) {
   }
-  e->pending = entry_site ? entry_site->loc : SrcLoc{};
+  e.pending = entry_site ? entry_site->loc : SrcLoc{};
+  if (e.trace.size() < 10 || !can_jump_to_point()) return false;
+  e.pending = SrcLoc{};
+  return true;
 }
 
 Value run_closure(Closure *c, Frame *f) {
   LocalFrame local;
   zero_local_frame(local);
-  // A cleanup, not a catch: unwinding passes through without a rethrow per
-  // frame (error.h, Unwinding). On return the flag makes it dead code. A
-  // continuation's longjmp skipping it skips nothing needed.
-  struct NoteIfUnwound {
-    Closure *const &c;
-    Node *entry_site;  // the call, in our caller's body, that entered this frame
-    bool returned = false;
-    ~NoteIfUnwound() {
-      if (!returned) note_unwound_frame(c, entry_site);
+  Node *const entry_site = g_site;  // the call, in our caller's body, that entered this frame
+  // Catches, not cleanups, so the C++ runtime's search for a handler ends at
+  // the nearest Lisp frame instead of walking every frame up to the top level
+  // first; each frame passes the exception on (error.h, Unwinding) until it may
+  // jump. On return none of this runs. A continuation's longjmp skipping it
+  // skips nothing needed.
+  try {
+    for (;;) {
+      check_stack_and_interrupt();
+      Value r = c->lam->body->eval(f);
+      if (r != TAILCALL) return r;
+      c = g_tail.closure;
+      if (g_tail.frame) {
+        f = g_tail.frame;
+      } else {
+        f = reinterpret_cast<Frame *>(&local);
+        f->parent = c->env;
+        int n = g_tail.argc, size = c->lam->frame_size;
+        for (int i = 0; i < n; i++) f->slots[i] = g_tail.args[i];
+        for (int i = n; i < size; i++) f->slots[i] = UNINIT;
+      }
     }
-  } note{c, g_site};
-  for (;;) {
-    check_stack_and_interrupt();
-    Value r = c->lam->body->eval(f);
-    if (r != TAILCALL) {
-      note.returned = true;
-      return r;
-    }
-    c = g_tail.closure;
-    if (g_tail.frame) {
-      f = g_tail.frame;
-    } else {
-      f = reinterpret_cast<Frame *>(&local);
-      f->parent = c->env;
-      int n = g_tail.argc, size = c->lam->frame_size;
-      for (int i = 0; i < n; i++) f->slots[i] = g_tail.args[i];
-      for (int i = n; i < size; i++) f->slots[i] = UNINIT;
-    }
+  } catch (LispError &e) {
+    if (!note_unwound_frame(e, c, entry_site)) throw;
+    keep_exception_for_jump();
+  } catch (InterruptThrow &) {
+    if (!can_jump_to_point()) throw;
+    keep_exception_for_jump();
+  } catch (ExitThrow &) {
+    if (!can_jump_to_point()) throw;
+    keep_exception_for_jump();
   }
+  // After the catch block has ended: no caught exception is left in the C++
+  // runtime's per-thread state (continuation.h's rule for jumps).
+  jump_to_point();
 }
 
 Value apply_proc(Value f, int argc, Value *argv) {

@@ -7,6 +7,7 @@
 #include "runtime/continuation.h"
 #include "runtime/equal.h"
 #include "runtime/eval.h"
+#include "runtime/jump_unwind.h"
 #include "runtime/utf8.h"
 
 namespace kiln {
@@ -222,7 +223,18 @@ Value Guard::eval(Frame *env) {
   std::exception_ptr caught;
   try {
     HandlerScope scope(cons(FALSE_V, g_handlers));  // a guard marker: not a procedure
-    return finish_tail(body->eval(env));
+    // A jump point: an error from deep below comes here by a jump
+    // (jump_unwind.h), rethrown inside this try.
+    struct Body {
+      Node *body;
+      Frame *env;
+    } b{body, env};
+    return run_at_jump_point(
+        [](void *p) {
+          auto *b = static_cast<Body *>(p);
+          return finish_tail(b->body->eval(b->env));
+        },
+        &b);
   } catch (LispError &) {
     caught = std::current_exception();
   }

@@ -8,6 +8,7 @@
 #include "runtime/eval.h"
 #include "runtime/eval_internal.h"
 #include "runtime/handlers.h"
+#include "runtime/jump_unwind.h"
 #include "runtime/library.h"
 #include "runtime/printer.h"
 #include "stdlib/builtins.h"
@@ -47,7 +48,10 @@ template <class Leave> static Value with_wind_entry(Value entry, Value body, Lea
   Value r;
   std::exception_ptr failed;
   try {
-    r = call_procedure(body, 0, nullptr);
+    // A jump point: an error or Ctrl-C from deep below comes here by a jump
+    // (jump_unwind.h), rethrown inside this try.
+    r = run_at_jump_point([](void *b) { return call_procedure(*static_cast<Value *>(b), 0, nullptr); },
+                          &body);
   } catch (ContinuationThrow &) {
     g_winders = outer;
     throw;

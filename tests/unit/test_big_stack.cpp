@@ -12,15 +12,22 @@ using namespace kiln;
 static constexpr size_t MiB = size_t(1) << 20;
 static constexpr uint64_t GiB = uint64_t(1) << 30;
 
-TEST_CASE("stack size: a quarter of memory, at least 128 MiB, at most 512 MiB", "[big_stack]") {
+TEST_CASE("stack size: a quarter of memory, at least 128 MiB, with no upper bound", "[big_stack]") {
 #if !defined(__SANITIZE_ADDRESS__)
-  CHECK(interpreter_stack_bytes(nullptr, 16 * GiB) == 512 * MiB);  // the cap
+  CHECK(interpreter_stack_bytes(nullptr, 16 * GiB) == 4 * GiB);
+  CHECK(interpreter_stack_bytes(nullptr, 256 * GiB) == 64 * GiB);
   CHECK(interpreter_stack_bytes(nullptr, 1 * GiB + 12345) == size_t((1 * GiB + 12345) / 4 / MiB * MiB));
   CHECK(interpreter_stack_bytes(nullptr, 256 * MiB) == 128 * MiB);
   CHECK(interpreter_stack_bytes(nullptr, 0) == 128 * MiB);  // memory unknown
   CHECK(interpreter_stack_bytes(nullptr, 16 * GiB) % MiB == 0);
-  CHECK(interpreter_stack_bytes("", 16 * GiB) == 512 * MiB);      // empty: unset
-  CHECK(interpreter_stack_bytes("lots", 16 * GiB) == 512 * MiB);  // not a number: unset
+  CHECK(interpreter_stack_bytes("", 16 * GiB) == 4 * GiB);      // empty: unset
+  CHECK(interpreter_stack_bytes("lots", 16 * GiB) == 4 * GiB);  // not a number: unset
+  // Under an address-space limit, an eighth of it (the reservation counts in full).
+  CHECK(interpreter_stack_bytes(nullptr, 4 * GiB, 4 * GiB) == 512 * MiB);
+  CHECK(interpreter_stack_bytes(nullptr, 6 * GiB, 6 * GiB) == 768 * MiB);
+  CHECK(interpreter_stack_bytes(nullptr, 2 * GiB, 64 * GiB) == 512 * MiB);  // memory is lower
+  CHECK(interpreter_stack_bytes(nullptr, 0, 512 * MiB) == 128 * MiB);
+  CHECK(interpreter_stack_bytes("64", 4 * GiB, 4 * GiB) == 64 * MiB);
 #endif
 }
 
