@@ -340,9 +340,10 @@ static void emit_graph(Emitter &E, const Graph &g, const KernelLayout &L, RV arg
   for (const KernelLayout::IndexCheck &c : L.index_checks)
     refs[size_t(c.node)].status = gcc_jit_lvalue_get_address(E.elem(scratch, E.ix(c.offset)), nullptr);
 
-  // Left-operand transposes are not materialised: their matmuls read the input
-  // in place (a[i][kk] = x[kk][i]; the broadcast operand is loaded one element
-  // at a time anyway).
+  // Matmul-operand transposes are not materialised: their matmuls read the input
+  // in place (left: a[i][kk] = x[kk][i], the broadcast operand is loaded one
+  // element at a time anyway; right: b[kk][j] = x[j][kk], gathered into a pack
+  // per stripe, Emitter::pack_transposed).
   const std::vector<bool> &read_in_place = L.read_in_place;
   for (int32_t i = 0; i < g.size(); i++) {
     const GraphNode &n = g[i];
@@ -350,7 +351,7 @@ static void emit_graph(Emitter &E, const Graph &g, const KernelLayout &L, RV arg
     Ref &r = refs[size_t(i)];
     r = refs[size_t(n.in[0])];
     r.transposed = true;
-    r.ld = n.shape.dim[0];  // the input is k x m: rows of length m
+    r.ld = n.shape.dim[0];  // the input is k x m (left) or n x k (right)
   }
 
   // A call's buffers are loaded from args/results where the call is, not

@@ -41,8 +41,9 @@ using LV = gcc_jit_lvalue *;
 struct Ref {
   RV base = nullptr;
   double scalar = 0.0;
-  // Only for a matmul's left operand: the buffer holds the operand's transpose
-  // (k x m, row length `ld` = m), read in place instead of copied.
+  // Only for a matmul's operand: the buffer holds the operand's transpose (left:
+  // k x m, row length `ld` = m; right: n x k, `ld` = k), read in place instead
+  // of copied.
   bool transposed = false;
   int64_t ld = 0;
   // Only for a Take or ScatterAdd node's own Ref: where it stores its index
@@ -285,13 +286,14 @@ struct Emitter {
   // each tile, every accumulator starting from 0.0 (tensor_ops_simd.inc micro).
   // Rows [row0, row0 + m) of c = a * b (row0 may be a run-time value).
   // m_rt: the number of rows at run time (batch families; m is then its bound).
+  // With col0, only columns [col0, col0 + width) (col0 may be a run-time value).
   void matmul_rows(const Ref &a, const Ref &b, RV cbuf, RV row0, int64_t m, int64_t k, int64_t n,
-                   RV m_rt = nullptr);
+                   RV m_rt = nullptr, RV col0 = nullptr, int64_t width = 0);
 
-  // c = a * b. Above the same work crossover as k_matmul, blocks of rows become
-  // chunks of a separate function run through the `par` callback (Kiln's thread
-  // pool): each output element is still computed by one chain, so the thread
-  // count cannot change a bit.
+  // c = a * b. Above the same work crossover as k_matmul, blocks of rows (or,
+  // for a short, wide product, of columns) become chunks of a separate function
+  // run through the `par` callback (Kiln's thread pool): each output element is
+  // still computed by one chain, so the thread count cannot change a bit.
   void matmul(const Ref &a, const Ref &b, RV cbuf, int64_t m, int64_t k, int64_t n);
 
   // Offset of a[i][kk] in a's buffer.
@@ -299,9 +301,19 @@ struct Emitter {
     return a.transposed ? iadd(imul(kk, a.ld), i) : iadd(imul(i, k), kk);
   }
 
-  void tile(const Ref &a, const Ref &b, RV cbuf, RV i0, int r, RV j0, int v, int64_t k, int64_t n);
+  // Offset of b[kk][j] in b's buffer.
+  RV b_index(const Ref &b, RV kk, RV j, int64_t n) {
+    return b.transposed ? iadd(imul(j, b.ld), kk) : iadd(imul(kk, n), j);
+  }
 
-  void scalar_tile(const Ref &a, const Ref &b, RV cbuf, RV i0, int r, int64_t j, int64_t k, int64_t n);
+  // An r x v-vector tile of c at (i0, j0); with `packed`, b's columns j0.. are
+  // read from that pack (k rows of v vectors, pack_transposed).
+  void tile(const Ref &a, const Ref &b, RV cbuf, RV i0, int r, RV j0, int v, int64_t k, int64_t n,
+            RV packed = nullptr);
+  // pk (k x w, row-major) = columns [j0, j0 + w) of b, a transpose read in place.
+  void pack_transposed(const Ref &b, RV j0, int64_t k, int64_t w, RV pk);
+
+  void scalar_tile(const Ref &a, const Ref &b, RV cbuf, RV i0, int r, RV j, int64_t k, int64_t n);
 };
 
 // A libgccjit value with C++'s arithmetic operators, so a formula written once as

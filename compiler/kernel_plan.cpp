@@ -131,7 +131,7 @@ KernelLayout plan_kernel(const Graph &g) {
       s = {KernelLayout::Place::Scratch, 0, 0};
     }
   }
-  L.read_in_place = left_operand_transposes(g);
+  L.read_in_place = operand_transposes(g);
   L.units = kernel_units(g, kernel_emission_order(g), L.read_in_place);
   assign_scratch(g, L);
   for (int32_t i = 0; i < g.size(); i++)
@@ -152,31 +152,37 @@ static bool is_serial_sum(const Graph &g, int32_t i) {
   return n.op == Op::Sum || n.op == Op::Mean || (n.op == Op::SumTo && n.size() == 1);
 }
 
-std::vector<bool> left_operand_transposes(const Graph &g) {
-  std::vector<int> uses(size_t(g.size()), 0), left_uses(size_t(g.size()), 0);
+std::vector<bool> operand_transposes(const Graph &g) {
+  std::vector<int> uses(size_t(g.size()), 0), left_uses(size_t(g.size()), 0), right_uses(size_t(g.size()), 0);
   for (int32_t i = 0; i < g.size(); i++) {
     const GraphNode &n = g[i];
     for (int q = 0; q < op_arity(n.op); q++) uses[size_t(n.in[q])]++;
-    if (n.op == Op::Matmul && n.shape.rank == 2 && n.in[0] != n.in[1]) left_uses[size_t(n.in[0])]++;
+    if (n.op == Op::Matmul && n.shape.rank == 2 && n.in[0] != n.in[1]) {
+      left_uses[size_t(n.in[0])]++;
+      right_uses[size_t(n.in[1])]++;
+    }
   }
   for (const GraphOutput &o : g.outputs) uses[size_t(o.node)]++;
-  std::vector<bool> left(size_t(g.size()), false);
+  std::vector<bool> in_place(size_t(g.size()), false);
   for (int32_t i = 0; i < g.size(); i++) {
     const GraphNode &n = g[i];
-    const GraphNode &x = n.op == Op::Transpose ? g[n.in[0]] : n;
-    bool scalar_constant = x.op == Op::Const && !x.const_data;  // no buffer to read in place
-    left[size_t(i)] = n.op == Op::Transpose && n.shape.rank == 2 && uses[size_t(i)] > 0 &&
-                      uses[size_t(i)] == left_uses[size_t(i)] && !scalar_constant;
+    if (n.op != Op::Transpose || n.shape.rank != 2 || uses[size_t(i)] == 0) continue;
+    const GraphNode &x = g[n.in[0]];
+    if (x.op == Op::Const && !x.const_data) continue;  // no buffer to read in place
+    // Right: its matmuls gather stripes of k rows into a stack pack
+    // (Emitter::pack_transposed), so k is bounded.
+    in_place[size_t(i)] = uses[size_t(i)] == left_uses[size_t(i)] ||
+                          (uses[size_t(i)] == right_uses[size_t(i)] && n.shape.dim[0] <= kMaxPackedInner);
   }
-  return left;
+  return in_place;
 }
 
 int64_t transpose_band_iterations(const GraphNode &t) {
   return t.shape.dim[0] / kTransposeBand * t.shape.dim[1];
 }
-static bool can_host_sums(const Graph &g, int32_t t, const std::vector<bool> &left_only, int64_t sum_len) {
+static bool can_host_sums(const Graph &g, int32_t t, const std::vector<bool> &in_place, int64_t sum_len) {
   const GraphNode &n = g[t];
-  if (n.op != Op::Transpose || n.shape.rank != 2 || n.perm[0] != 1 || left_only[size_t(t)]) return false;
+  if (n.op != Op::Transpose || n.shape.rank != 2 || n.perm[0] != 1 || in_place[size_t(t)]) return false;
   int64_t iters = transpose_band_iterations(n);
   return iters > 0 && sum_len / iters >= 1;
 }
@@ -256,7 +262,7 @@ std::vector<EmitStep> kernel_emission_order(const Graph &g) {
   }
   // Hosts: the first later transpose that can carry the sum and whose input is
   // computed before it (so moving it up breaks no dependency).
-  std::vector<bool> left_only = left_operand_transposes(g);
+  std::vector<bool> in_place = operand_transposes(g);
   std::vector<size_t> step_of(size_t(g.size()), 0);
   index_steps(steps, 0, step_of);
   for (size_t p = 0; p < steps.size(); p++) {
@@ -266,7 +272,7 @@ std::vector<EmitStep> kernel_emission_order(const Graph &g) {
     int64_t len = g[g[sum].in[0]].size();
     for (size_t q = p + 1; q < steps.size(); q++) {
       int32_t t = steps[q].node;
-      if (steps[q].paired >= 0 || !can_host_sums(g, t, left_only, len)) continue;
+      if (steps[q].paired >= 0 || !can_host_sums(g, t, in_place, len)) continue;
       int32_t input = g[t].in[0];
       if (g[input].op != Op::Param && g[input].op != Op::Const && step_of[size_t(input)] >= p) continue;
       steps[p].host = t;

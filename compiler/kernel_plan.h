@@ -58,7 +58,7 @@ struct KernelLayout {
   int64_t scratch_doubles = 0;
   int num_params = 0;
   // The schedule, computed once here and followed by emit_kernel: per node,
-  // whether it is a transpose its matmuls read in place (left_operand_transposes),
+  // whether it is a transpose its matmuls read in place (operand_transposes),
   // and the units of emission (kernel_units) of the emission order.
   std::vector<bool> read_in_place;
   std::vector<KernelUnit> units;

@@ -46,10 +46,12 @@ constexpr int64_t kTransposeBand = 8;
 // copied column of every full band.
 int64_t transpose_band_iterations(const GraphNode &t);
 
-// Per node: a rank-2 transpose used only as the LEFT operand of matmuls (not as
-// both operands of one) whose input has a buffer (is not a scalar constant).
-// Those matmuls read the transpose's input in place, so it is never
-// materialised.
-std::vector<bool> left_operand_transposes(const Graph &g);
+// Per node: a rank-2 transpose used only as the left operand of rank-2 matmuls,
+// or only as the right operand with at most kMaxPackedInner rows (not as both
+// operands of one), whose input has a buffer (is not a scalar constant). Those
+// matmuls read the transpose's input in place, so it is never materialised
+// (a right one: `g W^T` of a backward pass, docs/performance.md).
+constexpr int64_t kMaxPackedInner = 1024;
+std::vector<bool> operand_transposes(const Graph &g);
 
 }  // namespace kiln
