@@ -53,35 +53,64 @@ static void emit_fused_run(Emitter &E, const Graph &g, const std::vector<Ref> &r
   std::string note = "fused:";
   for (int32_t r : run) note += fmt::format(" {} {}", r, op_name(g[r].op));
   gcc_jit_block_add_comment(E.cur, nullptr, note.c_str());
-  std::map<int32_t, RV> scalars;  // one-element operands, read once before the loop
-  for (int32_t r : run)
-    for (int q = 0; q < op_arity(g[r].op); q++) {
-      int32_t a = g[r].in[q];
-      if (!in_run(a) && g[a].size() == 1 && !scalars.count(a))
-        scalars[a] = E.once(E.load(refs[size_t(a)], E.ix(0)));
+  // The loop over [lo, hi) with the buffers of `bufs` at bases (par_loop).
+  int64_t n = g[run[0]].size();
+  std::vector<int32_t> bufs;
+  std::vector<RV> bases;
+  auto note_buffer = [&](int32_t a) {
+    if (refs[size_t(a)].base && std::find(bufs.begin(), bufs.end(), a) == bufs.end()) {
+      bufs.push_back(a);
+      bases.push_back(refs[size_t(a)].base);
     }
-  E.loop_x(0, g[run[0]].size(), 1, rows_of(run[0]), [&](RV t) {
-    std::map<int32_t, RV> value;
-    for (size_t k = 0; k < run.size(); k++) {
-      int32_t r = run[k];
-      const GraphNode &n = g[r];
-      auto operand = [&](int q) {
-        int32_t a = n.in[q];
-        if (in_run(a)) return value[a];
-        if (g[a].size() == 1) return scalars[a];
-        return E.load(refs[size_t(a)], t);
-      };
-      RV v;
-      if (op_is_binary(n.op)) v = E.scalar_binary(op_binary(n.op), operand(0), operand(1));
-      else if (op_is_unary(n.op)) v = E.scalar_unary(op_unary(n.op), operand(0));
-      else if (n.op == Op::Select)
-        v = E.select(E.cmp(GCC_JIT_COMPARISON_NE, operand(0), E.lit(0.0)), operand(1), operand(2));
-      else v = E.dop(GCC_JIT_BINARY_OP_MULT, operand(0), E.lit(1.0));  // BroadcastTo: k_binary(Mul, x, 1.0)
-      v = E.once(v);
-      value[r] = v;
-      if (u.stored[k]) E.st(refs[size_t(r)].base, t, v);
-    }
-  });
+  };
+  for (size_t k = 0; k < run.size(); k++) {
+    for (int q = 0; q < op_arity(g[run[k]].op); q++)
+      if (!in_run(g[run[k]].in[q])) note_buffer(g[run[k]].in[q]);
+    if (u.stored[k]) note_buffer(run[k]);
+  }
+  auto loop = [&](RV lo, RV hi, const std::vector<RV> &at) {
+    std::vector<Ref> local_refs;  // refs, with the buffers at `at`
+    auto ref = [&](int32_t a) -> Ref {
+      auto it = std::find(bufs.begin(), bufs.end(), a);
+      if (it == bufs.end()) return refs[size_t(a)];
+      Ref r = refs[size_t(a)];
+      r.base = at[size_t(it - bufs.begin())];
+      return r;
+    };
+    std::map<int32_t, RV> scalars;  // one-element operands, read once before the loop
+    for (int32_t r : run)
+      for (int q = 0; q < op_arity(g[r].op); q++) {
+        int32_t a = g[r].in[q];
+        if (!in_run(a) && g[a].size() == 1 && !scalars.count(a)) scalars[a] = E.once(E.load(ref(a), E.ix(0)));
+      }
+    auto each = [&](RV t) {
+      std::map<int32_t, RV> value;
+      for (size_t k = 0; k < run.size(); k++) {
+        int32_t r = run[k];
+        const GraphNode &nd = g[r];
+        auto operand = [&](int q) {
+          int32_t a = nd.in[q];
+          if (in_run(a)) return value[a];
+          if (g[a].size() == 1) return scalars[a];
+          return E.load(ref(a), t);
+        };
+        RV v;
+        if (op_is_binary(nd.op)) v = E.scalar_binary(op_binary(nd.op), operand(0), operand(1));
+        else if (op_is_unary(nd.op)) v = E.scalar_unary(op_unary(nd.op), operand(0));
+        else if (nd.op == Op::Select)
+          v = E.select(E.cmp(GCC_JIT_COMPARISON_NE, operand(0), E.lit(0.0)), operand(1), operand(2));
+        else v = E.dop(GCC_JIT_BINARY_OP_MULT, operand(0), E.lit(1.0));  // BroadcastTo: k_binary(Mul, x, 1.0)
+        v = E.once(v);
+        value[r] = v;
+        if (u.stored[k]) E.st(ref(r).base, t, v);
+      }
+    };
+    if (at == bases) E.loop_x(0, n, 1, rows_of(run[0]), each);  // one loop, as it always was
+    else E.loop_rt(lo, hi, 1, each);
+  };
+  // A batch family's n-long run stays one loop (its length is known at run time).
+  if (rows_of(run[0])) loop(nullptr, nullptr, bases);
+  else E.par_loop(n, bases, loop);
 }
 
 // A node's element count as a double (a mean's divisor): n-long in a family.

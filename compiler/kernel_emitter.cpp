@@ -728,6 +728,41 @@ void Emitter::copy_along(const Ref &x, int64_t src_len, int64_t src_at, RV out, 
   });
 }
 
+void Emitter::par_loop(int64_t n, const std::vector<RV> &bases,
+                       const std::function<void(RV, RV, const std::vector<RV> &)> &body) {
+  if (!par || n < kParallelElementwise) {
+    body(ix(0), ix(n), bases);
+    return;
+  }
+  int64_t chunks = (n + kElementwiseChunk - 1) / kElementwiseChunk;
+  gcc_jit_function *saved_fn = fn;
+  gcc_jit_block *saved_cur = cur;
+  gcc_jit_param *ps[2] = {gcc_jit_context_new_param(c, nullptr, t_voidp, "ctx"),
+                          gcc_jit_context_new_param(c, nullptr, t_long, "chunk")};
+  std::string name = fresh("kiln_loop_chunk");
+  gcc_jit_function *chunk_fn =
+      gcc_jit_context_new_function(c, nullptr, GCC_JIT_FUNCTION_INTERNAL, t_void, name.c_str(), 2, ps, 0);
+  fn = chunk_fn;
+  cur = block("entry");
+  RV ptrs = gcc_jit_context_new_cast(c, nullptr, gcc_jit_param_as_rvalue(ps[0]), t_dpp);
+  std::vector<RV> here(bases.size());
+  for (size_t q = 0; q < bases.size(); q++) here[q] = rv(local_init(t_dptr, "p", ld(ptrs, ix(int64_t(q)))));
+  RV lo = once_long(imul(gcc_jit_param_as_rvalue(ps[1]), kElementwiseChunk));
+  RV end = once_long(iaddk(lo, kElementwiseChunk));
+  RV hi = once_long(select_long(cmp(GCC_JIT_COMPARISON_LT, end, ix(n)), end, ix(n)));
+  body(lo, hi, here);
+  gcc_jit_block_end_with_void_return(cur, nullptr);
+  fn = saved_fn;
+  cur = saved_cur;
+  LV ctx = local(gcc_jit_context_new_array_type(c, nullptr, t_dptr, int(std::max<size_t>(1, bases.size()))),
+                 "lpctx");
+  for (size_t q = 0; q < bases.size(); q++)
+    assign(gcc_jit_context_new_array_access(c, nullptr, rv(ctx), ix(int64_t(q))), bases[q]);
+  RV call_args[3] = {ix(chunks), gcc_jit_function_get_address(chunk_fn, nullptr),
+                     gcc_jit_context_new_cast(c, nullptr, gcc_jit_lvalue_get_address(ctx, nullptr), t_voidp)};
+  gcc_jit_block_add_eval(cur, nullptr, gcc_jit_context_new_call_through_ptr(c, nullptr, par, 3, call_args));
+}
+
 // Every tile reads a k-long stripe of b: when b does not fit in L2 but a stripe
 // does, the column tiles go outermost (matmul_rows), so each stripe is read from
 // memory once and stays cached across the row tiles.

@@ -282,6 +282,18 @@ struct Emitter {
   void copy_along(const Ref &x, int64_t src_len, int64_t src_at, RV out, int64_t dst_len, int64_t dst_at,
                   int64_t count, int64_t outer, int64_t inner);
 
+  // An element-wise loop over [0, n): body(lo, hi, bases') emits the loop over
+  // [lo, hi) reading and writing the buffers bases' (bases, or their copies in
+  // a chunk function). From kParallelElementwise elements on (and with `par`),
+  // the loop is split into chunks of kElementwiseChunk run through `par`: each
+  // element is still computed by the same operations, once, so the thread
+  // count changes no bit. (The SGD update of a 1024-wide layer, 8 MB passes, was
+  // a serial tenth of a step: docs/performance.md.)
+  static constexpr int64_t kParallelElementwise = int64_t(1) << 18;
+  static constexpr int64_t kElementwiseChunk = int64_t(1) << 17;
+  void par_loop(int64_t n, const std::vector<RV> &bases,
+                const std::function<void(RV, RV, const std::vector<RV> &)> &body);
+
   // c = a * b: R x V register tiles of vectors over (i, j), k ascending inside
   // each tile, every accumulator starting from 0.0 (tensor_ops_simd.inc micro).
   // Rows [row0, row0 + m) of c = a * b (row0 may be a run-time value).
