@@ -368,6 +368,7 @@ KernelLayout *plan_with_scratch(const std::string &name, const Graph &graph, dou
   auto *layout = new KernelLayout(plan_kernel(graph));
   size_t bytes = size_t(layout->scratch_doubles > 0 ? layout->scratch_doubles : 8) * sizeof(double);
   auto *scratch = static_cast<double *>(std::aligned_alloc(64, (bytes + 63) / 64 * 64));
+  if (scratch) advise_huge_pages(scratch, bytes);
   if (!scratch) {
     delete layout;
     throw_errorf("kernel {}: cannot allocate {} bytes of scratch memory", name, bytes);

@@ -1,6 +1,8 @@
 // tensor.cpp — allocation, printing and equality of tensors (see tensor.h).
 #include "runtime/tensor.h"
 
+#include <sys/mman.h>
+
 #include <algorithm>
 #include <cstring>
 
@@ -21,6 +23,16 @@ constexpr size_t kLargeBlock = 64 * 1024;
 static double *aligned_data(void *from) {
   uintptr_t p = (reinterpret_cast<uintptr_t>(from) + kAlign - 1) & ~uintptr_t(kAlign - 1);
   return reinterpret_cast<double *>(p);
+}
+
+void advise_huge_pages(void *p, size_t bytes) {
+  constexpr uintptr_t kHuge = uintptr_t(2) << 20;
+  if (bytes < 2 * kHuge) return;
+  uintptr_t lo = (reinterpret_cast<uintptr_t>(p) + kHuge - 1) & ~(kHuge - 1);
+  uintptr_t hi = (reinterpret_cast<uintptr_t>(p) + bytes) & ~(kHuge - 1);
+  // Advice only: where the kernel has no transparent huge pages (or the range
+  // is not plain anonymous memory) madvise fails and nothing changes.
+  if (hi > lo) (void)madvise(reinterpret_cast<void *>(lo), hi - lo, MADV_HUGEPAGE);
 }
 
 int64_t checked_tensor_size(const Shape &s) {
@@ -57,6 +69,7 @@ Tensor *alloc_tensor(const Shape &s) {
   if (g_gc_stress_every) gc_stress_tick();
   t->base = GC_MALLOC_ATOMIC_IGNORE_OFF_PAGE(bytes);
   if (!t->base) throw_errorf("out of memory allocating a {} tensor", shape_string(s));
+  advise_huge_pages(t->base, bytes);
   t->data = aligned_data(t->base);
   return t;
 }
@@ -70,6 +83,7 @@ void alloc_tensor_group(size_t n, const Shape *const *shapes, Tensor **out) {
   if (g_gc_stress_every) gc_stress_tick();
   // `block` stays in this frame while the headers are allocated.
   void *block = gc_checked(GC_MALLOC_ATOMIC_IGNORE_OFF_PAGE(bytes), bytes);
+  advise_huge_pages(block, bytes);
   char *next = reinterpret_cast<char *>(aligned_data(block));
   for (size_t i = 0; i < n; i++) {
     Tensor *t = alloc_obj<Tensor>(T_TENSOR);

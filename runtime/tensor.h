@@ -45,6 +45,11 @@ Tensor *alloc_tensor(const Shape &s);
 // compiled kernel's outputs (a 32-layer MLP's gradients were 64 large
 // allocations per call). The block lives while any of the tensors does.
 void alloc_tensor_group(size_t n, const Shape *const *shapes, Tensor **out);
+// Asks for transparent huge pages over the whole 2 MiB pages inside [p, p +
+// bytes) when that is at least 4 MiB (large tensor data, kernel scratch): a
+// fresh 8 MB tensor then faults in 4 pages instead of 2048, and each fault
+// costs a trap to the kernel (docs/performance.md, "Memory at scale").
+void advise_huge_pages(void *p, size_t bytes);
 Value make_tensor(const Shape &s);
 Value make_tensor_filled(const Shape &s, double x);
 // Calls fill(lo, hi) over [0, n) in chunks, polling for Ctrl-C between them:

@@ -457,6 +457,77 @@ TEST_CASE("jit: a transposed left matmul operand is read in place, same bits", "
   }
 }
 
+TEST_CASE("jit: a transposed right matmul operand is read in place, same bits at any thread count", "[jit]") {
+  CacheOff off;
+  struct Dims {
+    int64_t m, k, n;
+  };
+  // n = 170: whole stripes (packed), one ragged vector stripe and scalar columns
+  // at every vector width; k = 1024 is the largest packed inner length, 1025 is
+  // copied as before; 7x500x1001 is short and wide (split by columns), 130x70x90
+  // by rows; 3x9x5 is below every tile.
+  int saved_threads = compute_threads();
+  for (Dims d : {Dims{13, 1000, 170}, Dims{7, 500, 1001}, Dims{130, 70, 90}, Dims{5, 1024, 40},
+                 Dims{5, 1025, 40}, Dims{3, 9, 5}}) {
+    auto g = std::make_unique<Graph>();
+    Shape as = Shape::of({d.m, d.k}), ws = Shape::of({d.n, d.k});
+    int32_t a = g->param(0, ArgSpec{as, false});
+    int32_t w = g->param(1, ArgSpec{ws, false});
+    int perm[2] = {1, 0};
+    int32_t wt = g->transpose(w, perm);  // k x n, used only as a right operand
+    g->outputs.push_back(GraphOutput{g->matmul("test", a, wt), false});
+    g->outputs.push_back(GraphOutput{g->matmul("test", g->unary(Op::Neg, a), wt), false});
+    CHECK(operand_transposes(*g)[size_t(wt)] == (d.k <= kMaxPackedInner));
+    Value *args = gc_values(2);
+    args[0] = filled_tensor(as, 2);
+    args[1] = filled_tensor(ws, 5);
+    Tensor *ta = tensor_of(args[0]);
+    for (int64_t i = 0; i < ta->size; i++) ta->data[i] = ta->data[i] * 0.3 - 0.01;  // inexact values
+    Value *want = gc_values(2);
+    graph_eval(*g, args, want);
+    ArgSpec specs[2] = {ArgSpec{as, false}, ArgSpec{ws, false}};
+    Value k = make_kernel("mmrt", std::move(g), specs, true);
+    for (int threads : {1, 2, 3}) {
+      set_compute_threads(threads);
+      INFO(d.m << "x" << d.k << "x" << d.n << " with " << threads << " threads");
+      Value got = call_kernel(k, {args[0], args[1]});
+      CHECK(same_bits(car(got), want[0]));
+      CHECK(same_bits(car(cdr(got)), want[1]));
+    }
+  }
+  set_compute_threads(saved_threads);
+}
+
+TEST_CASE("jit: large element-wise runs split over threads, same bits", "[jit]") {
+  CacheOff off;
+  // 513x517 = 265221 elements: above the split (2^18), two whole chunks of
+  // 2^17 and a ragged third.
+  Shape s = Shape::of({513, 517});
+  REQUIRE(s.size() >= (int64_t(1) << 18));  // Emitter::kParallelElementwise
+  auto g = std::make_unique<Graph>();
+  int32_t x = g->param(0, ArgSpec{s, false});
+  int32_t y = g->param(1, ArgSpec{s, false});
+  int32_t upd = g->binary("test", Op::Sub, x, g->binary("test", Op::Mul, g->constant(0.01), y));  // SGD
+  g->outputs.push_back(GraphOutput{upd, false});
+  g->outputs.push_back(GraphOutput{g->unary(Op::Tanh, g->binary("test", Op::Add, upd, x)), false});
+  Value *args = gc_values(2);
+  args[0] = filled_tensor(s, 3);
+  args[1] = filled_tensor(s, 7);
+  Value *want = gc_values(2);
+  graph_eval(*g, args, want);
+  ArgSpec specs[2] = {ArgSpec{s, false}, ArgSpec{s, false}};
+  Value k = make_kernel("sgd", std::move(g), specs, true);
+  int saved_threads = compute_threads();
+  for (int threads : {1, 2, 3}) {
+    set_compute_threads(threads);
+    INFO(threads << " threads");
+    Value got = call_kernel(k, {args[0], args[1]});
+    CHECK(same_bits(car(got), want[0]));
+    CHECK(same_bits(car(cdr(got)), want[1]));
+  }
+  set_compute_threads(saved_threads);
+}
+
 TEST_CASE("jit: independent serial sums share one loop, same bits", "[jit]") {
   CacheOff off;
   Shape s = Shape::of({5, 7});
@@ -603,7 +674,7 @@ TEST_CASE("jit: units repeated across layers share one function, same bits", "[j
   for (int32_t d : grads) raw.outputs.push_back(GraphOutput{d, false});
   std::unique_ptr<Graph> g = optimise(raw);
 
-  std::vector<KernelUnit> units = kernel_units(*g, kernel_emission_order(*g), left_operand_transposes(*g));
+  std::vector<KernelUnit> units = kernel_units(*g, kernel_emission_order(*g), operand_transposes(*g));
   std::vector<bool> shared = shared_units(units);
   CHECK(std::count(shared.begin(), shared.end(), true) >= 3 * (layers - 1));
 

@@ -55,7 +55,7 @@ void check_schedule(const Graph &g, const std::vector<EmitStep> &steps) {
 // reader: live ranges are taken over the units in emission order (outputs are
 // read after the last unit, by the copies into results).
 void check_buffers(const Graph &g, const KernelLayout &L) {
-  std::vector<bool> in_place = left_operand_transposes(g);
+  std::vector<bool> in_place = operand_transposes(g);
   std::vector<KernelUnit> units = kernel_units(g, kernel_emission_order(g), in_place);
   auto owner = [&](int32_t a) { return in_place[size_t(a)] ? g[a].in[0] : a; };
   std::vector<int64_t> first(size_t(g.size()), -1), last(size_t(g.size()), -1);
@@ -272,7 +272,7 @@ TEST_CASE("kernel plan: a rank-2 transpose hosts a sum, a matmul's left operand 
     const EmitStep &s = steps[step_of(steps, total)];
     CHECK(s.node == total);
     CHECK(s.host == wt);
-    CHECK(left_operand_transposes(g) == std::vector<bool>(size_t(g.size()), false));
+    CHECK(operand_transposes(g) == std::vector<bool>(size_t(g.size()), false));
   }
   SECTION("a transpose with no full band hosts nothing") {
     Graph g;
@@ -286,7 +286,7 @@ TEST_CASE("kernel plan: a rank-2 transpose hosts a sum, a matmul's left operand 
     check_schedule(g, steps);
     CHECK(steps[step_of(steps, total)].host == -1);
   }
-  SECTION("left operands of matmuls only") {
+  SECTION("left operands of matmuls only, or right operands only") {
     Graph g;
     int32_t a = g.param(0, tensor_spec({6, 4}));
     int32_t b = g.param(1, tensor_spec({6, 3}));
@@ -299,17 +299,19 @@ TEST_CASE("kernel plan: a rank-2 transpose hosts a sum, a matmul's left operand 
     int32_t m3 = g.matmul("test", ct, c);
     int32_t ct2 = g.transpose(g.binary("test", Op::Add, c, c), swap);
     int32_t m4 = g.matmul("test", ct2, ct2);  // both operands of one matmul
-    int32_t dt = g.transpose(d, swap);        // 4x3: a right operand
-    int32_t m5 = g.matmul("test", m1, g.transpose(dt, swap));
+    int32_t dt = g.transpose(d, swap);        // 4x3: a right operand, and transposed again
+    int32_t dtt = g.transpose(dt, swap);      // 3x4: only a right operand
+    int32_t m5 = g.matmul("test", m1, dtt);
     int32_t m6 = g.matmul("test", m2, dt);
     g.outputs = {GraphOutput{m1, false}, GraphOutput{m2, false}, GraphOutput{m3, false},
                  GraphOutput{ct, false}, GraphOutput{m4, false}, GraphOutput{m5, false},
                  GraphOutput{m6, false}};
-    std::vector<bool> left = left_operand_transposes(g);
+    std::vector<bool> left = operand_transposes(g);
     CHECK(left[size_t(at)]);
     CHECK_FALSE(left[size_t(ct)]);
     CHECK_FALSE(left[size_t(ct2)]);
     CHECK_FALSE(left[size_t(dt)]);
+    CHECK(left[size_t(dtt)]);
     for (int32_t i = 0; i < g.size(); i++)
       if (g[i].op != Op::Transpose) CHECK_FALSE(left[size_t(i)]);
     check_schedule(g, kernel_emission_order(g));

@@ -44,7 +44,7 @@ std::unique_ptr<Graph> mlp(int64_t batch, const std::vector<int64_t> &widths) {
 }
 
 std::vector<KernelUnit> units_of(const Graph &g) {
-  return kernel_units(g, kernel_emission_order(g), left_operand_transposes(g));
+  return kernel_units(g, kernel_emission_order(g), operand_transposes(g));
 }
 
 }  // namespace
@@ -53,7 +53,7 @@ TEST_CASE("kernel units: every computing node in one unit, slots listed once", "
   auto g = mlp(16, {32, 32, 32, 32});
   std::vector<KernelUnit> units = units_of(*g);
   std::vector<int> seen(size_t(g->size()), 0);
-  std::vector<bool> in_place = left_operand_transposes(*g);
+  std::vector<bool> in_place = operand_transposes(*g);
   for (const KernelUnit &u : units) {
     for (int32_t n : u.nodes) seen[size_t(n)]++;
     if (u.host >= 0) seen[size_t(u.host)]++;
