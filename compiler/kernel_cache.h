@@ -38,8 +38,9 @@ namespace kiln {
 // entry file format OR the code any lowering generates changes: cached entries
 // of other versions are then never used (the version is part of the key and of
 // each entry's trailer). Kiln's version is in the key too.
-constexpr int kKernelAbi =
-    16;  // 16: short, wide matmuls split by columns, right-operand transposes read in place
+// 16: short, wide matmuls split by columns, right-operand transposes read in
+// place, large element-wise runs split over par.
+constexpr int kKernelAbi = 16;
 
 // "" when the cache is disabled.
 std::string kernel_cache_dir();
