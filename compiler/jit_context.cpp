@@ -177,12 +177,29 @@ namespace {
 void remove_compile_tmpdir();
 }
 
+// For an exit during a background compile: what the capture holds is written to
+// the real stderr, but fd 2 stays on the capture. The compile thread goes on until
+// the process ends and may still start the gcc driver, which inherits fd 2: once
+// the compile directory is removed under it, it fails ("compilation terminated."),
+// and that must not reach the user's stderr. pread leaves the shared offset alone,
+// so a driver's late write cannot land over the held text.
+void StderrCapture::hand_over_for_exit() {
+  if (saved_fd_ < 0) return;
+  std::fflush(stderr);
+  char buf[4096];
+  off_t at = 0;
+  ssize_t n;
+  while ((n = pread(tmp_fd_, buf, sizeof buf, at)) > 0) {
+    (void)!write(saved_fd_, buf, size_t(n));
+    at += n;
+  }
+}
+
 void jit_abandon_compile() {
   std::lock_guard<std::mutex> lock(message_mutex());
   if (g_background_capture) {
-    std::string held = g_background_capture->end_now();
+    g_background_capture->hand_over_for_exit();
     g_background_capture = nullptr;
-    if (!held.empty()) (void)!write(2, held.data(), held.size());
   }
   if (g_abandon_cleanup && *g_abandon_cleanup) (*g_abandon_cleanup)();
   remove_compile_tmpdir();  // the process ends by _Exit, past atexit

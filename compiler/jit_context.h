@@ -64,6 +64,7 @@ class StderrCapture {
  private:
   friend void jit_abandon_compile();
   std::string end_now();
+  void hand_over_for_exit();
   int saved_fd_ = -1;
   int tmp_fd_ = -1;
 };
@@ -124,8 +125,10 @@ inline void check_interrupt_unless_background() {
     if (!jit_on_background_thread()) throw_interrupt();
 }
 // Runs the clean-up of the background compile in flight, if any (the process is
-// about to end under it: its partial cache file is removed, and what its stderr
-// capture holds, the interpreter thread's last messages, is written to stderr).
+// about to end under it: its partial cache file and the compile directory are
+// removed, and what its stderr capture holds, the interpreter thread's last
+// messages, is written to stderr). fd 2 stays on the capture afterwards, so call
+// it last, just before _Exit.
 void jit_abandon_compile();
 
 // While the background thread compiles, fd 2 is redirected for the driver's

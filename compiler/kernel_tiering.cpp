@@ -136,9 +136,12 @@ void jit_exit_now_if_compiling(int status) {
       return;
     }
     q.jobs.clear();  // nothing queued starts now
+    // Everything this thread has to say goes out first: after the hand-over, fd 2
+    // stays on the compile's capture (jit_abandon_compile).
+    jit_drain_messages();
+    std::fflush(nullptr);
     jit_abandon_compile();
   }
-  jit_drain_messages();
   std::fflush(nullptr);
   std::_Exit(status);
 }
