@@ -448,8 +448,7 @@ Value symbolic_op(Op op, int argc, Value *argv) {
   case Op::Concat: return symbolic_concat(who, argc, argv);
   case Op::Select: return symbolic_where(who, argv);
   case Op::Argmax: return symbolic_argmax(who, argc, argv);
-  case Op::Take:
-    return symbolic_take(who, argc, argv);
+  case Op::Take: return symbolic_take(who, argc, argv);
   // No builtin records these (their rows' BUILTIN is nullptr).
   case Op::Param:
   case Op::Const:
@@ -485,8 +484,7 @@ Value symbolic_composite(Composite c, int argc, Value *argv) {
   case Composite::AvgPool2d: return symbolic_window(WindowOp::AvgPool2d, argc, argv);
   case Composite::TensorShape: return shape_list(shape_of_operand(argv[0]));
   case Composite::TensorRank: return make_int(shape_of_operand(argv[0]).rank);
-  case Composite::TensorSize:
-    return make_int(shape_of_operand(argv[0]).size());
+  case Composite::TensorSize: return make_int(shape_of_operand(argv[0]).size());
   // No graph form: a tensor from Lisp data, elements read out, a procedure per element.
   case Composite::Tensor:
   case Composite::Full:
@@ -572,7 +570,7 @@ void install_graph_hooks() {
   TypeHooks &h = g_type_hooks[g_symbolic_type];
   h.arith = symbolic_arith;
   h.call = symbolic_call;  // the tensor builtins (stdlib/tensors.cpp) given a symbolic value
-  h.arith_rank = 2;      // above tensors: (+ tensor symbolic) records a node
+  h.arith_rank = 2;        // above tensors: (+ tensor symbolic) records a node
   h.select = select_hook;
   h.truth = [](Value, const char *who) { unsupported(who); };
   h.print = [](std::string &out, Value v, bool) {

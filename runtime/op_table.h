@@ -315,7 +315,8 @@ constexpr OpInfoTable make_op_info() {
     t.at[int(unary_op(r.op))] = {r.graph, r.builtin, 1, 0, r.differentiable, false, r.batching};
   for (int i = 0; i < kStructuralOpCount; i++) {
     const StructuralOpRow &r = kStructuralOps[i];
-    t.at[kFirstStructural + i] = {r.graph, r.builtin, r.arity, r.attrs, r.differentiable, r.checks, r.batching};
+    t.at[kFirstStructural + i] = {r.graph,          r.builtin, r.arity,   r.attrs,
+                                  r.differentiable, r.checks,  r.batching};
   }
   return t;
 }
@@ -349,27 +350,27 @@ static_assert(comparisons_not_differentiable(), "no gradient flows through a com
 // group: building a tensor from Lisp data, reading elements out, or calling a
 // procedure per element has no graph form).
 //   X(E, BUILTIN)
-#define KILN_COMPOSITE_BUILTINS(X)  \
-  X(Clip, "tensor-clip")            \
-  X(OneHot, "%one-hot")             \
-  X(Min, "tensor-min")              \
-  X(Var, "tensor-var")              \
-  X(Rand, "tensor-rand")            \
-  X(Randn, "tensor-randn")          \
-  X(RandomSplit, "random-split")    \
-  X(Dropout, "dropout")             \
-  X(Conv2d, "conv2d")               \
-  X(Conv1d, "conv1d")               \
-  X(MaxPool2d, "max-pool2d")        \
-  X(AvgPool2d, "avg-pool2d")        \
-  X(TensorShape, "tensor-shape")    \
-  X(TensorRank, "tensor-rank")      \
-  X(TensorSize, "tensor-size")      \
-  X(Tensor, "tensor")               \
-  X(Full, "full")                   \
-  X(TensorRef, "tensor-ref")        \
-  X(TensorToList, "tensor->list")   \
-  X(TensorItem, "tensor-item")      \
+#define KILN_COMPOSITE_BUILTINS(X) \
+  X(Clip, "tensor-clip")           \
+  X(OneHot, "%one-hot")            \
+  X(Min, "tensor-min")             \
+  X(Var, "tensor-var")             \
+  X(Rand, "tensor-rand")           \
+  X(Randn, "tensor-randn")         \
+  X(RandomSplit, "random-split")   \
+  X(Dropout, "dropout")            \
+  X(Conv2d, "conv2d")              \
+  X(Conv1d, "conv1d")              \
+  X(MaxPool2d, "max-pool2d")       \
+  X(AvgPool2d, "avg-pool2d")       \
+  X(TensorShape, "tensor-shape")   \
+  X(TensorRank, "tensor-rank")     \
+  X(TensorSize, "tensor-size")     \
+  X(Tensor, "tensor")              \
+  X(Full, "full")                  \
+  X(TensorRef, "tensor-ref")       \
+  X(TensorToList, "tensor->list")  \
+  X(TensorItem, "tensor-item")     \
   X(TensorMap, "tensor-map")
 
 enum class Composite : uint8_t {
@@ -394,7 +395,9 @@ class BuiltinOp {
   constexpr Op op() const { return Op(id_); }
   constexpr Composite composite() const { return Composite(id_ - kOpCount); }
   // The builtin's Lisp name; nullptr for an op that no builtin records.
-  constexpr const char *name() const { return is_op() ? op_info(op()).builtin : kCompositeNames[id_ - kOpCount]; }
+  constexpr const char *name() const {
+    return is_op() ? op_info(op()).builtin : kCompositeNames[id_ - kOpCount];
+  }
   constexpr int index() const { return id_; }  // 0 .. kBuiltinOpCount - 1
   friend constexpr bool operator==(BuiltinOp, BuiltinOp) = default;
 

@@ -368,7 +368,8 @@ BuiltinRegistrar reg([] {
              "(tensor-item T): the only element of a one-element tensor.");
 
   register_elementwise_builtins();
-  defbuiltin(Composite::TensorMap, 2, 2, b_tensor_map, "(tensor-map F T): a tensor of (F x) for every element x.");
+  defbuiltin(Composite::TensorMap, 2, 2, b_tensor_map,
+             "(tensor-map F T): a tensor of (F x) for every element x.");
 
   defbuiltin(Op::Sum, 1, 3, b_tensor_sum,
              "(tensor-sum T [AXIS [KEEPDIMS]]): the sum of all elements, or a tensor of sums along AXIS.");
