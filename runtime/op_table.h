@@ -2,17 +2,18 @@
 //
 // Invariant: every list of ops in the project is generated from the rows below,
 // so no two lists can disagree or drift out of order: tensor_ops' UnaryOp and
-// BinaryOp enums (here), the graph's Op enum and op_name (compiler/graph.h),
-// builtin registration and the fused-call table (stdlib/tensor_elementwise.cpp), generic
-// arithmetic on tensors (tensor_arith), the tracer's op table and the
-// procedures that record each op (compiler/trace.cpp), and through kOpInfo
-// (compiler/graph.h) each op's attributes (graph hashing and equality, the
-// kernel cache's key text, graph-ir, graph-dot), whether gradients flow through
-// it (compiler/autodiff.cpp) and whether its kernel checks its input at run time.
-// What stays hand-written per op is exactly three things, each a `switch` that
-// -Wswitch checks for completeness: its formula (runtime/tensor_ops.cpp and
-// tensor_ops_simd.inc), its gradient rule (compiler/autodiff.cpp) and its JIT
-// lowering (compiler/kernel_emitter.cpp). docs/adding-an-op.md walks through one.
+// BinaryOp enums, the graph's Op enum and kOpInfo (op_info, op_name, op_has:
+// each op's name, builtin, arity, attributes, whether gradients flow through it,
+// whether its kernel checks its input, its batching rule; all here), builtin
+// registration and the fused-call table (stdlib/tensor_elementwise.cpp), generic
+// arithmetic on tensors (tensor_arith), the tracer's table of generic procedures
+// (compiler/trace.cpp), and the dispatch of every element-wise formula
+// (runtime/elementwise_formulas.h) on each path. A builtin reaches the tracer
+// through its BuiltinOp (below), never through its name. What stays hand-written
+// per element-wise op is its formula (elementwise_formulas.h, one template for
+// the scalar loop, the vector loop and the kernel emitter) and its gradient rule
+// (compiler/autodiff.cpp, a `switch` -Wswitch checks). docs/adding-an-op.md walks
+// through one.
 //
 // Columns:
 //   E        the enumerator (UnaryOp::E / BinaryOp::E and graph Op::E)
