@@ -63,7 +63,7 @@ struct Emitter {
   gcc_jit_block *cur = nullptr;
   gcc_jit_type *t_void, *t_double, *t_long, *t_int, *t_bool, *t_dptr, *t_dpp, *t_vec, *t_vecu, *t_vecu_ptr;
   gcc_jit_type *t_voidp, *t_chunk_fn, *t_par_fn;
-  gcc_jit_type *t_ulong, *t_vlong, *t_vulong;  // the integer types tanh_steps works in
+  gcc_jit_type *t_ulong, *t_vlong, *t_vulong;  // the integer types of tanh's bit operations
   RV par = nullptr;                            // the kernel's `par` parameter; null: every matmul is serial
   int vw;
   int counter = 0;
