@@ -76,76 +76,8 @@ namespace kiln {
 //               (both rank 1)    leaves, then stacked  while-loop running `loop`'s body graph
 //                                Ys (packed, flat)     (carry and consts are leaves packed flat)
 // StopGradient (element-wise) is x itself; autodiff sends nothing through it.
-// One enumerator per row of runtime/op_table.h: the element-wise rows in the
-// order of BinaryOp and UnaryOp (so op_binary/op_unary are offsets), then the
-// structural rows.
-enum class Op : uint8_t {
-  Param,
-  Const,
-#define KILN_X(e, ...) e,
-  KILN_BINARY_ARITH_OPS(KILN_X) KILN_COMPARE_OPS(KILN_X) KILN_UNARY_OPS(KILN_X) KILN_STRUCTURAL_OPS(KILN_X)
-#undef KILN_X
-};
-constexpr int kOpCount = int(Op::Loop) + 1;
-
-constexpr int kFirstBinary = int(Op::Const) + 1;
-constexpr int kFirstUnary = kFirstBinary + kBinaryOpCount;
-constexpr int kFirstStructural = kFirstUnary + kUnaryOpCount;
-static_assert(int(Op::Add) == kFirstBinary && int(Op::Less) == kFirstBinary + kBinaryArithCount &&
-                  int(Op::Neg) == kFirstUnary && int(Op::Select) == kFirstStructural,
-              "Op must list the op table's rows in order");
-static_assert(int(Op::Equal) - kFirstBinary == int(BinaryOp::Equal) &&
-                  int(Op::ReluGrad) - kFirstUnary == int(UnaryOp::ReluGrad),
-              "element-wise Ops must mirror BinaryOp and UnaryOp");
-
-// Case labels for every binary / unary element-wise Op (the rows are contiguous,
-// the static_asserts above check it): a switch over Op that treats element-wise
-// ops alike still names every enumerator, so -Wswitch (no `default:` in a switch
-// over ops) flags a new structural op. Write `KILN_BINARY_OP_CASES:`. (A GNU
-// case range, as GCC and Clang accept; libgccjit ties Kiln to GCC anyway.)
-#define KILN_BINARY_OP_CASES case Op(kFirstBinary)... Op(kFirstUnary - 1)
-#define KILN_UNARY_OP_CASES case Op(kFirstUnary)... Op(kFirstStructural - 1)
-
-constexpr bool op_is_binary(Op op) { return int(op) >= kFirstBinary && int(op) < kFirstUnary; }
-constexpr bool op_is_unary(Op op) { return int(op) >= kFirstUnary && int(op) < kFirstStructural; }
-constexpr bool op_is_comparison(Op op) {
-  return op_is_binary(op) && row(BinaryOp(int(op) - kFirstBinary)).comparison;
-}
-constexpr BinaryOp op_binary(Op op) { return BinaryOp(int(op) - kFirstBinary); }
-constexpr UnaryOp op_unary(Op op) { return UnaryOp(int(op) - kFirstUnary); }
-constexpr Op binary_op(BinaryOp b) { return Op(kFirstBinary + int(b)); }
-constexpr Op unary_op(UnaryOp u) { return Op(kFirstUnary + int(u)); }
-
-// What the op table says about an Op, whatever its family: one entry per
-// enumerator, generated from the same rows as Op itself.
-struct OpInfo {
-  const char *name;  // graph-ir and graph-dot's name: "add", "relu-grad", "sum-axis"
-  int arity;         // number of operands: 0..3
-  uint16_t attrs;    // OpAttr bits (runtime/op_table.h)
-  bool differentiable;
-  bool checks;  // its kernel reports a bad input at run time
-};
-inline constexpr OpInfo kOpInfo[] = {{"param", 0, 0, false, false},
-                                     {"const", 0, 0, false, false},
-#define KILN_X(e, builtin, generic, graph, fusable, one, folds, diff, doc) {graph, 2, 0, diff, false},
-                                     KILN_BINARY_ARITH_OPS(KILN_X)
-#undef KILN_X
-#define KILN_X(e, builtin, generic, graph, doc) {graph, 2, 0, false, false},
-                                         KILN_COMPARE_OPS(KILN_X)
-#undef KILN_X
-#define KILN_X(e, builtin, generic, graph, fusable, diff, doc) {graph, 1, 0, diff, false},
-                                             KILN_UNARY_OPS(KILN_X)
-#undef KILN_X
-#define KILN_X(e, graph, arity, builtin, attrs, diff, checks) {graph, arity, uint16_t(attrs), diff, checks},
-                                                 KILN_STRUCTURAL_OPS(KILN_X)
-#undef KILN_X
-};
-static_assert(sizeof(kOpInfo) / sizeof(kOpInfo[0]) == size_t(kOpCount), "one OpInfo per Op");
-
-constexpr const OpInfo &op_info(Op op) { return kOpInfo[int(op)]; }
-constexpr const char *op_name(Op op) { return op_info(op).name; }
-constexpr int op_arity(Op op) { return op_info(op).arity; }
-constexpr bool op_has(Op op, OpAttr a) { return (op_info(op).attrs & a) != 0; }
+// Op, OpInfo and op_info, the case ranges and the conversions between Op and
+// UnaryOp / BinaryOp are in runtime/op_table.h, generated from its rows.
 
 // (Named GraphNode, not Node: kiln::Node is the evaluator's AST node, runtime/nodes.h.)
 struct LoopBody;  // compiler/loop.h

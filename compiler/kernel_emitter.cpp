@@ -7,10 +7,9 @@
 
 #include "compiler/jit_context.h"
 #include "compiler/kernel_plan.h"
+#include "runtime/elementwise_formulas.h"
 #include "runtime/error.h"
-#include "runtime/gelu_formula.h"
 #include "runtime/random_keys.h"
-#include "runtime/tanh_formula.h"
 
 namespace kiln::jit {
 
@@ -146,118 +145,6 @@ void Emitter::allreduce(const Ref &x, RV out, int64_t n, int kind, uint64_t sign
 
 // ---- op lowerings ----------------------------------------------------------
 
-RV Emitter::scalar_binary(BinaryOp op, RV x, RV y) {
-  switch (op) {
-  case BinaryOp::Add: return dop(GCC_JIT_BINARY_OP_PLUS, x, y);
-  case BinaryOp::Sub: return dop(GCC_JIT_BINARY_OP_MINUS, x, y);
-  case BinaryOp::Mul: return dop(GCC_JIT_BINARY_OP_MULT, x, y);
-  case BinaryOp::Div: return dop(GCC_JIT_BINARY_OP_DIVIDE, x, y);
-  case BinaryOp::Pow: return call2("pow", x, y);
-  case BinaryOp::Maximum:
-  case BinaryOp::Minimum: {
-    x = once(x);
-    y = once(y);
-    RV keep = cmp(op == BinaryOp::Maximum ? GCC_JIT_COMPARISON_GE : GCC_JIT_COMPARISON_LE, x, y);
-    RV nan = cmp(GCC_JIT_COMPARISON_NE, x, x);
-    return select(dop(GCC_JIT_BINARY_OP_LOGICAL_OR, keep, nan, t_bool), x, y);
-  }
-  case BinaryOp::Less: return bool_to_double(cmp(GCC_JIT_COMPARISON_LT, x, y));
-  case BinaryOp::LessEqual: return bool_to_double(cmp(GCC_JIT_COMPARISON_LE, x, y));
-  case BinaryOp::Greater: return bool_to_double(cmp(GCC_JIT_COMPARISON_GT, x, y));
-  case BinaryOp::GreaterEqual: return bool_to_double(cmp(GCC_JIT_COMPARISON_GE, x, y));
-  case BinaryOp::Equal: return bool_to_double(cmp(GCC_JIT_COMPARISON_EQ, x, y));
-  }
-  return x;
-}
-
-RV Emitter::scalar_unary(UnaryOp op, RV x) {
-  switch (op) {
-  case UnaryOp::Neg: return gcc_jit_context_new_unary_op(c, nullptr, GCC_JIT_UNARY_OP_MINUS, t_double, x);
-  case UnaryOp::Exp: return call1("exp", x);
-  case UnaryOp::Log: return call1("log", x);
-  case UnaryOp::Sqrt: return builtin1("__builtin_sqrt", x);
-  case UnaryOp::Tanh: return tanh_steps(x, false);
-  case UnaryOp::Sigmoid: {
-    RV e = call1("exp", gcc_jit_context_new_unary_op(c, nullptr, GCC_JIT_UNARY_OP_MINUS, t_double, x));
-    return dop(GCC_JIT_BINARY_OP_DIVIDE, lit(1.0), dop(GCC_JIT_BINARY_OP_PLUS, lit(1.0), e));
-  }
-  case UnaryOp::Relu: x = once(x); return select(cmp(GCC_JIT_COMPARISON_LT, x, lit(0.0)), lit(0.0), x);
-  case UnaryOp::Abs: return builtin1("__builtin_fabs", x);
-  case UnaryOp::Softplus:
-    x = once(x);
-    return select(cmp(GCC_JIT_COMPARISON_GT, x, lit(20.0)), x, call1("log1p", call1("exp", x)));
-  case UnaryOp::Gelu: return gelu_steps(x, false);
-  case UnaryOp::Sin: return call1("sin", x);
-  case UnaryOp::Cos: return call1("cos", x);
-  case UnaryOp::Tan: return call1("tan", x);
-  case UnaryOp::Square: x = once(x); return dop(GCC_JIT_BINARY_OP_MULT, x, x);
-  case UnaryOp::Reciprocal: return dop(GCC_JIT_BINARY_OP_DIVIDE, lit(1.0), x);
-  case UnaryOp::ReluGrad: return bool_to_double(cmp(GCC_JIT_COMPARISON_GT, x, lit(0.0)));
-  case UnaryOp::StopGradient: return x;
-  }
-  return x;
-}
-
-RV Emitter::tanh_steps(RV x, bool vector) {
-  using namespace tanh_formula;
-  gcc_jit_type *td = vector ? t_vec : t_double, *ti = vector ? t_vlong : t_long,
-               *tu = vector ? t_vulong : t_ulong;
-  auto cd = [&](double v) { return vector ? splat(lit(v)) : lit(v); };
-  auto ci = [&](int64_t v) {
-    RV l = gcc_jit_context_new_rvalue_from_long(c, t_long, long(v));
-    if (!vector) return l;
-    std::vector<RV> els(size_t(vw), l);
-    return gcc_jit_context_new_rvalue_from_vector(c, nullptr, t_vlong, size_t(vw), els.data());
-  };
-  auto keep = [&](gcc_jit_type *t, RV v) { return rv(local_init(t, "h", v)); };
-  auto bits = [&](RV v) { return gcc_jit_context_new_bitcast(c, nullptr, v, ti); };
-  auto real = [&](RV v) { return gcc_jit_context_new_bitcast(c, nullptr, v, td); };
-  auto i2 = [&](enum gcc_jit_binary_op op, RV a, RV b) { return dop(op, a, b, ti); };
-  auto d2 = [&](enum gcc_jit_binary_op op, RV a, RV b) { return dop(op, a, b, td); };
-  auto negative_mask = [&](RV v) {
-    RV u = gcc_jit_context_new_bitcast(c, nullptr, v, tu);
-    RV sign = dop(GCC_JIT_BINARY_OP_RSHIFT, u,
-                  vector ? gcc_jit_context_new_bitcast(c, nullptr, ci(63), tu)
-                         : gcc_jit_context_new_rvalue_from_long(c, t_ulong, 63),
-                  tu);
-    return gcc_jit_context_new_unary_op(c, nullptr, GCC_JIT_UNARY_OP_MINUS, ti, bits(sign));
-  };
-  RV xb = keep(ti, bits(x));
-  RV ab = keep(ti, i2(GCC_JIT_BINARY_OP_BITWISE_AND, xb, ci(kAbsMask)));
-  RV d = keep(ti, i2(GCC_JIT_BINARY_OP_MINUS, ab, ci(kClampBits)));
-  RV cb = keep(
-      ti, i2(GCC_JIT_BINARY_OP_PLUS, ci(kClampBits), i2(GCC_JIT_BINARY_OP_BITWISE_AND, d, negative_mask(d))));
-  RV nan = keep(ti, negative_mask(i2(GCC_JIT_BINARY_OP_MINUS, ci(kInfBits), ab)));
-  RV y = keep(td, d2(GCC_JIT_BINARY_OP_MULT, cd(2.0), real(cb)));
-  RV m = keep(td, d2(GCC_JIT_BINARY_OP_PLUS, d2(GCC_JIT_BINARY_OP_MULT, y, cd(kInvLn2)), cd(kShift)));
-  RV k = keep(td, d2(GCC_JIT_BINARY_OP_MINUS, m, cd(kShift)));
-  RV r = keep(td, d2(GCC_JIT_BINARY_OP_MINUS,
-                     d2(GCC_JIT_BINARY_OP_MINUS, y, d2(GCC_JIT_BINARY_OP_MULT, k, cd(kLn2Hi))),
-                     d2(GCC_JIT_BINARY_OP_MULT, k, cd(kLn2Lo))));
-  // expm1_tail's Estrin scheme, operation for operation.
-  auto mul_add = [&](RV a, RV b, RV m) {  // a + b * m
-    return keep(td, d2(GCC_JIT_BINARY_OP_PLUS, a, d2(GCC_JIT_BINARY_OP_MULT, b, m)));
-  };
-  RV r2 = keep(td, d2(GCC_JIT_BINARY_OP_MULT, r, r));
-  RV r4 = keep(td, d2(GCC_JIT_BINARY_OP_MULT, r2, r2));
-  RV r8 = keep(td, d2(GCC_JIT_BINARY_OP_MULT, r4, r4));
-  RV q[kTerms / 2];
-  for (int j = 0; j < kTerms / 2; j++) q[j] = mul_add(cd(kCoef[2 * j]), cd(kCoef[2 * j + 1]), r);
-  RV s0 = mul_add(q[0], q[1], r2), s1 = mul_add(q[2], q[3], r2), s2 = mul_add(q[4], q[5], r2);
-  RV tail = mul_add(mul_add(s0, s1, r4), s2, r8);
-  RV p = mul_add(r, r2, tail);
-  RV kb = i2(GCC_JIT_BINARY_OP_MINUS, bits(m), ci(kShiftBits));
-  RV s =
-      keep(td, real(i2(GCC_JIT_BINARY_OP_LSHIFT, i2(GCC_JIT_BINARY_OP_PLUS, kb, ci(kExponentBias)), ci(52))));
-  RV e = keep(td, d2(GCC_JIT_BINARY_OP_PLUS, d2(GCC_JIT_BINARY_OP_MULT, s, p),
-                     d2(GCC_JIT_BINARY_OP_MINUS, s, cd(1.0))));
-  RV t = keep(td, d2(GCC_JIT_BINARY_OP_DIVIDE, e, d2(GCC_JIT_BINARY_OP_PLUS, e, cd(2.0))));
-  RV tb = i2(GCC_JIT_BINARY_OP_BITWISE_OR, bits(t), i2(GCC_JIT_BINARY_OP_BITWISE_AND, xb, ci(kSignMask)));
-  RV not_nan = gcc_jit_context_new_unary_op(c, nullptr, GCC_JIT_UNARY_OP_BITWISE_NEGATE, ti, nan);
-  return real(i2(GCC_JIT_BINARY_OP_BITWISE_OR, i2(GCC_JIT_BINARY_OP_BITWISE_AND, tb, not_nan),
-                 i2(GCC_JIT_BINARY_OP_BITWISE_AND, xb, nan)));
-}
-
 // ---- formulas written once (JitValue) ------------------------------------------
 
 namespace {
@@ -275,6 +162,36 @@ JitValue constant(const JitValue &like, double k) {
 JitValue constant(const JitValue &like, uint64_t k) {
   return JitValue{like.e, gcc_jit_context_new_rvalue_from_long(like.e->c, like.t, long(k)), like.t};
 }
+// A signed integer constant of like's type: t_long, or t_vlong (every lane k).
+JitValue constant(const JitValue &like, int64_t k) {
+  Emitter *e = like.e;
+  RV l = gcc_jit_context_new_rvalue_from_long(e->c, e->t_long, long(k));
+  if (like.t != e->t_vlong) return JitValue{e, l, like.t};
+  std::vector<RV> els(size_t(e->vw), l);
+  return JitValue{
+      e, gcc_jit_context_new_rvalue_from_vector(e->c, nullptr, e->t_vlong, size_t(e->vw), els.data()),
+      like.t};
+}
+JitValue bitcast(const JitValue &a, gcc_jit_type *t) {
+  return kept(JitValue{a.e, a.v, t}, gcc_jit_context_new_bitcast(a.e->c, nullptr, a.v, t));
+}
+
+// tanh_formula.h's number kit on libgccjit values: D is t_double or t_vec, I the
+// integer type of the same width (t_long or t_vlong).
+struct JitKit {
+  using D = JitValue;
+  using I = JitValue;
+  static void bits(const D &x, I &out) { out = bitcast(x, x.t == x.e->t_vec ? x.e->t_vlong : x.e->t_long); }
+  static void real(const I &i, D &out) { out = bitcast(i, i.t == i.e->t_vlong ? i.e->t_vec : i.e->t_double); }
+  static void negative_mask(const I &v, I &out) {
+    bool vec = v.t == v.e->t_vlong;
+    JitValue u = bitcast(v, vec ? v.e->t_vulong : v.e->t_ulong);
+    RV shift = vec ? gcc_jit_context_new_bitcast(v.e->c, nullptr, constant(v, int64_t(63)).v, v.e->t_vulong)
+                   : gcc_jit_context_new_rvalue_from_long(v.e->c, v.e->t_ulong, 63);
+    JitValue sign = bitcast(kept(u, v.e->dop(GCC_JIT_BINARY_OP_RSHIFT, u.v, shift, u.t)), v.t);
+    out = kept(v, gcc_jit_context_new_unary_op(v.e->c, nullptr, GCC_JIT_UNARY_OP_MINUS, v.t, sign.v));
+  }
+};
 
 }  // namespace
 
@@ -290,15 +207,93 @@ JitValue operator^(const JitValue &a, uint64_t k) { return a ^ constant(a, k); }
 JitValue operator>>(const JitValue &a, int k) {
   return op2(GCC_JIT_BINARY_OP_RSHIFT, a, constant(a, uint64_t(k)));
 }
+JitValue operator<<(const JitValue &a, int k) {
+  return op2(GCC_JIT_BINARY_OP_LSHIFT, a, constant(a, int64_t(k)));
+}
+JitValue operator/(const JitValue &a, const JitValue &b) { return op2(GCC_JIT_BINARY_OP_DIVIDE, a, b); }
+JitValue operator&(const JitValue &a, const JitValue &b) { return op2(GCC_JIT_BINARY_OP_BITWISE_AND, a, b); }
+JitValue operator|(const JitValue &a, const JitValue &b) { return op2(GCC_JIT_BINARY_OP_BITWISE_OR, a, b); }
+JitValue operator~(const JitValue &a) {
+  return kept(a, gcc_jit_context_new_unary_op(a.e->c, nullptr, GCC_JIT_UNARY_OP_BITWISE_NEGATE, a.t, a.v));
+}
+JitValue operator+(const JitValue &a, double k) { return a + constant(a, k); }
+JitValue operator-(const JitValue &a, double k) { return a - constant(a, k); }
+JitValue operator*(const JitValue &a, double k) { return a * constant(a, k); }
+JitValue operator&(const JitValue &a, int64_t k) { return a & constant(a, k); }
+JitValue operator+(const JitValue &a, int64_t k) { return a + constant(a, k); }
+JitValue operator-(const JitValue &a, int64_t k) { return a - constant(a, k); }
+JitValue operator+(int64_t k, const JitValue &b) { return constant(b, k) + b; }
+JitValue operator-(int64_t k, const JitValue &b) { return constant(b, k) - b; }
 
-RV Emitter::gelu_steps(RV x, bool vector) {
-  gcc_jit_type *t = vector ? t_vec : t_double;
-  JitValue xv{this, rv(local_init(t, "g", x)), t};
-  JitValue in = xv, r = xv;
-  gelu_formula::inner(xv, in);
-  JitValue th{this, tanh_steps(in.v, vector), t};
-  gelu_formula::outer(xv, th, r);
-  return r.v;
+JitValue operator-(const JitValue &a) {
+  return kept(a, gcc_jit_context_new_unary_op(a.e->c, nullptr, GCC_JIT_UNARY_OP_MINUS, a.t, a.v));
+}
+JitValue operator/(double k, const JitValue &b) { return constant(b, k) / b; }
+
+namespace {
+
+// The rest of the kit elementwise_formulas.h's formulas use. Comparisons, select
+// and library calls exist on doubles only: the emitter runs on vectors only the
+// formulas that are arithmetic alone (formula::unary_arithmetic_only).
+struct FormulaKit : JitKit {
+  using M = JitValue;  // t_bool
+  static D call(const char *name, const D &x) { return kept(x, x.e->call1(name, x.v)); }
+  static D exp(const D &x) { return call("exp", x); }
+  static D log(const D &x) { return call("log", x); }
+  static D log1p(const D &x) { return call("log1p", x); }
+  static D sin(const D &x) { return call("sin", x); }
+  static D cos(const D &x) { return call("cos", x); }
+  static D tan(const D &x) { return call("tan", x); }
+  static D pow(const D &x, const D &y) { return kept(x, x.e->call2("pow", x.v, y.v)); }
+  static D sqrt(const D &x) { return kept(x, x.e->builtin1("__builtin_sqrt", x.v)); }
+  static D fabs(const D &x) { return kept(x, x.e->builtin1("__builtin_fabs", x.v)); }
+  static M compare(enum gcc_jit_comparison op, const D &a, const D &b) {
+    return M{a.e, a.e->once_bool(a.e->cmp(op, a.v, b.v)), a.e->t_bool};
+  }
+  static M lt(const D &a, const D &b) { return compare(GCC_JIT_COMPARISON_LT, a, b); }
+  static M le(const D &a, const D &b) { return compare(GCC_JIT_COMPARISON_LE, a, b); }
+  static M gt(const D &a, const D &b) { return compare(GCC_JIT_COMPARISON_GT, a, b); }
+  static M ge(const D &a, const D &b) { return compare(GCC_JIT_COMPARISON_GE, a, b); }
+  static M eq(const D &a, const D &b) { return compare(GCC_JIT_COMPARISON_EQ, a, b); }
+  static M ne(const D &a, const D &b) { return compare(GCC_JIT_COMPARISON_NE, a, b); }
+  static M lor(const M &a, const M &b) {
+    return M{a.e, a.e->once_bool(a.e->dop(GCC_JIT_BINARY_OP_LOGICAL_OR, a.v, b.v, a.e->t_bool)), a.e->t_bool};
+  }
+  static D select(const M &c, const D &a, const D &b) { return D{a.e, a.e->select(c.v, a.v, b.v), a.t}; }
+  static D lit(const D &like, double k) { return constant(like, k); }
+};
+
+}  // namespace
+
+// ---- op lowerings: elementwise_formulas.h on libgccjit values ---------------------
+
+RV Emitter::scalar_binary(BinaryOp op, RV x, RV y) {
+  JitValue a{this, once(x), t_double}, b{this, once(y), t_double};
+  return formula_binary(op, a, b).v;
+}
+
+RV Emitter::scalar_unary(UnaryOp op, RV x) { return formula_unary(op, JitValue{this, once(x), t_double}).v; }
+
+JitValue formula_binary(BinaryOp op, const JitValue &a, const JitValue &b) {
+  JitValue r = a;
+  switch (op) {
+#define KILN_X(e, ...) \
+  case BinaryOp::e: formula::binary<BinaryOp::e, FormulaKit>(a, b, r); break;
+    KILN_BINARY_ARITH_OPS(KILN_X) KILN_COMPARE_OPS(KILN_X)
+#undef KILN_X
+  }
+  return r;
+}
+
+JitValue formula_unary(UnaryOp op, const JitValue &x) {
+  JitValue r = x;
+  switch (op) {
+#define KILN_X(e, ...) \
+  case UnaryOp::e: formula::unary<UnaryOp::e, FormulaKit>(x, r); break;
+    KILN_UNARY_OPS(KILN_X)
+#undef KILN_X
+  }
+  return r;
 }
 
 void Emitter::random(RandomKind kind, const Ref &key, RV out, int64_t n, RV status) {
@@ -401,22 +396,7 @@ void Emitter::binary(BinaryOp op, const Ref &a, const Shape &as, const Ref &b, c
   RV bv0 = b_scalar && b.base ? once(ld(b.base, ix(0))) : nullptr;
   auto elem_a = [&](RV t) { return av0 ? av0 : load(a_scalar ? a1 : a, t); };
   auto elem_b = [&](RV t) { return bv0 ? bv0 : load(b_scalar ? b1 : b, t); };
-  enum gcc_jit_binary_op vop = GCC_JIT_BINARY_OP_PLUS;
-  bool vectorisable = true;
-  switch (op) {
-  case BinaryOp::Add: vop = GCC_JIT_BINARY_OP_PLUS; break;
-  case BinaryOp::Sub: vop = GCC_JIT_BINARY_OP_MINUS; break;
-  case BinaryOp::Mul: vop = GCC_JIT_BINARY_OP_MULT; break;
-  case BinaryOp::Div: vop = GCC_JIT_BINARY_OP_DIVIDE; break;
-  case BinaryOp::Pow:
-  case BinaryOp::Maximum:
-  case BinaryOp::Minimum:
-  case BinaryOp::Less:
-  case BinaryOp::LessEqual:
-  case BinaryOp::Greater:
-  case BinaryOp::GreaterEqual:
-  case BinaryOp::Equal: vectorisable = false;
-  }
+  bool vectorisable = formula::binary_arithmetic_only(op);
   RV sa = nullptr, sb = nullptr;
   if (vectorisable && n >= vw) {
     sa = av0 ? splat(av0) : nullptr, sb = bv0 ? splat(bv0) : nullptr;
@@ -428,24 +408,16 @@ void Emitter::binary(BinaryOp op, const Ref &a, const Shape &as, const Ref &b, c
       [&](RV t) {
         RV x = sa ? sa : vload(a, t);
         RV y = sb ? sb : vload(b, t);
-        vst(out, t, dop(vop, x, y, t_vec));
+        vst(out, t, formula_binary(op, JitValue{this, x, t_vec}, JitValue{this, y, t_vec}).v);
       },
       [&](RV t) { st(out, t, scalar_binary(op, elem_a(t), elem_b(t))); });
 }
 
 void Emitter::unary(UnaryOp op, const Ref &x, RV out, int64_t n) {
-  bool vectorised = op == UnaryOp::Neg || op == UnaryOp::Square || op == UnaryOp::Reciprocal ||
-                    op == UnaryOp::Tanh || op == UnaryOp::Gelu;
   vector_loop(
-      n, bat.out, vectorised,
+      n, bat.out, formula::unary_arithmetic_only(op),
       [&](RV t) {
-        RV v = rv(local_init(t_vec, "vx", vload(x, t)));
-        RV r = op == UnaryOp::Neg ? gcc_jit_context_new_unary_op(c, nullptr, GCC_JIT_UNARY_OP_MINUS, t_vec, v)
-               : op == UnaryOp::Square     ? dop(GCC_JIT_BINARY_OP_MULT, v, v, t_vec)
-               : op == UnaryOp::Reciprocal ? dop(GCC_JIT_BINARY_OP_DIVIDE, splat(lit(1.0)), v, t_vec)
-               : op == UnaryOp::Gelu       ? gelu_steps(v, true)
-                                           : tanh_steps(v, true);
-        vst(out, t, r);
+        vst(out, t, formula_unary(op, JitValue{this, rv(local_init(t_vec, "vx", vload(x, t))), t_vec}).v);
       },
       [&](RV t) { st(out, t, scalar_unary(op, load(x, t))); });
 }

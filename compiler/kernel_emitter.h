@@ -64,7 +64,7 @@ struct Emitter {
   gcc_jit_block *cur = nullptr;
   gcc_jit_type *t_void, *t_double, *t_long, *t_int, *t_bool, *t_dptr, *t_dpp, *t_vec, *t_vecu, *t_vecu_ptr;
   gcc_jit_type *t_voidp, *t_chunk_fn, *t_par_fn;
-  gcc_jit_type *t_ulong, *t_vlong, *t_vulong;  // the integer types tanh_steps works in
+  gcc_jit_type *t_ulong, *t_vlong, *t_vulong;  // the integer types of tanh's bit operations
   RV par = nullptr;                            // the kernel's `par` parameter; null: every matmul is serial
   int vw;
   int counter = 0;
@@ -184,16 +184,10 @@ struct Emitter {
   RV once_long(RV x) { return rv(local_init(t_long, "o", x)); }
 
   // ---- scalar element operations: apply_binary / apply_unary (tensor_ops.cpp) ----
-  // The per-op lowering of every element-wise op: one case per op, each the
-  // same IEEE operations in the same order as its formula.
+  // Every element-wise op's formula, runtime/elementwise_formulas.h, instantiated
+  // on libgccjit values (formula_binary / formula_unary below).
   RV scalar_binary(BinaryOp op, RV x, RV y);
   RV scalar_unary(UnaryOp op, RV x);
-  // tanh_formula() of runtime/tanh_formula.h, step for step, on a double or (vector)
-  // on a t_vec of vw lanes.
-  RV tanh_steps(RV x, bool vector);
-
-  // gelu_formula.h's gelu on a double or (vector) a t_vec, through JitValue.
-  RV gelu_steps(RV x, bool vector);
   // k_random: n draws of `kind` from the rank-0 key into out, the key checked as
   // random_key_of_double does (a bad key draws from key 0); status[0] becomes
   // 1.0 for a bad key (status[1] the key), else 0.0, on every call.
@@ -348,5 +342,25 @@ JitValue operator+(const JitValue &a, uint64_t k);
 JitValue operator*(const JitValue &a, uint64_t k);
 JitValue operator^(const JitValue &a, uint64_t k);
 JitValue operator>>(const JitValue &a, int k);  // logical: t is unsigned
+JitValue operator-(const JitValue &a);
+JitValue operator/(double k, const JitValue &b);
+JitValue operator<<(const JitValue &a, int k);
+JitValue operator/(const JitValue &a, const JitValue &b);
+JitValue operator&(const JitValue &a, const JitValue &b);
+JitValue operator|(const JitValue &a, const JitValue &b);
+JitValue operator~(const JitValue &a);
+JitValue operator+(const JitValue &a, double k);
+JitValue operator-(const JitValue &a, double k);
+JitValue operator*(const JitValue &a, double k);
+JitValue operator&(const JitValue &a, int64_t k);
+JitValue operator+(const JitValue &a, int64_t k);
+JitValue operator-(const JitValue &a, int64_t k);
+JitValue operator+(int64_t k, const JitValue &b);
+JitValue operator-(int64_t k, const JitValue &b);
+
+// An element-wise op's formula (runtime/elementwise_formulas.h) emitted on x (and
+// y): t_double, or t_vec for the ops that are arithmetic only.
+JitValue formula_binary(BinaryOp op, const JitValue &x, const JitValue &y);
+JitValue formula_unary(UnaryOp op, const JitValue &x);
 
 }  // namespace kiln::jit

@@ -274,8 +274,8 @@ uint8_t donated_type() {
       out += '>';
     };
     // The tensor builtins and arithmetic raise rather than say "expected a tensor".
-    h.call = [](const char *builtin, int argc, Value *argv) -> Value {
-      donated_in_call(builtin, argc, argv);
+    h.call = [](BuiltinOp builtin, int argc, Value *argv) -> Value {
+      donated_in_call(builtin.name(), argc, argv);
     };
     h.arith = [](const char *op, int argc, Value *argv) -> Value { donated_in_call(op, argc, argv); };
     h.arith_rank = 1000;

@@ -93,110 +93,33 @@ int32_t node_of(const char *who, int pos, Value v) {
 
 // ---- the operations a traced procedure may use ------------------------------------
 
-enum class Kind : uint8_t {
-  Fold,
-  Unary,
-  Compare,
-  Reduce,
-  Matmul,
-  Transpose,
-  Reshape,
-  Slice,
-  Concat,
-  Where,
-  Argmax,
-  Take,
-  OneHot,
-  Clip,
-  Window,  // conv2d, conv1d, max-pool2d, avg-pool2d: `add` is the WindowOp
-  Min,
-  Var,
-  Random,
-  RandomSplit,
-  Dropout,
-  ShapeQuery
-};
+// The generic procedures (+, exp, <, 1+ ...) reach the tracer by the name the
+// runtime's arithmetic passes its `arith` hook: the GENERIC column of the op
+// table's rows (and 1+/1-), so this table is read from the rows.
+enum class Kind : uint8_t { Fold, Unary, Compare };
 
-struct OpInfo {
+struct GenericOp {
   Kind kind;
-  Op op;  // Fold/Unary/Compare: the node op; Reduce: the whole-tensor op
+  Op op;  // the node op
   // Fold with one argument: what that means ((- x) is neg); Unary: 1+/1- add +1/-1.
   OneArgument one = OneArgument::Identity;
   bool folds = true;  // Fold: more than two arguments fold from the left
-  int add = 0;        // Random: the RandomKind
+  int add = 0;
 };
 
-// Structural builtins take argument forms of their own: the kind says which.
-Kind structural_kind(Op op) {
-  switch (op) {
-  case Op::Sum:
-  case Op::Mean:
-  case Op::Max: return Kind::Reduce;
-  case Op::Matmul: return Kind::Matmul;
-  case Op::Transpose: return Kind::Transpose;
-  case Op::Reshape: return Kind::Reshape;
-  case Op::Slice: return Kind::Slice;
-  case Op::Concat: return Kind::Concat;
-  case Op::Select: return Kind::Where;
-  case Op::Argmax: return Kind::Argmax;
-  case Op::Take:
-    return Kind::Take;
-  // Not reached: these rows name no builtin, and element-wise rows reach the
-  // tracer as Kind::Fold / Kind::Unary.
-  KILN_BINARY_OP_CASES:
-  KILN_UNARY_OP_CASES:
-  case Op::Param:
-  case Op::Const:
-  case Op::SumAxis:
-  case Op::MeanAxis:
-  case Op::MaxAxis:
-  case Op::SumTo:
-  case Op::BroadcastTo:
-  case Op::MaxMask:
-  case Op::Pad:
-  case Op::ScatterAdd:
-  case Op::Random:
-  case Op::Allreduce:
-  case Op::Loop: return Kind::ShapeQuery;
-  }
-  return Kind::ShapeQuery;
-}
-
-// Generated from runtime/op_table.h, plus the procedures that are not ops: 1+/1-,
-// tensor-clip, %one-hot and the shape queries.
-const std::unordered_map<std::string_view, OpInfo> &op_table() {
-  static const std::unordered_map<std::string_view, OpInfo> table = [] {
-    std::unordered_map<std::string_view, OpInfo> t;
+const std::unordered_map<std::string_view, GenericOp> &generic_table() {
+  static const std::unordered_map<std::string_view, GenericOp> table = [] {
+    std::unordered_map<std::string_view, GenericOp> t;
     for (const BinaryOpRow &r : kBinaryOps) {
       Op op = binary_op(r.op);
-      OpInfo info =
-          r.comparison ? OpInfo{Kind::Compare, op} : OpInfo{Kind::Fold, op, r.one_argument, r.folds};
-      if (r.builtin) t[r.builtin] = {Kind::Fold, op, OneArgument::None, false};
-      if (r.generic) t[r.generic] = info;
+      if (r.generic)
+        t[r.generic] =
+            r.comparison ? GenericOp{Kind::Compare, op} : GenericOp{Kind::Fold, op, r.one_argument, r.folds};
     }
-    for (const UnaryOpRow &r : kUnaryOps) {
-      if (r.builtin) t[r.builtin] = {Kind::Unary, unary_op(r.op)};
+    for (const UnaryOpRow &r : kUnaryOps)
       if (r.generic) t[r.generic] = {Kind::Unary, unary_op(r.op)};
-    }
-    for (int i = 0; i < kStructuralOpCount; i++) {
-      Op op = Op(kFirstStructural + i);
-      if (const char *name = kStructuralOps[i].builtin) t[name] = {structural_kind(op), op};
-    }
     t["1+"] = {Kind::Unary, Op::Add, OneArgument::None, false, 1};
     t["1-"] = {Kind::Unary, Op::Sub, OneArgument::None, false, 1};
-    t["tensor-clip"] = {Kind::Clip, Op::Maximum};
-    for (WindowOp w : {WindowOp::Conv2d, WindowOp::Conv1d, WindowOp::MaxPool2d, WindowOp::AvgPool2d})
-      t[window_op_name(w)] = {Kind::Window, Op::Matmul, OneArgument::None, false, int(w)};
-    t["%one-hot"] = {Kind::OneHot, Op::Take};
-    t["tensor-min"] = {Kind::Min, Op::Max};
-    t["tensor-var"] = {Kind::Var, Op::Mean};
-    t["tensor-rand"] = {Kind::Random, Op::Random, OneArgument::None, false, int(RandomKind::Uniform)};
-    t["tensor-randn"] = {Kind::Random, Op::Random, OneArgument::None, false, int(RandomKind::Normal)};
-    t["random-split"] = {Kind::RandomSplit, Op::Random};
-    t["dropout"] = {Kind::Dropout, Op::Random};
-    t["tensor-shape"] = {Kind::ShapeQuery, Op::Param, OneArgument::None, false, 0};
-    t["tensor-rank"] = {Kind::ShapeQuery, Op::Param, OneArgument::None, false, 1};
-    t["tensor-size"] = {Kind::ShapeQuery, Op::Param, OneArgument::None, false, 2};
     return t;
   }();
   return table;
@@ -462,11 +385,12 @@ Value symbolic_dropout(const char *who, Value *argv) {
   return make_symbolic(g.binary(who, Op::Mul, x, g.select(who, keep, scale, g.constant(0.0, true))));
 }
 
-Value symbolic_op(const char *op, int argc, Value *argv) {
-  auto &table = op_table();
+// (+ a b ...), (exp x), (< a b) ... with a symbolic argument.
+Value symbolic_arith(const char *op, int argc, Value *argv) {
+  auto &table = generic_table();
   auto it = table.find(op);
   if (it == table.end()) unsupported(op);
-  const OpInfo &info = it->second;
+  const GenericOp &info = it->second;
   Graph &g = active_graph(op);
   switch (info.kind) {
   case Kind::Fold: {
@@ -500,31 +424,80 @@ Value symbolic_op(const char *op, int argc, Value *argv) {
     }
     return make_symbolic(mask);
   }
-  case Kind::Reduce: return symbolic_reduce(op, info.op, argc, argv);
-  case Kind::Matmul: return symbolic_matmul(op, argv[0], argv[1]);
-  case Kind::Transpose: return symbolic_transpose(op, argc, argv);
-  case Kind::Reshape: return symbolic_reshape(op, argv);
-  case Kind::Slice: return symbolic_slice(op, argv);
-  case Kind::Concat: return symbolic_concat(op, argc, argv);
-  case Kind::Where: return symbolic_where(op, argv);
-  case Kind::Clip: return symbolic_clip(op, argv);
-  case Kind::Argmax: return symbolic_argmax(op, argc, argv);
-  case Kind::Take: return symbolic_take(op, argc, argv);
-  case Kind::OneHot: return symbolic_one_hot(argv);
-  case Kind::Window: return symbolic_window(WindowOp(info.add), argc, argv);
-  case Kind::Min: return symbolic_min(op, argc, argv);
-  case Kind::Var: return symbolic_var(op, argc, argv);
-  case Kind::Random: return symbolic_random(op, RandomKind(info.add), argv);
-  case Kind::RandomSplit: return symbolic_random_split(op, argv);
-  case Kind::Dropout: return symbolic_dropout(op, argv);
-  case Kind::ShapeQuery: {
-    const Shape &s = shape_of_operand(argv[0]);
-    if (info.add == 0) return shape_list(s);
-    if (info.add == 1) return make_int(s.rank);
-    return make_int(s.size());
-  }
   }
   unsupported(op);
+}
+
+// A tensor builtin given a symbolic argument: it names itself by its BuiltinOp
+// (runtime/op_table.h), an op of the table or a composite, never by a string.
+Value symbolic_op(Op op, int argc, Value *argv) {
+  const char *who = op_info(op).builtin ? op_info(op).builtin : op_name(op);
+  Graph &g = active_graph(who);
+  switch (op) {
+  KILN_BINARY_OP_CASES:
+    return make_symbolic(g.binary(who, op, node_of(who, 1, argv[0]), node_of(who, 2, argv[1])));
+  KILN_UNARY_OP_CASES:
+    return make_symbolic(g.unary(op, node_of(who, 1, argv[0])));
+  case Op::Sum:
+  case Op::Mean:
+  case Op::Max: return symbolic_reduce(who, op, argc, argv);
+  case Op::Matmul: return symbolic_matmul(who, argv[0], argv[1]);
+  case Op::Transpose: return symbolic_transpose(who, argc, argv);
+  case Op::Reshape: return symbolic_reshape(who, argv);
+  case Op::Slice: return symbolic_slice(who, argv);
+  case Op::Concat: return symbolic_concat(who, argc, argv);
+  case Op::Select: return symbolic_where(who, argv);
+  case Op::Argmax: return symbolic_argmax(who, argc, argv);
+  case Op::Take: return symbolic_take(who, argc, argv);
+  // No builtin records these (their rows' BUILTIN is nullptr).
+  case Op::Param:
+  case Op::Const:
+  case Op::SumAxis:
+  case Op::MeanAxis:
+  case Op::MaxAxis:
+  case Op::SumTo:
+  case Op::BroadcastTo:
+  case Op::MaxMask:
+  case Op::Pad:
+  case Op::ScatterAdd:
+  case Op::Random:
+  case Op::Allreduce:
+  case Op::Loop: break;
+  }
+  unsupported(who);
+}
+
+Value symbolic_composite(Composite c, int argc, Value *argv) {
+  const char *who = BuiltinOp(c).name();
+  switch (c) {
+  case Composite::Clip: return symbolic_clip(who, argv);
+  case Composite::OneHot: return symbolic_one_hot(argv);
+  case Composite::Min: return symbolic_min(who, argc, argv);
+  case Composite::Var: return symbolic_var(who, argc, argv);
+  case Composite::Rand: return symbolic_random(who, RandomKind::Uniform, argv);
+  case Composite::Randn: return symbolic_random(who, RandomKind::Normal, argv);
+  case Composite::RandomSplit: return symbolic_random_split(who, argv);
+  case Composite::Dropout: return symbolic_dropout(who, argv);
+  case Composite::Conv2d: return symbolic_window(WindowOp::Conv2d, argc, argv);
+  case Composite::Conv1d: return symbolic_window(WindowOp::Conv1d, argc, argv);
+  case Composite::MaxPool2d: return symbolic_window(WindowOp::MaxPool2d, argc, argv);
+  case Composite::AvgPool2d: return symbolic_window(WindowOp::AvgPool2d, argc, argv);
+  case Composite::TensorShape: return shape_list(shape_of_operand(argv[0]));
+  case Composite::TensorRank: return make_int(shape_of_operand(argv[0]).rank);
+  case Composite::TensorSize: return make_int(shape_of_operand(argv[0]).size());
+  // No graph form: a tensor from Lisp data, elements read out, a procedure per element.
+  case Composite::Tensor:
+  case Composite::Full:
+  case Composite::TensorRef:
+  case Composite::TensorToList:
+  case Composite::TensorItem:
+  case Composite::TensorMap: break;
+  }
+  unsupported(who);
+}
+
+Value symbolic_call(BuiltinOp b, int argc, Value *argv) {
+  return b.is_op() ? symbolic_op(b.op(), argc, argv) : symbolic_composite(b.composite(), argc, argv);
 }
 
 // Is node i a select mask: a comparison, or a product of masks?
@@ -595,9 +568,9 @@ void install_graph_hooks() {
   installed = true;
   g_symbolic_type = register_object_type("symbolic value");
   TypeHooks &h = g_type_hooks[g_symbolic_type];
-  h.arith = symbolic_op;
-  h.call = symbolic_op;  // the tensor builtins (stdlib/tensors.cpp) given a symbolic value
-  h.arith_rank = 2;      // above tensors: (+ tensor symbolic) records a node
+  h.arith = symbolic_arith;
+  h.call = symbolic_call;  // the tensor builtins (stdlib/tensors.cpp) given a symbolic value
+  h.arith_rank = 2;        // above tensors: (+ tensor symbolic) records a node
   h.select = select_hook;
   h.truth = [](Value, const char *who) { unsupported(who); };
   h.print = [](std::string &out, Value v, bool) {

@@ -21,6 +21,12 @@ Value defbuiltin(const char *name, int min, int max, BuiltinFn fn, const char *d
   return v;
 }
 
+Value defbuiltin(BuiltinOp op, int min, int max, BuiltinFn fn, const char *doc) {
+  const char *name = op.name();
+  if (!name) throw_errorf("defbuiltin: op {} has no builtin in runtime/op_table.h", op.index());
+  return defbuiltin(name, min, max, fn, doc);
+}
+
 Value make_builtin(const char *name, int min, int max, BuiltinFn fn) {
   return new_builtin(name, min, max, fn, nullptr);
 }
@@ -141,13 +147,15 @@ const TypeHooks *call_hooks(Value v) {
 }
 }  // namespace
 
-Value foreign_call(const char *builtin, int argc, Value *argv) {
+bool has_foreign_call(Value v) { return call_hooks(v) != nullptr; }
+
+Value foreign_call(BuiltinOp builtin, int argc, Value *argv) {
   for (int i = 0; i < argc; i++)
     if (const TypeHooks *h = call_hooks(argv[i])) return h->call(builtin, argc, argv);
   return NOVALUE;
 }
 
-Value foreign_call_in_list(const char *builtin, Value list, int argc, Value *argv) {
+Value foreign_call_in_list(BuiltinOp builtin, Value list, int argc, Value *argv) {
   if (list_length(list) < 0) return NOVALUE;
   for (Value p = list; p != NIL; p = cdr(p))
     if (const TypeHooks *h = call_hooks(car(p))) return h->call(builtin, argc, argv);

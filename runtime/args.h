@@ -14,6 +14,9 @@ namespace kiln {
 
 // Binds NAME globally to a builtin. max = -1 for variadic.
 Value defbuiltin(const char *name, int min, int max, BuiltinFn fn, const char *doc = nullptr);
+// The builtin that stands for an op or composite (runtime/op_table.h), bound to
+// the name the table gives it.
+Value defbuiltin(BuiltinOp op, int min, int max, BuiltinFn fn, const char *doc = nullptr);
 // A builtin bound to no name, for expansions that hold it as a quoted constant
 // (define-record-type's primitives); NAME is what it prints and reports as.
 Value make_builtin(const char *name, int min, int max, BuiltinFn fn);
@@ -53,8 +56,11 @@ int64_t arg_list_length(const char *who, int pos, Value v);
 // symbolic values): the `call` hook's result for the first argument whose type has
 // one, or NOVALUE when none has. The _in_list form looks at the elements of
 // `list` (a proper list, else NOVALUE) instead.
-Value foreign_call(const char *builtin, int argc, Value *argv);
-Value foreign_call_in_list(const char *builtin, Value list, int argc, Value *argv);
+// A builtin names itself by its BuiltinOp (runtime/op_table.h), never by a string.
+// has_foreign_call: whether v's type has such a hook.
+Value foreign_call(BuiltinOp builtin, int argc, Value *argv);
+Value foreign_call_in_list(BuiltinOp builtin, Value list, int argc, Value *argv);
+bool has_foreign_call(Value v);
 
 // Convenience list builders.
 Value list_from(const Value *items, int64_t n);

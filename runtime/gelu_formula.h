@@ -1,18 +1,18 @@
 // gelu_formula.h — `tensor-gelu`, PyTorch's gelu(approximate='tanh') with Kiln's
 // own tanh (tanh_formula.h), written once for every path.
 //
-// Invariant: inner() and outer() below are the only statement of the formula,
-// gelu(x) = outer(x, tanh(inner(x))). apply_unary (tensor_ops.cpp) instantiates
-// them on double, the vector loop (tensor_ops_simd.inc) on a vector of doubles,
-// and the kernel emitter (kernel_emitter.cpp) on its libgccjit value type; each
-// applies its own tanh in between (tanh_formula, vtanh, tanh_steps). The tanh is
-// not called from a template here because the vector loops are compiled with
-// per-path target options that a function defined outside them does not carry.
+// Invariant: gelu_steps() below is the only statement of the formula,
+// gelu(x) = outer(x, tanh(inner(x))), a template over the number kit
+// (tanh_formula.h) with Kiln's tanh_steps in between; apply_unary, the vector
+// loop and the kernel emitter instantiate it through elementwise_formulas.h.
+// Everything is always inlined, so a vector instantiation is compiled with the
+// target options of the loop it sits in.
 // The order of operations is fixed by the expressions, as PyTorch writes them:
 //   gelu(x) = (0.5 * x) * (1 + tanh(kBeta * (x + kKappa * ((x * x) * x))))
 // with kBeta = sqrt(2) * (2 / sqrt(pi)) * 0.5 = sqrt(2 / pi), rounded as PyTorch
 // rounds it. No fused multiply-add (-ffp-contract=off everywhere).
 #pragma once
+#include "runtime/tanh_formula.h"
 
 namespace kiln::gelu_formula {
 
@@ -32,10 +32,18 @@ template <class D> inline __attribute__((always_inline)) void outer(const D &x, 
   out = 0.5 * x * (1.0 + t);
 }
 
-inline double gelu(double x, double (*tanh)(double)) {
-  double in, out;
+// gelu(x) on any number kit (tanh_formula.h), Kiln's tanh in between.
+template <class K>
+inline __attribute__((always_inline)) void gelu_steps(const typename K::D &x, typename K::D &out) {
+  typename K::D in = x, t = x;
   inner(x, in);
-  outer(x, tanh(in), out);
+  tanh_formula::tanh_steps<K>(in, t);
+  outer(x, t, out);
+}
+
+inline double gelu(double x) {
+  double out;
+  gelu_steps<tanh_formula::ScalarKit>(x, out);
   return out;
 }
 

@@ -15,6 +15,7 @@
 #include <string_view>
 
 #include "runtime/gc.h"
+#include "runtime/op_table.h"
 #include "runtime/value.h"
 
 namespace kiln {
@@ -361,9 +362,10 @@ struct TypeHooks {
   // call it with their name, and it raises.
   void (*truth)(Value v, const char *who) = nullptr;
   // The tensor builtins given a value of this type as an argument (concat: as an
-  // element of its list) return this instead of running: `builtin` is their name.
-  // It answers or raises; see foreign_call in args.h.
-  Value (*call)(const char *builtin, int argc, Value *argv) = nullptr;
+  // element of its list) return this instead of running: `builtin` says which
+  // (runtime/op_table.h; builtin.name() is its Lisp name). It answers or raises;
+  // see foreign_call in args.h.
+  Value (*call)(BuiltinOp builtin, int argc, Value *argv) = nullptr;
 };
 extern TypeHooks g_type_hooks[256];
 

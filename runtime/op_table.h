@@ -2,17 +2,18 @@
 //
 // Invariant: every list of ops in the project is generated from the rows below,
 // so no two lists can disagree or drift out of order: tensor_ops' UnaryOp and
-// BinaryOp enums (here), the graph's Op enum and op_name (compiler/graph.h),
-// builtin registration and the fused-call table (stdlib/tensor_elementwise.cpp), generic
-// arithmetic on tensors (tensor_arith), the tracer's op table and the
-// procedures that record each op (compiler/trace.cpp), and through kOpInfo
-// (compiler/graph.h) each op's attributes (graph hashing and equality, the
-// kernel cache's key text, graph-ir, graph-dot), whether gradients flow through
-// it (compiler/autodiff.cpp) and whether its kernel checks its input at run time.
-// What stays hand-written per op is exactly three things, each a `switch` that
-// -Wswitch checks for completeness: its formula (runtime/tensor_ops.cpp and
-// tensor_ops_simd.inc), its gradient rule (compiler/autodiff.cpp) and its JIT
-// lowering (compiler/kernel_emitter.cpp). docs/adding-an-op.md walks through one.
+// BinaryOp enums, the graph's Op enum and kOpInfo (op_info, op_name, op_has:
+// each op's name, builtin, arity, attributes, whether gradients flow through it,
+// whether its kernel checks its input, its batching rule; all here), builtin
+// registration and the fused-call table (stdlib/tensor_elementwise.cpp), generic
+// arithmetic on tensors (tensor_arith), the tracer's table of generic procedures
+// (compiler/trace.cpp), and the dispatch of every element-wise formula
+// (runtime/elementwise_formulas.h) on each path. A builtin reaches the tracer
+// through its BuiltinOp (below), never through its name. What stays hand-written
+// per element-wise op is its formula (elementwise_formulas.h, one template for
+// the scalar loop, the vector loop and the kernel emitter) and its gradient rule
+// (compiler/autodiff.cpp, a `switch` -Wswitch checks). docs/adding-an-op.md walks
+// through one.
 //
 // Columns:
 //   E        the enumerator (UnaryOp::E / BinaryOp::E and graph Op::E)
@@ -214,7 +215,7 @@ inline constexpr BinaryOpRow kBinaryOps[] = {
     KILN_BINARY_ARITH_OPS(KILN_X)
 #undef KILN_X
 #define KILN_X(e, builtin, generic, graph, doc) \
-  {BinaryOp::e, builtin, generic, graph, true, OneArgument::None, false, true, true, doc},
+  {BinaryOp::e, builtin, generic, graph, true, OneArgument::None, false, true, false, doc},
         KILN_COMPARE_OPS(KILN_X)
 #undef KILN_X
 };
@@ -252,5 +253,161 @@ constexpr int kStructuralOpCount = int(sizeof(kStructuralOps) / sizeof(kStructur
 
 constexpr const UnaryOpRow &row(UnaryOp op) { return kUnaryOps[int(op)]; }
 constexpr const BinaryOpRow &row(BinaryOp op) { return kBinaryOps[int(op)]; }
+
+// ---- the graph's ops -------------------------------------------------------------
+// One enumerator per row above: the element-wise rows in the order of BinaryOp and
+// UnaryOp (so op_binary/op_unary are offsets), then the structural rows. What each
+// op computes is in compiler/graph.h's table.
+enum class Op : uint8_t {
+  Param,
+  Const,
+#define KILN_X(e, ...) e,
+  KILN_BINARY_ARITH_OPS(KILN_X) KILN_COMPARE_OPS(KILN_X) KILN_UNARY_OPS(KILN_X) KILN_STRUCTURAL_OPS(KILN_X)
+#undef KILN_X
+};
+constexpr int kFirstBinary = int(Op::Const) + 1;
+constexpr int kFirstUnary = kFirstBinary + kBinaryOpCount;
+constexpr int kFirstStructural = kFirstUnary + kUnaryOpCount;
+constexpr int kOpCount = kFirstStructural + kStructuralOpCount;
+static_assert(int(Op::Add) == kFirstBinary && int(Op::Less) == kFirstBinary + kBinaryArithCount &&
+                  int(Op::Neg) == kFirstUnary && int(Op::Select) == kFirstStructural,
+              "Op must list the op table's rows in order");
+static_assert(int(Op::Equal) - kFirstBinary == int(BinaryOp::Equal) &&
+                  int(Op::ReluGrad) - kFirstUnary == int(UnaryOp::ReluGrad) && int(Op::Loop) + 1 == kOpCount,
+              "element-wise Ops must mirror BinaryOp and UnaryOp");
+
+// Case labels for every binary / unary element-wise Op (the rows are contiguous,
+// the static_asserts above check it): a switch over Op that treats element-wise
+// ops alike still names every enumerator, so -Wswitch (no `default:` in a switch
+// over ops) flags a new structural op. Write `KILN_BINARY_OP_CASES:`. (A GNU
+// case range, as GCC and Clang accept; libgccjit ties Kiln to GCC anyway.)
+#define KILN_BINARY_OP_CASES case Op(kFirstBinary)... Op(kFirstUnary - 1)
+#define KILN_UNARY_OP_CASES case Op(kFirstUnary)... Op(kFirstStructural - 1)
+
+constexpr bool op_is_binary(Op op) { return int(op) >= kFirstBinary && int(op) < kFirstUnary; }
+constexpr bool op_is_unary(Op op) { return int(op) >= kFirstUnary && int(op) < kFirstStructural; }
+constexpr BinaryOp op_binary(Op op) { return BinaryOp(int(op) - kFirstBinary); }
+constexpr UnaryOp op_unary(Op op) { return UnaryOp(int(op) - kFirstUnary); }
+constexpr Op binary_op(BinaryOp b) { return Op(kFirstBinary + int(b)); }
+constexpr Op unary_op(UnaryOp u) { return Op(kFirstUnary + int(u)); }
+constexpr bool op_is_comparison(Op op) { return op_is_binary(op) && row(op_binary(op)).comparison; }
+
+// What the op table says about an Op, whatever its family: one entry per
+// enumerator, read from the row arrays above (so a column is stated once).
+struct OpInfo {
+  const char *name;     // graph-ir and graph-dot's name: "add", "relu-grad", "sum-axis"
+  const char *builtin;  // the tensor builtin that records it, or nullptr
+  int arity;            // number of operands: 0..3
+  uint16_t attrs;       // OpAttr bits
+  bool differentiable;
+  bool checks;  // its kernel reports a bad input at run time
+  BatchRule batching;
+};
+struct OpInfoTable {
+  OpInfo at[kOpCount];
+};
+constexpr OpInfoTable make_op_info() {
+  OpInfoTable t{};
+  t.at[int(Op::Param)] = {"param", nullptr, 0, 0, false, false, BatchRule::Structural};
+  t.at[int(Op::Const)] = {"const", nullptr, 0, 0, false, false, BatchRule::Structural};
+  for (const BinaryOpRow &r : kBinaryOps)
+    t.at[int(binary_op(r.op))] = {r.graph, r.builtin, 2, 0, r.differentiable, false, r.batching};
+  for (const UnaryOpRow &r : kUnaryOps)
+    t.at[int(unary_op(r.op))] = {r.graph, r.builtin, 1, 0, r.differentiable, false, r.batching};
+  for (int i = 0; i < kStructuralOpCount; i++) {
+    const StructuralOpRow &r = kStructuralOps[i];
+    t.at[kFirstStructural + i] = {r.graph,          r.builtin, r.arity,   r.attrs,
+                                  r.differentiable, r.checks,  r.batching};
+  }
+  return t;
+}
+inline constexpr OpInfoTable kOpInfo = make_op_info();
+
+constexpr const OpInfo &op_info(Op op) { return kOpInfo.at[int(op)]; }
+constexpr const char *op_name(Op op) { return op_info(op).name; }
+constexpr int op_arity(Op op) { return op_info(op).arity; }
+constexpr bool op_has(Op op, OpAttr a) { return (op_info(op).attrs & a) != 0; }
+
+constexpr bool comparisons_not_differentiable() {
+  for (const BinaryOpRow &r : kBinaryOps)
+    if (r.comparison && r.differentiable) return false;
+  return true;
+}
+static_assert(comparisons_not_differentiable(), "no gradient flows through a comparison");
+
+// ---- builtins that hand a traced argument to the tracer ---------------------------
+// A tensor builtin given a value of a foreign type (a symbolic value while
+// tracing) asks that type's `call` hook (TypeHooks in runtime/object.h) through
+// foreign_call (runtime/args.h), naming itself by a BuiltinOp: the Op of the row
+// whose BUILTIN it is, or one of the composites below, which are builtins
+// without a row of their own. The builtin's Lisp name is read from here too
+// (defbuiltin(BuiltinOp, ...)), so it is written once, and renaming a builtin
+// or removing an op is an edit here that the compiler follows to every user.
+// tests/unit/test_builtin_ops.cpp checks that each one is bound and hands its
+// own BuiltinOp to the hook.
+//
+// Composites: the tracer records them from other ops (tensor-clip: maximum then
+// minimum), answers them itself (the shape queries) or refuses them (the last
+// group: building a tensor from Lisp data, reading elements out, or calling a
+// procedure per element has no graph form).
+//   X(E, BUILTIN)
+#define KILN_COMPOSITE_BUILTINS(X) \
+  X(Clip, "tensor-clip")           \
+  X(OneHot, "%one-hot")            \
+  X(Min, "tensor-min")             \
+  X(Var, "tensor-var")             \
+  X(Rand, "tensor-rand")           \
+  X(Randn, "tensor-randn")         \
+  X(RandomSplit, "random-split")   \
+  X(Dropout, "dropout")            \
+  X(Conv2d, "conv2d")              \
+  X(Conv1d, "conv1d")              \
+  X(MaxPool2d, "max-pool2d")       \
+  X(AvgPool2d, "avg-pool2d")       \
+  X(TensorShape, "tensor-shape")   \
+  X(TensorRank, "tensor-rank")     \
+  X(TensorSize, "tensor-size")     \
+  X(Tensor, "tensor")              \
+  X(Full, "full")                  \
+  X(TensorRef, "tensor-ref")       \
+  X(TensorToList, "tensor->list")  \
+  X(TensorItem, "tensor-item")     \
+  X(TensorMap, "tensor-map")
+
+enum class Composite : uint8_t {
+#define KILN_X(e, builtin) e,
+  KILN_COMPOSITE_BUILTINS(KILN_X)
+#undef KILN_X
+};
+inline constexpr const char *kCompositeNames[] = {
+#define KILN_X(e, builtin) builtin,
+    KILN_COMPOSITE_BUILTINS(KILN_X)
+#undef KILN_X
+};
+constexpr int kCompositeCount = int(sizeof(kCompositeNames) / sizeof(kCompositeNames[0]));
+
+// What a builtin stands for: an Op (converts implicitly: foreign_call(Op::Take,
+// ...)) or a Composite.
+class BuiltinOp {
+ public:
+  constexpr BuiltinOp(Op op) : id_(uint16_t(op)) {}
+  constexpr BuiltinOp(Composite c) : id_(uint16_t(kOpCount + int(c))) {}
+  constexpr bool is_op() const { return id_ < kOpCount; }
+  constexpr Op op() const { return Op(id_); }
+  constexpr Composite composite() const { return Composite(id_ - kOpCount); }
+  // The builtin's Lisp name; nullptr for an op that no builtin records.
+  constexpr const char *name() const {
+    return is_op() ? op_info(op()).builtin : kCompositeNames[id_ - kOpCount];
+  }
+  constexpr int index() const { return id_; }  // 0 .. kBuiltinOpCount - 1
+  friend constexpr bool operator==(BuiltinOp, BuiltinOp) = default;
+
+ private:
+  uint16_t id_;
+};
+constexpr int kBuiltinOpCount = kOpCount + kCompositeCount;
+constexpr BuiltinOp builtin_op_at(int index) {
+  return index < kOpCount ? BuiltinOp(Op(index)) : BuiltinOp(Composite(index - kOpCount));
+}
 
 }  // namespace kiln

@@ -11,9 +11,10 @@
 //     library call, no branch, no fused multiply-add (everything is compiled with
 //     -ffp-contract=off). The clamp and the NaN test work on bit patterns, which
 //     order like the numbers for non-negative doubles.
-//   * tanh_formula() below is the definition. vtanh in tensor_ops_simd.inc and
-//     Emitter::tanh_steps in kernel_emitter.cpp repeat its steps one for one, in
-//     the same order, so all paths agree to the bit
+//   * tanh_steps() below is the definition, a template over the number kit:
+//     tanh_formula (double), vtanh in tensor_ops_simd.inc (a vector of doubles)
+//     and Emitter::tanh_steps in kernel_emitter.cpp (libgccjit values) are its
+//     instantiations, so all paths agree to the bit by construction
 //     (tests/unit/test_tensor_ops.cpp and test_jit.cpp check it).
 //
 // Method: tanh|x| = e / (e + 2) with e = expm1(2|x|). Write 2|x| = k ln2 + r with
@@ -31,6 +32,7 @@
 // docs/tensors.md.
 #pragma once
 #include <bit>
+#include <cmath>
 #include <cstdint>
 
 namespace kiln::tanh_formula {
@@ -55,8 +57,8 @@ constexpr int64_t kShiftBits = std::bit_cast<int64_t>(kShift);
 constexpr int64_t kExponentBias = 1023;
 
 // (expm1(r) - r) / r^2 = sum of kCoef[i] r^i, as pairs c[2j] + c[2j+1] r combined
-// with r^2, r^4 and r^8. D is double or a vector of doubles; the order of every
-// operation is fixed here and repeated by Emitter::tanh_steps.
+// with r^2, r^4 and r^8. D is any kit's floating type; the order of every
+// operation is fixed here.
 // Always inlined: the SIMD loops instantiate it for vector types inside functions
 // compiled for AVX2 or AVX-512, and an out-of-line copy would not be. Vectors
 // go by reference, because passing one by value depends on those target options.
@@ -70,27 +72,86 @@ template <class D> inline __attribute__((always_inline)) void expm1_tail(const D
 }
 static_assert(kTerms == 12, "expm1_tail pairs exactly twelve coefficients");
 
-// All ones when v < 0, else 0 (a logical shift: AVX2 has no 64-bit arithmetic one).
-constexpr int64_t negative_mask(int64_t v) { return -int64_t(uint64_t(v) >> 63); }
+// The number kit a formula runs on (K below): K::D the floating type (double, a
+// vector of doubles, the emitter's JitValue), K::I the integer type of the same
+// width holding the bit patterns, K::bits / K::real the bit casts between them,
+// K::negative_mask(v) all ones where v < 0, else 0 (a logical shift: AVX2 has no
+// 64-bit arithmetic one). Everything else is C++'s operators, which each kit's
+// types have. Results go out by reference: returning a vector by value would
+// depend on target options, and the vector kits (tensor_ops_dispatch.cpp) are
+// defined outside the target regions so that a template here may call them.
+struct ScalarKit {
+  using D = double;
+  using I = int64_t;
+  static inline __attribute__((always_inline)) void bits(const D &x, I &out) {
+    out = std::bit_cast<int64_t>(x);
+  }
+  static inline __attribute__((always_inline)) void real(const I &i, D &out) {
+    out = std::bit_cast<double>(i);
+  }
+  static inline __attribute__((always_inline)) void negative_mask(const I &v, I &out) {
+    out = -int64_t(uint64_t(v) >> 63);
+  }
+  // The rest of the kit elementwise_formulas.h's formulas use.
+  using M = bool;
+  static inline D exp(D x) { return std::exp(x); }
+  static inline D log(D x) { return std::log(x); }
+  static inline D log1p(D x) { return std::log1p(x); }
+  static inline D sin(D x) { return std::sin(x); }
+  static inline D cos(D x) { return std::cos(x); }
+  static inline D tan(D x) { return std::tan(x); }
+  static inline D pow(D x, D y) { return std::pow(x, y); }
+  static inline __attribute__((always_inline)) D sqrt(D x) { return __builtin_sqrt(x); }
+  static inline __attribute__((always_inline)) D fabs(D x) { return __builtin_fabs(x); }
+  static inline __attribute__((always_inline)) M lt(D a, D b) { return a < b; }
+  static inline __attribute__((always_inline)) M le(D a, D b) { return a <= b; }
+  static inline __attribute__((always_inline)) M gt(D a, D b) { return a > b; }
+  static inline __attribute__((always_inline)) M ge(D a, D b) { return a >= b; }
+  static inline __attribute__((always_inline)) M eq(D a, D b) { return a == b; }
+  static inline __attribute__((always_inline)) M ne(D a, D b) { return a != b; }
+  static inline __attribute__((always_inline)) M lor(M a, M b) { return a || b; }
+  static inline __attribute__((always_inline)) D select(M c, D a, D b) { return c ? a : b; }
+  static inline __attribute__((always_inline)) D lit(D, double k) { return k; }
+};
+
+// THE tanh: every path instantiates this one template (tanh_formula below on
+// double, vtanh in tensor_ops_simd.inc on a vector, Emitter::tanh_steps in
+// kernel_emitter.cpp on JitValue), so they agree to the bit by construction.
+template <class K>
+inline __attribute__((always_inline)) void tanh_steps(const typename K::D &x, typename K::D &out) {
+  using D = typename K::D;
+  using I = typename K::I;
+  I xb, dneg, nan;
+  K::bits(x, xb);
+  I ab = xb & kAbsMask;
+  I d = ab - kClampBits;
+  K::negative_mask(d, dneg);
+  I cb = kClampBits + (d & dneg);        // min(|x|, 20), NaN -> 20
+  K::negative_mask(kInfBits - ab, nan);  // all ones when x is a NaN
+  D y, m, s, result;
+  K::real(cb, y);
+  y = 2.0 * y;
+  m = y * kInvLn2 + kShift;
+  D k = m - kShift;
+  D r = (y - k * kLn2Hi) - k * kLn2Lo;
+  D r2 = r * r, tail = r;
+  expm1_tail(r, r2, tail);
+  D p = r + r2 * tail;
+  I mb, tb;
+  K::bits(m, mb);
+  K::real(((mb - kShiftBits) + kExponentBias) << 52, s);
+  D e = s * p + (s - 1.0);
+  D t = e / (e + 2.0);
+  K::bits(t, tb);
+  tb = tb | (xb & kSignMask);
+  K::real((tb & ~nan) | (xb & nan), result);
+  out = result;
+}
 
 inline double tanh_formula(double x) {
-  int64_t xb = std::bit_cast<int64_t>(x);
-  int64_t ab = xb & kAbsMask;
-  int64_t d = ab - kClampBits;
-  int64_t cb = kClampBits + (d & negative_mask(d));  // min(|x|, 20), NaN -> 20
-  int64_t nan = negative_mask(kInfBits - ab);        // all ones when x is a NaN
-  double y = 2.0 * std::bit_cast<double>(cb);
-  double m = y * kInvLn2 + kShift;
-  double k = m - kShift;
-  double r = (y - k * kLn2Hi) - k * kLn2Lo;
-  double r2 = r * r, tail;
-  expm1_tail(r, r2, tail);
-  double p = r + r2 * tail;
-  double s = std::bit_cast<double>(((std::bit_cast<int64_t>(m) - kShiftBits) + kExponentBias) << 52);
-  double e = s * p + (s - 1.0);
-  double t = e / (e + 2.0);
-  int64_t tb = std::bit_cast<int64_t>(t) | (xb & kSignMask);
-  return std::bit_cast<double>((tb & ~nan) | (xb & nan));
+  double r;
+  tanh_steps<ScalarKit>(x, r);
+  return r;
 }
 
 }  // namespace kiln::tanh_formula

@@ -11,9 +11,8 @@
 #include <cstring>
 #include <vector>
 
+#include "runtime/elementwise_formulas.h"
 #include "runtime/eval.h"
-#include "runtime/gelu_formula.h"
-#include "runtime/tanh_formula.h"
 #include "runtime/tensor_ops_dispatch.h"
 #include "runtime/threadpool.h"
 
@@ -53,48 +52,27 @@ bool broadcast_shapes(const Shape &a, const Shape &b, Shape &out) {
   return true;
 }
 
+// The formulas are elementwise_formulas.h's, on double: one case per row.
 double apply_binary(BinaryOp op, double x, double y) {
+  double r = 0.0;
   switch (op) {
-  case BinaryOp::Add: return x + y;
-  case BinaryOp::Sub: return x - y;
-  case BinaryOp::Mul: return x * y;
-  case BinaryOp::Div: return x / y;
-  case BinaryOp::Pow: return std::pow(x, y);
-  case BinaryOp::Maximum: return (x >= y || x != x) ? x : y;
-  case BinaryOp::Minimum: return (x <= y || x != x) ? x : y;
-  case BinaryOp::Less: return x < y ? 1.0 : 0.0;
-  case BinaryOp::LessEqual: return x <= y ? 1.0 : 0.0;
-  case BinaryOp::Greater: return x > y ? 1.0 : 0.0;
-  case BinaryOp::GreaterEqual: return x >= y ? 1.0 : 0.0;
-  case BinaryOp::Equal: return x == y ? 1.0 : 0.0;
+#define KILN_X(e, ...) \
+  case BinaryOp::e: formula::binary<BinaryOp::e, tanh_formula::ScalarKit>(x, y, r); break;
+    KILN_BINARY_ARITH_OPS(KILN_X) KILN_COMPARE_OPS(KILN_X)
+#undef KILN_X
   }
-  return 0.0;
+  return r;
 }
 
 double apply_unary(UnaryOp op, double x) {
+  double r = 0.0;
   switch (op) {
-  case UnaryOp::Neg: return -x;
-  case UnaryOp::Exp: return std::exp(x);
-  case UnaryOp::Log: return std::log(x);
-  case UnaryOp::Sqrt: return std::sqrt(x);
-  case UnaryOp::Tanh:
-    return tanh_formula::tanh_formula(x);  // tanh_formula.h
-  // 1/(1+e^-x): one documented formula so every path rounds alike.
-  case UnaryOp::Sigmoid: return 1.0 / (1.0 + std::exp(-x));
-  case UnaryOp::Relu: return x < 0.0 ? 0.0 : x;  // NaN and -0.0 pass through, as PyTorch's
-  case UnaryOp::Abs: return std::fabs(x);
-  // PyTorch's softplus (beta 1, threshold 20): exact enough above 20, no overflow below.
-  case UnaryOp::Softplus: return x > 20.0 ? x : std::log1p(std::exp(x));
-  case UnaryOp::Gelu: return gelu_formula::gelu(x, tanh_formula::tanh_formula);  // gelu_formula.h
-  case UnaryOp::Sin: return std::sin(x);
-  case UnaryOp::Cos: return std::cos(x);
-  case UnaryOp::Tan: return std::tan(x);
-  case UnaryOp::Square: return x * x;
-  case UnaryOp::Reciprocal: return 1.0 / x;
-  case UnaryOp::ReluGrad: return x > 0.0 ? 1.0 : 0.0;
-  case UnaryOp::StopGradient: return x;
+#define KILN_X(e, ...) \
+  case UnaryOp::e: formula::unary<UnaryOp::e, tanh_formula::ScalarKit>(x, r); break;
+    KILN_UNARY_OPS(KILN_X)
+#undef KILN_X
   }
-  return 0.0;
+  return r;
 }
 
 // Element-wise loops over many elements run in pieces, polling for Ctrl-C

@@ -9,11 +9,25 @@
 #include <cstring>
 #include <utility>
 
+#include "runtime/elementwise_formulas.h"
 #include "runtime/eval.h"  // g_interrupt, which matmul_rows polls
-#include "runtime/gelu_formula.h"
-#include "runtime/tanh_formula.h"
 
 namespace kiln {
+
+// tanh_formula.h's number kit on vectors of W doubles. Defined here, outside the
+// target regions below, so the formula templates (which carry no target options
+// of their own) may call it; everything is always inlined into the loops of a
+// region, and compiled with its options there.
+template <int W> struct VectorKit {
+  typedef double D __attribute__((vector_size(W * 8)));
+  typedef int64_t I __attribute__((vector_size(W * 8)));
+  typedef uint64_t U __attribute__((vector_size(W * 8)));
+  static inline __attribute__((always_inline)) void bits(const D &x, I &out) { out = (I)x; }
+  static inline __attribute__((always_inline)) void real(const I &i, D &out) { out = (D)i; }
+  static inline __attribute__((always_inline)) void negative_mask(const I &v, I &out) {
+    out = -(I)((U)v >> 63);
+  }
+};
 
 namespace simd_avx512 {
 #pragma GCC push_options

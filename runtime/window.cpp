@@ -15,15 +15,17 @@
 
 namespace kiln {
 
-const char *window_op_name(WindowOp op) {
+Composite window_builtin(WindowOp op) {
   switch (op) {
-  case WindowOp::Conv2d: return "conv2d";
-  case WindowOp::Conv1d: return "conv1d";
-  case WindowOp::MaxPool2d: return "max-pool2d";
-  case WindowOp::AvgPool2d: return "avg-pool2d";
+  case WindowOp::Conv2d: return Composite::Conv2d;
+  case WindowOp::Conv1d: return Composite::Conv1d;
+  case WindowOp::MaxPool2d: return Composite::MaxPool2d;
+  case WindowOp::AvgPool2d: return Composite::AvgPool2d;
   }
-  return "?";
+  return Composite::Conv2d;
 }
+
+const char *window_op_name(WindowOp op) { return BuiltinOp(window_builtin(op)).name(); }
 
 namespace {
 

@@ -21,7 +21,8 @@
 namespace kiln {
 
 enum class WindowOp : uint8_t { Conv2d, Conv1d, MaxPool2d, AvgPool2d };
-const char *window_op_name(WindowOp op);
+const char *window_op_name(WindowOp op);  // its builtin's name
+Composite window_builtin(WindowOp op);    // its builtin (runtime/op_table.h)
 inline bool window_is_conv(WindowOp op) { return op == WindowOp::Conv2d || op == WindowOp::Conv1d; }
 
 struct Window {

@@ -53,12 +53,12 @@ Value unary(const char *who, UnaryOp op, Value x) {
 // (Instantiated for every row; registered only for rows with a builtin.)
 template <int I> Value b_binary_row(int argc, Value *argv) {
   constexpr const BinaryOpRow &r = kBinaryOps[I];
-  if (Value f = foreign_call(r.builtin, argc, argv); f != NOVALUE) return f;
+  if (Value f = foreign_call(binary_op(r.op), argc, argv); f != NOVALUE) return f;
   return binary(r.builtin ? r.builtin : r.graph, r.op, argv[0], argv[1]);
 }
 template <int I> Value b_unary_row(int argc, Value *argv) {
   constexpr const UnaryOpRow &r = kUnaryOps[I];
-  if (Value f = foreign_call(r.builtin, argc, argv); f != NOVALUE) return f;
+  if (Value f = foreign_call(unary_op(r.op), argc, argv); f != NOVALUE) return f;
   return unary(r.builtin ? r.builtin : r.graph, r.op, argv[0]);
 }
 template <int... I>

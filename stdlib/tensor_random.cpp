@@ -32,7 +32,7 @@ void fill_normal(Tensor *t, uint64_t seed) {
 namespace {
 
 Value b_tensor_rand(int argc, Value *argv) {
-  if (Value f = foreign_call("tensor-rand", argc, argv); f != NOVALUE) return f;
+  if (Value f = foreign_call(Composite::Rand, argc, argv); f != NOVALUE) return f;
   Shape s = arg_shape("tensor-rand", 1, argv[0]);
   uint64_t key = arg_random_key("tensor-rand", 2, argv[1]);
   Tensor *t = alloc_tensor(s);
@@ -41,7 +41,7 @@ Value b_tensor_rand(int argc, Value *argv) {
 }
 
 Value b_tensor_randn(int argc, Value *argv) {
-  if (Value f = foreign_call("tensor-randn", argc, argv); f != NOVALUE) return f;
+  if (Value f = foreign_call(Composite::Randn, argc, argv); f != NOVALUE) return f;
   Shape s = arg_shape("tensor-randn", 1, argv[0]);
   uint64_t key = arg_random_key("tensor-randn", 2, argv[1]);
   Tensor *t = alloc_tensor(s);
@@ -50,7 +50,7 @@ Value b_tensor_randn(int argc, Value *argv) {
 }
 
 Value b_random_split(int argc, Value *argv) {
-  if (Value f = foreign_call("random-split", argc, argv); f != NOVALUE) return f;
+  if (Value f = foreign_call(Composite::RandomSplit, argc, argv); f != NOVALUE) return f;
   uint64_t key = arg_random_key("random-split", 1, argv[0]);
   int64_t n = random_split_count(argv[1]);
   Value out = NIL;
@@ -59,7 +59,7 @@ Value b_random_split(int argc, Value *argv) {
 }
 
 Value b_dropout(int argc, Value *argv) {
-  if (Value f = foreign_call("dropout", argc, argv); f != NOVALUE) return f;
+  if (Value f = foreign_call(Composite::Dropout, argc, argv); f != NOVALUE) return f;
   Operand x;
   operand("dropout", 1, argv[0], x);
   double rate = dropout_rate(argv[1]);
@@ -79,15 +79,15 @@ Value b_dropout(int argc, Value *argv) {
 }
 
 BuiltinRegistrar reg([] {
-  defbuiltin("tensor-rand", 2, 2, b_tensor_rand,
+  defbuiltin(Composite::Rand, 2, 2, b_tensor_rand,
              "(tensor-rand SHAPE KEY): uniform [0,1) numbers, element i a function of KEY and i "
              "(SplitMix64 output i); KEY may be traced.");
-  defbuiltin("tensor-randn", 2, 2, b_tensor_randn,
+  defbuiltin(Composite::Randn, 2, 2, b_tensor_randn,
              "(tensor-randn SHAPE KEY): standard normal numbers (Box-Muller over tensor-rand's); KEY may "
              "be traced.");
-  defbuiltin("random-split", 2, 2, b_random_split,
+  defbuiltin(Composite::RandomSplit, 2, 2, b_random_split,
              "(random-split KEY N): a list of N new keys derived from KEY (integers below 2^53).");
-  defbuiltin("dropout", 3, 3, b_dropout,
+  defbuiltin(Composite::Dropout, 3, 3, b_dropout,
              "(dropout T RATE KEY): each element kept with probability 1-RATE and scaled by "
              "1/(1-RATE), else 0; RATE 0 gives T itself.");
 });

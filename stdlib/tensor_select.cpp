@@ -19,7 +19,7 @@ namespace {
 bool is_sequence(Value v) { return v == NIL || is_pair(v) || is_vector(v); }
 
 Value b_tensor_argmax(int argc, Value *argv) {
-  if (Value r = foreign_call("tensor-argmax", argc, argv); r != NOVALUE) return r;
+  if (Value r = foreign_call(Op::Argmax, argc, argv); r != NOVALUE) return r;
   Tensor *x = arg_tensor("tensor-argmax", 1, argv[0]);
   int axis = tensor_axis("tensor-argmax", 2, argc > 1 ? argv[1] : make_int(-1), x->shape);
   Tensor *out = alloc_tensor(reduced_shape(x->shape, axis, false));
@@ -36,7 +36,7 @@ Value index_operand(IndexUse use, Value v) {
                                            : "a list, vector or tensor of class indices";
   const char *who = index_use_name(use);
   int pos = index_use_position(use);
-  if (is_number(v) || is_tensor(v) || is_symbolic_value(v)) return v;
+  if (is_number(v) || is_tensor(v) || has_foreign_call(v)) return v;
   if (!is_sequence(v)) type_error(who, pos, what, v);
   bool vec = is_vector(v);
   int64_t n = vec ? as<Vector>(v)->len : list_length(v);
@@ -54,7 +54,7 @@ Value index_operand(IndexUse use, Value v) {
 
 Value b_tensor_take(int argc, Value *argv) {
   Value args[3] = {argv[0], index_operand(IndexUse::Take, argv[1]), argc > 2 ? argv[2] : NOVALUE};
-  if (Value r = foreign_call("tensor-take", argc, args); r != NOVALUE) return r;
+  if (Value r = foreign_call(Op::Take, argc, args); r != NOVALUE) return r;
   Tensor *x = arg_tensor("tensor-take", 1, args[0]);
   Operand idx;
   operand("tensor-take", 2, args[1], idx);
@@ -80,7 +80,7 @@ Value b_one_hot(int, Value *argv) {
   int64_t n = int_of(argv[2]);
   if (n > (int64_t(1) << 20)) throw_errorf("{}: {} classes are too many", who, n);
   Value args[3] = {argv[0], index_operand(use, argv[1]), argv[2]};
-  if (Value r = foreign_call("%one-hot", 3, args); r != NOVALUE) return r;
+  if (Value r = foreign_call(Composite::OneHot, 3, args); r != NOVALUE) return r;
   Operand labels;
   operand(who, index_use_position(use), args[1], labels);
   int64_t count = labels.shape.size();
@@ -105,7 +105,7 @@ Shape broadcast2(const char *who, const Shape &a, const Shape &b) {
 
 // (tensor-where C A B): A where C is not 0.0 (NaN counts as not zero), else B.
 Value b_tensor_where(int argc, Value *argv) {
-  if (Value r = foreign_call("tensor-where", argc, argv); r != NOVALUE) return r;
+  if (Value r = foreign_call(Op::Select, argc, argv); r != NOVALUE) return r;
   Operand c, a, b;
   operand("tensor-where", 1, argv[0], c);
   operand("tensor-where", 2, argv[1], a);
@@ -126,7 +126,7 @@ Value b_tensor_where(int argc, Value *argv) {
 // (tensor-clip T LO HI): min(max(T, LO), HI), each step a k_binary over the
 // broadcast shapes, as the Maximum and Minimum nodes it traces to.
 Value b_tensor_clip(int argc, Value *argv) {
-  if (Value r = foreign_call("tensor-clip", argc, argv); r != NOVALUE) return r;
+  if (Value r = foreign_call(Composite::Clip, argc, argv); r != NOVALUE) return r;
   Operand x, lo, hi;
   operand("tensor-clip", 1, argv[0], x);
   operand("tensor-clip", 2, argv[1], lo);
@@ -148,16 +148,16 @@ Value b_tensor_clip(int argc, Value *argv) {
 
 BuiltinRegistrar reg([] {
   defbuiltin(
-      "tensor-argmax", 1, 2, b_tensor_argmax,
+      Op::Argmax, 1, 2, b_tensor_argmax,
       "(tensor-argmax T [AXIS]): the index of the first largest element along AXIS (default the last), "
       "as a float; a NaN counts as largest.");
-  defbuiltin("tensor-take", 2, 3, b_tensor_take,
+  defbuiltin(Op::Take, 2, 3, b_tensor_take,
              "(tensor-take T INDICES [AXIS]): the entries of T at INDICES (integers in a list, vector or "
              "tensor) along AXIS (default 0), as NumPy's take; the gradient adds up repeated indices.");
-  defbuiltin("%one-hot", 3, 3, b_one_hot);
-  defbuiltin("tensor-where", 3, 3, b_tensor_where,
+  defbuiltin(Composite::OneHot, 3, 3, b_one_hot);
+  defbuiltin(Op::Select, 3, 3, b_tensor_where,
              "(tensor-where C A B): elementwise A where C is not 0, else B, all three broadcast.");
-  defbuiltin("tensor-clip", 3, 3, b_tensor_clip,
+  defbuiltin(Composite::Clip, 3, 3, b_tensor_clip,
              "(tensor-clip T LO HI): elementwise min(max(T, LO), HI), as PyTorch's clamp.");
 });
 

@@ -61,7 +61,7 @@ void fill_nested(Value v, const Shape &s, int depth, double *&out) {
 }
 
 Value b_tensor(int argc, Value *argv) {
-  if (Value r = foreign_call("tensor", argc, argv); r != NOVALUE) return r;
+  if (Value r = foreign_call(Composite::Tensor, argc, argv); r != NOVALUE) return r;
   Value x = argv[0];
   if (is_tensor(x)) return x;
   if (is_number(x)) return make_scalar_tensor(number_as_double(x));
@@ -85,7 +85,7 @@ Value b_tensor(int argc, Value *argv) {
 Value b_zeros(int, Value *argv) { return make_tensor_filled(arg_shape("zeros", 1, argv[0]), 0.0); }
 Value b_ones(int, Value *argv) { return make_tensor_filled(arg_shape("ones", 1, argv[0]), 1.0); }
 Value b_full(int argc, Value *argv) {
-  if (Value r = foreign_call("full", argc, argv); r != NOVALUE) return r;
+  if (Value r = foreign_call(Composite::Full, argc, argv); r != NOVALUE) return r;
   Shape s = arg_shape("full", 1, argv[0]);
   return make_tensor_filled(s, arg_num("full", 2, argv[1]));
 }
@@ -121,20 +121,20 @@ Value b_arange(int argc, Value *argv) {
 
 Value b_tensor_p(int, Value *argv) { return boolv(is_tensor(argv[0])); }
 Value b_tensor_shape(int argc, Value *argv) {
-  if (Value r = foreign_call("tensor-shape", argc, argv); r != NOVALUE) return r;
+  if (Value r = foreign_call(Composite::TensorShape, argc, argv); r != NOVALUE) return r;
   return shape_list(arg_tensor("tensor-shape", 1, argv[0])->shape);
 }
 Value b_tensor_rank(int argc, Value *argv) {
-  if (Value r = foreign_call("tensor-rank", argc, argv); r != NOVALUE) return r;
+  if (Value r = foreign_call(Composite::TensorRank, argc, argv); r != NOVALUE) return r;
   return make_int(arg_tensor("tensor-rank", 1, argv[0])->shape.rank);
 }
 Value b_tensor_size(int argc, Value *argv) {
-  if (Value r = foreign_call("tensor-size", argc, argv); r != NOVALUE) return r;
+  if (Value r = foreign_call(Composite::TensorSize, argc, argv); r != NOVALUE) return r;
   return make_int(arg_tensor("tensor-size", 1, argv[0])->size);
 }
 
 Value b_tensor_ref(int argc, Value *argv) {
-  if (Value r = foreign_call("tensor-ref", argc, argv); r != NOVALUE) return r;
+  if (Value r = foreign_call(Composite::TensorRef, argc, argv); r != NOVALUE) return r;
   Tensor *t = arg_tensor("tensor-ref", 1, argv[0]);
   const Shape &s = t->shape;
   if (argc - 1 != s.rank)
@@ -158,21 +158,21 @@ Value nested_list(const Tensor *t, int depth, int64_t &pos) {
 }
 
 Value b_tensor_to_list(int argc, Value *argv) {
-  if (Value r = foreign_call("tensor->list", argc, argv); r != NOVALUE) return r;
+  if (Value r = foreign_call(Composite::TensorToList, argc, argv); r != NOVALUE) return r;
   Tensor *t = arg_tensor("tensor->list", 1, argv[0]);
   int64_t pos = 0;
   return nested_list(t, 0, pos);
 }
 
 Value b_tensor_item(int argc, Value *argv) {
-  if (Value r = foreign_call("tensor-item", argc, argv); r != NOVALUE) return r;
+  if (Value r = foreign_call(Composite::TensorItem, argc, argv); r != NOVALUE) return r;
   Tensor *t = arg_tensor("tensor-item", 1, argv[0]);
   if (t->size != 1) type_error("tensor-item", 1, "a tensor with one element", argv[0]);
   return make_double(t->data[0]);
 }
 
 Value b_tensor_map(int argc, Value *argv) {
-  if (Value r = foreign_call("tensor-map", argc, argv); r != NOVALUE) return r;
+  if (Value r = foreign_call(Composite::TensorMap, argc, argv); r != NOVALUE) return r;
   Value f = arg_proc("tensor-map", 1, argv[0]);
   Tensor *in = arg_tensor("tensor-map", 2, argv[1]);
   Tensor *out = alloc_tensor(in->shape);
@@ -236,8 +236,9 @@ void var_axis(const double *x, const Shape &s, int axis, double *out) {
   k_mean_axis(d.data(), s, axis, out);
 }
 
-Value reduce(const char *who, Reduce kind, int argc, Value *argv) {
-  if (Value r = foreign_call(who, argc, argv); r != NOVALUE) return r;
+Value reduce(BuiltinOp builtin, Reduce kind, int argc, Value *argv) {
+  if (Value r = foreign_call(builtin, argc, argv); r != NOVALUE) return r;
+  const char *who = builtin.name();
   // A number is a rank-0 tensor here, as in graph-eval (docs/graph.md).
   Operand x;
   operand(who, 1, argv[0], x);
@@ -264,16 +265,16 @@ Value reduce(const char *who, Reduce kind, int argc, Value *argv) {
   return from_ptr(out);
 }
 
-Value b_tensor_sum(int argc, Value *argv) { return reduce("tensor-sum", Reduce::Sum, argc, argv); }
-Value b_tensor_mean(int argc, Value *argv) { return reduce("tensor-mean", Reduce::Mean, argc, argv); }
-Value b_tensor_max(int argc, Value *argv) { return reduce("tensor-max", Reduce::Max, argc, argv); }
-Value b_tensor_min(int argc, Value *argv) { return reduce("tensor-min", Reduce::Min, argc, argv); }
-Value b_tensor_var(int argc, Value *argv) { return reduce("tensor-var", Reduce::Var, argc, argv); }
+Value b_tensor_sum(int argc, Value *argv) { return reduce(Op::Sum, Reduce::Sum, argc, argv); }
+Value b_tensor_mean(int argc, Value *argv) { return reduce(Op::Mean, Reduce::Mean, argc, argv); }
+Value b_tensor_max(int argc, Value *argv) { return reduce(Op::Max, Reduce::Max, argc, argv); }
+Value b_tensor_min(int argc, Value *argv) { return reduce(Composite::Min, Reduce::Min, argc, argv); }
+Value b_tensor_var(int argc, Value *argv) { return reduce(Composite::Var, Reduce::Var, argc, argv); }
 
 // ---- linear algebra and shape ---------------------------------------------------------
 
 Value b_matmul(int argc, Value *argv) {
-  if (Value r = foreign_call("matmul", argc, argv); r != NOVALUE) return r;
+  if (Value r = foreign_call(Op::Matmul, argc, argv); r != NOVALUE) return r;
   Tensor *a = arg_tensor("matmul", 1, argv[0]);
   Tensor *b = arg_tensor("matmul", 2, argv[1]);
   MatmulDims d;
@@ -285,7 +286,7 @@ Value b_matmul(int argc, Value *argv) {
 }
 
 Value b_transpose(int argc, Value *argv) {
-  if (Value r = foreign_call("transpose", argc, argv); r != NOVALUE) return r;
+  if (Value r = foreign_call(Op::Transpose, argc, argv); r != NOVALUE) return r;
   Tensor *t = arg_tensor("transpose", 1, argv[0]);
   const Shape &s = t->shape;
   int perm[kMaxRank];
@@ -299,13 +300,13 @@ Value b_transpose(int argc, Value *argv) {
 }
 
 Value b_reshape(int argc, Value *argv) {
-  if (Value r = foreign_call("reshape", argc, argv); r != NOVALUE) return r;
+  if (Value r = foreign_call(Op::Reshape, argc, argv); r != NOVALUE) return r;
   Tensor *t = arg_tensor("reshape", 1, argv[0]);
   return tensor_view(t, reshape_shape(t->shape, argv[1]));
 }
 
 Value b_concat(int argc, Value *argv) {
-  if (Value r = foreign_call_in_list("concat", argv[0], argc, argv); r != NOVALUE) return r;
+  if (Value r = foreign_call_in_list(Op::Concat, argv[0], argc, argv); r != NOVALUE) return r;
   Value list = argv[0];
   int64_t count = list_length(list);
   if (count <= 0) type_error("concat", 1, "a non-empty list of tensors", list);
@@ -331,7 +332,7 @@ Value b_concat(int argc, Value *argv) {
 }
 
 Value b_tensor_slice(int argc, Value *argv) {
-  if (Value r = foreign_call("tensor-slice", argc, argv); r != NOVALUE) return r;
+  if (Value r = foreign_call(Op::Slice, argc, argv); r != NOVALUE) return r;
   Tensor *t = arg_tensor("tensor-slice", 1, argv[0]);
   int axis;
   int64_t start, outer, len, inner;
@@ -345,51 +346,52 @@ Value b_tensor_slice(int argc, Value *argv) {
 BuiltinRegistrar reg([] {
   register_tensor_type();
 
-  defbuiltin("tensor", 1, 1, b_tensor,
+  defbuiltin(Composite::Tensor, 1, 1, b_tensor,
              "(tensor X): a tensor from a number or nested lists/vectors of numbers.");
   defbuiltin("zeros", 1, 1, b_zeros,
              "(zeros SHAPE): a tensor of zeros; SHAPE is a list of positive integers.");
   defbuiltin("ones", 1, 1, b_ones, "(ones SHAPE): a tensor of ones.");
-  defbuiltin("full", 2, 2, b_full, "(full SHAPE V): a tensor with every element V.");
+  defbuiltin(Composite::Full, 2, 2, b_full, "(full SHAPE V): a tensor with every element V.");
   defbuiltin("arange", 1, 3, b_arange,
              "(arange N) or (arange START END [STEP]): a rank-1 tensor START, START+STEP, ... below END.");
 
   defbuiltin("tensor?", 1, 1, b_tensor_p, "(tensor? X): #t if X is a tensor.");
-  defbuiltin("tensor-shape", 1, 1, b_tensor_shape,
+  defbuiltin(Composite::TensorShape, 1, 1, b_tensor_shape,
              "(tensor-shape T): the shape as a list; () for a scalar tensor.");
-  defbuiltin("tensor-rank", 1, 1, b_tensor_rank, "(tensor-rank T): the number of dimensions.");
-  defbuiltin("tensor-size", 1, 1, b_tensor_size, "(tensor-size T): the number of elements.");
-  defbuiltin("tensor-ref", 1, -1, b_tensor_ref,
+  defbuiltin(Composite::TensorRank, 1, 1, b_tensor_rank, "(tensor-rank T): the number of dimensions.");
+  defbuiltin(Composite::TensorSize, 1, 1, b_tensor_size, "(tensor-size T): the number of elements.");
+  defbuiltin(Composite::TensorRef, 1, -1, b_tensor_ref,
              "(tensor-ref T I ...): the element at one index per dimension.");
-  defbuiltin("tensor->list", 1, 1, b_tensor_to_list,
+  defbuiltin(Composite::TensorToList, 1, 1, b_tensor_to_list,
              "(tensor->list T): nested lists of the elements (a number for a scalar tensor).");
-  defbuiltin("tensor-item", 1, 1, b_tensor_item,
+  defbuiltin(Composite::TensorItem, 1, 1, b_tensor_item,
              "(tensor-item T): the only element of a one-element tensor.");
 
   register_elementwise_builtins();
-  defbuiltin("tensor-map", 2, 2, b_tensor_map, "(tensor-map F T): a tensor of (F x) for every element x.");
+  defbuiltin(Composite::TensorMap, 2, 2, b_tensor_map,
+             "(tensor-map F T): a tensor of (F x) for every element x.");
 
-  defbuiltin("tensor-sum", 1, 3, b_tensor_sum,
+  defbuiltin(Op::Sum, 1, 3, b_tensor_sum,
              "(tensor-sum T [AXIS [KEEPDIMS]]): the sum of all elements, or a tensor of sums along AXIS.");
-  defbuiltin("tensor-mean", 1, 3, b_tensor_mean,
+  defbuiltin(Op::Mean, 1, 3, b_tensor_mean,
              "(tensor-mean T [AXIS [KEEPDIMS]]): the mean of all elements, or along AXIS.");
-  defbuiltin("tensor-max", 1, 3, b_tensor_max,
+  defbuiltin(Op::Max, 1, 3, b_tensor_max,
              "(tensor-max T [AXIS [KEEPDIMS]]): the largest element, or the largest along AXIS.");
-  defbuiltin("tensor-min", 1, 3, b_tensor_min,
+  defbuiltin(Composite::Min, 1, 3, b_tensor_min,
              "(tensor-min T [AXIS [KEEPDIMS]]): the smallest element, or the smallest along AXIS.");
-  defbuiltin("tensor-var", 1, 3, b_tensor_var,
+  defbuiltin(Composite::Var, 1, 3, b_tensor_var,
              "(tensor-var T [AXIS [KEEPDIMS]]): the population variance (mean squared deviation from "
              "the mean), of all elements or along AXIS.");
 
-  defbuiltin("matmul", 2, 2, b_matmul,
+  defbuiltin(Op::Matmul, 2, 2, b_matmul,
              "(matmul A B): matrix product of the last two axes, the leading (batch) axes broadcast; "
              "rank-1 operands as in NumPy.");
-  defbuiltin("transpose", 1, 2, b_transpose,
+  defbuiltin(Op::Transpose, 1, 2, b_transpose,
              "(transpose T [AXES]): swap the two axes of a rank-2 tensor, or permute by AXES.");
-  defbuiltin("reshape", 2, 2, b_reshape,
+  defbuiltin(Op::Reshape, 2, 2, b_reshape,
              "(reshape T SHAPE): the same elements in a new shape; one -1 is inferred.");
-  defbuiltin("concat", 1, 2, b_concat, "(concat TENSORS [AXIS]): join tensors along AXIS (default 0).");
-  defbuiltin("tensor-slice", 4, 4, b_tensor_slice,
+  defbuiltin(Op::Concat, 1, 2, b_concat, "(concat TENSORS [AXIS]): join tensors along AXIS (default 0).");
+  defbuiltin(Op::Slice, 4, 4, b_tensor_slice,
              "(tensor-slice T AXIS START END): elements START..END-1 along AXIS.");
 });
 

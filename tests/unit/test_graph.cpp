@@ -75,7 +75,7 @@ TEST_CASE("graph: every attribute a row names tells nodes apart, in hashing and 
     CHECK(p.a != p.b);
     covered |= p.attr;
   }
-  for (const OpInfo &info : kOpInfo) CHECK((info.attrs & ~covered) == 0);
+  for (const OpInfo &info : kOpInfo.at) CHECK((info.attrs & ~covered) == 0);
   // The text keys the kernel cache, so it must tell each pair apart as well.
   for (const Pair &p : pairs) {
     Graph one, two;
