@@ -114,6 +114,10 @@ std::vector<std::string> &queued_messages() {
 std::atomic<bool> g_messages_queued{false};
 std::function<void()> *g_abandon_cleanup = nullptr;  // guarded by message_mutex()
 StderrCapture *g_background_capture = nullptr;       // guarded by message_mutex()
+// What a background capture held when it ended, until jit_pass_through writes it
+// out: an exit in between (jit_abandon_compile) writes it instead, so the
+// program's own last stderr lines are never lost. Guarded by message_mutex().
+std::string *g_unpassed = nullptr;
 }  // namespace
 
 StderrCapture::StderrCapture() {
@@ -140,7 +144,12 @@ std::string StderrCapture::end() {
   // The interpreter thread may end the capture first (jit_abandon_compile).
   std::lock_guard<std::mutex> lock(message_mutex());
   if (g_background_capture == this) g_background_capture = nullptr;
-  return end_now();
+  std::string text = end_now();
+  if (!jit_time_report()) {
+    if (!g_unpassed) g_unpassed = new std::string;
+    *g_unpassed = text;
+  }
+  return text;
 }
 
 std::string StderrCapture::end_now() {
@@ -200,12 +209,18 @@ void jit_abandon_compile() {
   if (g_background_capture) {
     g_background_capture->hand_over_for_exit();
     g_background_capture = nullptr;
+  } else if (g_unpassed && !g_unpassed->empty()) {
+    (void)!write(2, g_unpassed->data(), g_unpassed->size());
+    g_unpassed->clear();
   }
   if (g_abandon_cleanup && *g_abandon_cleanup) (*g_abandon_cleanup)();
   remove_compile_tmpdir();  // the process ends by _Exit, past atexit
 }
 
 void jit_pass_through(const std::string &captured, const std::string &reason) {
+  std::lock_guard<std::mutex> lock(message_mutex());
+  if (!g_unpassed || g_unpassed->empty()) return;  // nothing held, or an exit wrote it
+  g_unpassed->clear();
   std::string out;
   size_t pos = 0;
   while (pos < captured.size()) {

@@ -134,7 +134,8 @@ void jit_abandon_compile();
 // While the background thread compiles, fd 2 is redirected for the driver's
 // messages, so anything the interpreter thread wrote meanwhile was captured too:
 // this writes it back to stderr, except the line quoted as `reason` (empty on
-// success) and the driver's "compilation terminated.".
+// success) and the driver's "compilation terminated.". An exit between the end of
+// the capture and this call writes the held text itself (jit_abandon_compile).
 void jit_pass_through(const std::string &captured, const std::string &reason);
 
 // Tells the collector not to scan libgccjit's data and bss (~3.5 MB of GCC's
