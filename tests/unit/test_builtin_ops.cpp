@@ -6,6 +6,7 @@
 // fails here rather than tracing wrongly).
 #include <catch2/catch.hpp>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "runtime/args.h"
@@ -102,18 +103,18 @@ TEST_CASE("BuiltinOp round-trips through its index and names ops as their rows d
     BuiltinOp b = builtin_op_at(i);
     CHECK(b.is_op());
     CHECK(int(b.op()) == i);
-    CHECK(b.name() == op_info(Op(i)).builtin);
+    CHECK(std::string_view(b.name()) == op_info(Op(i)).builtin);
   }
   for (int c = 0; c < kCompositeCount; c++) {
     BuiltinOp b = builtin_op_at(kOpCount + c);
     CHECK_FALSE(b.is_op());
     CHECK(int(b.composite()) == c);
-    CHECK(b.name() == kCompositeNames[c]);
+    CHECK(std::string_view(b.name()) == kCompositeNames[c]);
   }
   // The columns stated once in the rows: what kOpInfo says is what the row says.
   for (const BinaryOpRow &r : kBinaryOps) {
     CHECK(op_info(binary_op(r.op)).differentiable == r.differentiable);
-    CHECK(op_info(binary_op(r.op)).builtin == r.builtin);
+    CHECK(std::string_view(op_info(binary_op(r.op)).builtin) == r.builtin);
     if (r.comparison) CHECK_FALSE(op_info(binary_op(r.op)).differentiable);
   }
   for (const UnaryOpRow &r : kUnaryOps) CHECK(op_info(unary_op(r.op)).differentiable == r.differentiable);
