@@ -22,26 +22,30 @@ cat >"$work/c.lisp" <<'L'
 (let forever () (forever))
 L
 failures=0
-TMPDIR=$work/tmp KILN_CACHE_DIR=off "$KILN" "$work/c.lisp" >/dev/null 2>"$work/err" &
-pid=$!
-waited=0
-# Up to 10 minutes for tracing to reach the compile on a busy machine.
-while kill -0 "$pid" 2>/dev/null && [ -z "$(find "$work/tmp" -name 'libgccjit-*' 2>/dev/null)" ] && [ $waited -lt 6000 ]; do
-  sleep 0.1
-  waited=$((waited + 1))
-done
-kill -INT "$pid" 2>/dev/null
-wait "$pid"
-status=$?
-if [ $status -ne 130 ]; then
-  echo "FAIL: status $status, stderr: $(head -c 300 "$work/err")"
-  failures=$((failures + 1))
-fi
-left=$(find "$work/tmp" -mindepth 1)
-if [ -n "$left" ]; then
-  echo "FAIL: left in TMPDIR: $left"
-  failures=$((failures + 1))
-fi
+# interrupt_compile WHAT FILE: runs FILE, sends SIGINT once a libgccjit working
+# directory exists (up to 10 minutes for tracing to reach the compile on a busy
+# machine), and expects status 130 and nothing left in TMPDIR.
+interrupt_compile() {
+  TMPDIR=$work/tmp KILN_CACHE_DIR=off "$KILN" "$2" >/dev/null 2>"$work/err" &
+  local pid=$! waited=0 status left
+  while kill -0 "$pid" 2>/dev/null && [ -z "$(find "$work/tmp" -name 'libgccjit-*' 2>/dev/null)" ] && [ $waited -lt 6000 ]; do
+    sleep 0.1
+    waited=$((waited + 1))
+  done
+  kill -INT "$pid" 2>/dev/null
+  wait "$pid"
+  status=$?
+  if [ $status -ne 130 ]; then
+    echo "FAIL: $1: status $status, stderr: $(head -c 300 "$work/err")"
+    failures=$((failures + 1))
+  fi
+  left=$(find "$work/tmp" -mindepth 1)
+  if [ -n "$left" ]; then
+    echo "FAIL: $1: left in TMPDIR: $left"
+    failures=$((failures + 1))
+  fi
+}
+interrupt_compile "an interrupted compile" "$work/c.lisp"
 # A compile that ends normally leaves nothing either, and TMPDIR is the user's again after it.
 out=$(TMPDIR=$work/tmp KILN_CACHE_DIR=off "$KILN" -e '(define k (graph-compile (lambda (x) (tensor-exp x)) 1.0)) (display (list (k 0.0) (get-environment-variable "TMPDIR")))' 2>&1)
 if [ "$out" != "(1.0 $work/tmp)" ]; then
@@ -57,25 +61,7 @@ fi
 # Ctrl-C ends the script while the compile goes on, and nothing is left either.
 sed -e 's/^(define k (graph-compile-grad loss x Ws))$/(define step (jit loss))/' \
     -e 's/^(let forever () (forever))$/(let forever () (step x Ws) (forever))/' "$work/c.lisp" >"$work/b.lisp"
-TMPDIR=$work/tmp KILN_CACHE_DIR=off "$KILN" "$work/b.lisp" >/dev/null 2>"$work/err" &
-pid=$!
-waited=0
-while kill -0 "$pid" 2>/dev/null && [ -z "$(find "$work/tmp" -name 'libgccjit-*' 2>/dev/null)" ] && [ $waited -lt 6000 ]; do
-  sleep 0.1
-  waited=$((waited + 1))
-done
-kill -INT "$pid" 2>/dev/null
-wait "$pid"
-status=$?
-if [ $status -ne 130 ]; then
-  echo "FAIL: background compile: status $status, stderr: $(head -c 300 "$work/err")"
-  failures=$((failures + 1))
-fi
-left=$(find "$work/tmp" -mindepth 1)
-if [ -n "$left" ]; then
-  echo "FAIL: an interrupted background compile left in TMPDIR: $left"
-  failures=$((failures + 1))
-fi
+interrupt_compile "an interrupted background compile" "$work/b.lisp"
 # The program sees the TMPDIR it was given, in both of the environment's views.
 out=$(TMPDIR=$work/tmp "$KILN" -e '(display (list (get-environment-variable "TMPDIR") (cdr (assoc "TMPDIR" (get-environment-variables)))))' 2>&1)
 if [ "$out" != "($work/tmp $work/tmp)" ]; then
