@@ -366,8 +366,11 @@ static void emit_graph(Emitter &E, const Graph &g, const KernelLayout &L, RV arg
     case KernelLayout::Place::Result: r.base = result_ptr[size_t(s.index)]; break;
     }
   }
+  // Only this graph's own checks: those of its loop bodies (graph set) name nodes
+  // of the body, and their statuses are copied out by the loop (emit_loop).
   for (const KernelLayout::IndexCheck &c : L.index_checks)
-    refs[size_t(c.node)].status = gcc_jit_lvalue_get_address(E.elem(scratch, E.ix(c.offset)), nullptr);
+    if (!c.graph)
+      refs[size_t(c.node)].status = gcc_jit_lvalue_get_address(E.elem(scratch, E.ix(c.offset)), nullptr);
 
   // Matmul-operand transposes are not materialised: their matmuls read the input
   // in place (left: a[i][kk] = x[kk][i], the broadcast operand is loaded one
