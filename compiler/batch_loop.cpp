@@ -147,7 +147,32 @@ void batch_graph(Graph &dst, const Graph &src, const std::vector<BatchOperand> &
   }
 }
 
-int32_t finish(Graph &g, const GraphNode &n, const LoopBody &L, LoopBody &NL, Ranges &ranges,
+// A loop node's operands split into their leaves: the carry (operand 0), then
+// the captures and each XS leaf's T steps (operand 1).
+struct LoopOperands {
+  std::vector<BatchOperand> carry, caps, xs;
+};
+LoopOperands split_operands(Ranges &ranges, const GraphNode &n, const LoopBody &L) {
+  const int64_t T = L.trips > 0 ? L.trips : 0;
+  LoopOperands ops;
+  int64_t at = 0;
+  for (const LeafSpec &s : L.carry) {
+    ops.carry.push_back(ranges.get(n.in[0], at, s.shape.size()));
+    at += s.shape.size();
+  }
+  at = 0;
+  for (const LeafSpec &s : L.captures) {
+    ops.caps.push_back(ranges.get(n.in[1], at, s.shape.size()));
+    at += s.shape.size();
+  }
+  for (const LeafSpec &s : L.xs) {
+    ops.xs.push_back(ranges.get(n.in[1], at, s.shape.size() * T));
+    at += s.shape.size() * T;
+  }
+  return ops;
+}
+
+int32_t finish(Graph &g, const LoopBody &L, LoopBody &NL, Ranges &ranges, const LoopOperands &ops,
                const std::vector<char> &param_b, const std::vector<char> &y_b, int64_t batch);
 
 }  // namespace
@@ -155,25 +180,11 @@ int32_t finish(Graph &g, const GraphNode &n, const LoopBody &L, LoopBody &NL, Ra
 int32_t batch_loop(Graph &g, const GraphNode &n, const BatchedView &view, int64_t batch) {
   const LoopBody &L = *n.loop;
   const size_t nc = L.carry.size(), nx = L.xs.size(), ny = L.ys.size(), ncap = L.captures.size();
-  const int64_t T = L.trips > 0 ? L.trips : 0;
   Ranges ranges(g, view, batch);
 
   // Each leaf of the operands, and whether it is batched.
-  std::vector<BatchOperand> carry_in, cap_in, xs_in;
-  int64_t at = 0;
-  for (const LeafSpec &s : L.carry) {
-    carry_in.push_back(ranges.get(n.in[0], at, s.shape.size()));
-    at += s.shape.size();
-  }
-  at = 0;
-  for (const LeafSpec &s : L.captures) {
-    cap_in.push_back(ranges.get(n.in[1], at, s.shape.size()));
-    at += s.shape.size();
-  }
-  for (const LeafSpec &s : L.xs) {
-    xs_in.push_back(ranges.get(n.in[1], at, s.shape.size() * T));
-    at += s.shape.size() * T;
-  }
+  const LoopOperands ops = split_operands(ranges, n, L);
+  const std::vector<BatchOperand> &carry_in = ops.carry, &cap_in = ops.caps, &xs_in = ops.xs;
   // Body params: the step, the carry, one step's XS, the captures.
   std::vector<char> param_b(1 + nc + nx + ncap, 0);
   for (size_t k = 0; k < nc; k++) param_b[1 + k] = carry_in[k].batched;
@@ -213,7 +224,7 @@ int32_t batch_loop(Graph &g, const GraphNode &n, const BatchedView &view, int64_
     NL->body = known->new_body;
     NL->cond = known->new_cond;
     for (size_t k = 0; k < ny; k++) NL->ys.push_back(known->ys[k] ? batched_leaf(batch, L.ys[k]) : L.ys[k]);
-    return finish(g, n, L, *NL, ranges, param_b, known->ys, batch);
+    return finish(g, L, *NL, ranges, ops, param_b, known->ys, batch);
   }
   auto params_of = [&](Graph &b) {
     std::vector<BatchOperand> ps;
@@ -274,32 +285,18 @@ int32_t batch_loop(Graph &g, const GraphNode &n, const BatchedView &view, int64_
     optimise_into(cond, *NL->cond);
   }
   view.bodies.push_back({L.body.get(), L.cond.get(), param_b, batch, NL->body, NL->cond, y_b});
-  return finish(g, n, L, *NL, ranges, param_b, y_b, batch);
+  return finish(g, L, *NL, ranges, ops, param_b, y_b, batch);
 }
 
 namespace {
 
 // The batched loop node NL (its body ready) on n's operands, and its result as
 // the per-example node's with the batch first.
-int32_t finish(Graph &g, const GraphNode &n, const LoopBody &L, LoopBody &NL, Ranges &ranges,
+int32_t finish(Graph &g, const LoopBody &L, LoopBody &NL, Ranges &ranges, const LoopOperands &ops,
                const std::vector<char> &param_b, const std::vector<char> &y_b, int64_t batch) {
   const size_t nc = L.carry.size(), nx = L.xs.size(), ny = L.ys.size(), ncap = L.captures.size();
   const int64_t T = L.trips > 0 ? L.trips : 0;
-  std::vector<BatchOperand> carry_in, cap_in, xs_in;
-  int64_t at = 0;
-  for (const LeafSpec &s : L.carry) {
-    carry_in.push_back(ranges.get(n.in[0], at, s.shape.size()));
-    at += s.shape.size();
-  }
-  at = 0;
-  for (const LeafSpec &s : L.captures) {
-    cap_in.push_back(ranges.get(n.in[1], at, s.shape.size()));
-    at += s.shape.size();
-  }
-  for (const LeafSpec &s : L.xs) {
-    xs_in.push_back(ranges.get(n.in[1], at, s.shape.size() * T));
-    at += s.shape.size() * T;
-  }
+  const std::vector<BatchOperand> &carry_in = ops.carry, &cap_in = ops.caps, &xs_in = ops.xs;
 
   // The operands packed: batched leaves hold the batch first, a batched XS leaf
   // [steps, batch, ...] so that one step's slice is contiguous.
