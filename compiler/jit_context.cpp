@@ -118,58 +118,102 @@ StderrCapture *g_background_capture = nullptr;       // guarded by message_mutex
 // out: an exit in between (jit_abandon_compile) writes it instead, so the
 // program's own last stderr lines are never lost. Guarded by message_mutex().
 std::string *g_unpassed = nullptr;
+// Set once an exit has handed the background capture over: from then on fd 2
+// stays on the capture for good (see jit_abandon_compile). Guarded by message_mutex().
+bool g_handed_over = false;
+}  // namespace
+
+namespace {
+// The one redirection of fd 2 that every active StderrCapture shares. Guarded by
+// message_mutex().
+struct SharedRedirection {
+  int users = 0;
+  int saved_fd = -1;  // the real fd 2
+  int tmp_fd = -1;    // the unlinked file fd 2 points at meanwhile
+};
+SharedRedirection g_redirection;
+
+std::string read_from(int fd, long at) {
+  std::string text;
+  char buf[4096];
+  ssize_t n;
+  while (text.size() < 65536 && (n = pread(fd, buf, sizeof buf, at)) > 0) {
+    text.append(buf, size_t(n));
+    at += n;
+  }
+  return text;
+}
 }  // namespace
 
 StderrCapture::StderrCapture() {
   std::fflush(stderr);
-  char path[] = "/tmp/kiln-jit-stderr-XXXXXX";
-  tmp_fd_ = mkstemp(path);
-  if (tmp_fd_ < 0) return;  // nothing captured; the back-end writes where it always does
-  unlink(path);
-  saved_fd_ = dup(2);
-  if (saved_fd_ < 0 || dup2(tmp_fd_, 2) < 0) {
-    if (saved_fd_ >= 0) close(saved_fd_);
-    close(tmp_fd_);
-    saved_fd_ = tmp_fd_ = -1;
-    return;
+  // The redirection and a background capture's registration happen in one critical
+  // section: an exit between the two would find fd 2 on a capture nobody hands
+  // over, and the program's last stderr lines would vanish with the process.
+  std::lock_guard<std::mutex> lock(message_mutex());
+  SharedRedirection &r = g_redirection;
+  if (r.users == 0) {
+    char path[] = "/tmp/kiln-jit-stderr-XXXXXX";
+    int tmp = mkstemp(path);
+    if (tmp < 0) return;  // nothing captured; the back-end writes where it always does
+    unlink(path);
+    int saved = dup(2);
+    if (saved < 0 || dup2(tmp, 2) < 0) {
+      if (saved >= 0) close(saved);
+      close(tmp);
+      return;
+    }
+    r.saved_fd = saved;
+    r.tmp_fd = tmp;
   }
-  if (t_background) {
-    std::lock_guard<std::mutex> lock(message_mutex());
-    g_background_capture = this;
-  }
+  struct stat st;
+  start_ = fstat(r.tmp_fd, &st) == 0 ? long(st.st_size) : 0;
+  r.users++;
+  active_ = true;
+  if (t_background) g_background_capture = this;
 }
 
 std::string StderrCapture::end() {
-  if (!t_background) return end_now();
-  // The interpreter thread may end the capture first (jit_abandon_compile).
   std::lock_guard<std::mutex> lock(message_mutex());
+  if (!active_ || g_handed_over) return "";  // the process is ending (jit_abandon_compile)
   if (g_background_capture == this) g_background_capture = nullptr;
-  std::string text = end_now();
-  if (!jit_time_report()) {
+  std::string text = end_locked();
+  if (t_background && !jit_time_report()) {
     if (!g_unpassed) g_unpassed = new std::string;
     *g_unpassed = text;
   }
   return text;
 }
 
-std::string StderrCapture::end_now() {
-  std::string text;
-  if (saved_fd_ < 0) return text;
+std::string StderrCapture::end_locked() {
   std::fflush(stderr);
-  dup2(saved_fd_, 2);
-  close(saved_fd_);
-  saved_fd_ = -1;
-  lseek(tmp_fd_, 0, SEEK_SET);
-  char buf[4096];
-  ssize_t n;
-  while ((n = read(tmp_fd_, buf, sizeof buf)) > 0 && text.size() < 65536) text.append(buf, size_t(n));
-  close(tmp_fd_);
-  tmp_fd_ = -1;
+  SharedRedirection &r = g_redirection;
+  std::string text = read_from(r.tmp_fd, start_);
+  active_ = false;
+  if (--r.users == 0) {
+    dup2(r.saved_fd, 2);
+    close(r.saved_fd);
+    close(r.tmp_fd);
+    r.saved_fd = r.tmp_fd = -1;
+  }
   return text;
 }
 
 StderrCapture::~StderrCapture() {
-  if (saved_fd_ >= 0) end();
+  if (active_) end();
+}
+
+namespace {
+bool stderr_captured() {
+  std::lock_guard<std::mutex> lock(message_mutex());
+  return g_redirection.users > 0;
+}
+}  // namespace
+
+void jit_write_real_stderr(const std::string &line) {
+  std::lock_guard<std::mutex> lock(message_mutex());
+  std::string text = line + "\n";
+  (void)!write(g_redirection.users > 0 ? g_redirection.saved_fd : 2, text.data(), text.size());
 }
 
 static int scan_library_roots(const char *library, void *, size_t) {
@@ -193,15 +237,10 @@ void remove_compile_tmpdir();
 // and that must not reach the user's stderr. pread leaves the shared offset alone,
 // so a driver's late write cannot land over the held text.
 void StderrCapture::hand_over_for_exit() {
-  if (saved_fd_ < 0) return;
+  if (!active_) return;
   std::fflush(stderr);
-  char buf[4096];
-  off_t at = 0;
-  ssize_t n;
-  while ((n = pread(tmp_fd_, buf, sizeof buf, at)) > 0) {
-    (void)!write(saved_fd_, buf, size_t(n));
-    at += n;
-  }
+  std::string text = read_from(g_redirection.tmp_fd, start_);
+  (void)!write(g_redirection.saved_fd, text.data(), text.size());
 }
 
 void jit_abandon_compile() {
@@ -209,6 +248,7 @@ void jit_abandon_compile() {
   if (g_background_capture) {
     g_background_capture->hand_over_for_exit();
     g_background_capture = nullptr;
+    g_handed_over = true;
   } else if (g_unpassed && !g_unpassed->empty()) {
     (void)!write(2, g_unpassed->data(), g_unpassed->size());
     g_unpassed->clear();
@@ -348,9 +388,17 @@ void run_uninterruptible(const std::string &kernel_name, StderrCapture *capture,
         lock.unlock();
         if (capture && capture->active()) capture->end();
         if (before_exit) before_exit();
-        remove_compile_tmpdir();
-        jit_message("error: interrupted while compiling kernel " + kernel_name +
-                    " (a compile cannot be stopped, so kiln exits)");
+        std::string message = "error: interrupted while compiling kernel " + kernel_name +
+                              " (a compile cannot be stopped, so kiln exits)";
+        if (stderr_captured()) {
+          // A background compile still holds fd 2: its text goes out, then this line.
+          std::fflush(stdout);
+          jit_abandon_compile();
+          jit_write_real_stderr(message);
+        } else {
+          remove_compile_tmpdir();
+          jit_message(message);
+        }
         std::fflush(stdout);
         std::_Exit(130);
       }

@@ -48,26 +48,34 @@ gcc_jit_context *jit_new_context();
 // report GCC prints (captured with the compile's stderr) is passed on to stderr.
 bool jit_time_report();
 
-// Redirects fd 2 into a temporary file between begin() and end(), so the
+// Redirects fd 2 into a temporary file between construction and end(), so the
 // driver's own messages (e.g. "cannot execute 'as'") can be quoted in Kiln's
-// single warning instead of spilling onto the user's terminal.
+// single warning instead of spilling onto the user's terminal. fd 2 is one per
+// process while captures come from two threads (a background compile beside a
+// graph-compile), so every capture shares one redirection: the first begins it,
+// the last to end restores fd 2, and each returns what was written since it began
+// (the other compile's lines too). Nesting order does not matter.
 class StderrCapture {
  public:
   StderrCapture();
   ~StderrCapture();
   StderrCapture(const StderrCapture &) = delete;
   StderrCapture &operator=(const StderrCapture &) = delete;
-  // Restores fd 2 and returns everything written meanwhile.
+  // Ends this capture and returns everything written since it began.
   std::string end();
-  bool active() const { return saved_fd_ >= 0; }
+  bool active() const { return active_; }
 
  private:
   friend void jit_abandon_compile();
-  std::string end_now();
+  std::string end_locked();
   void hand_over_for_exit();
-  int saved_fd_ = -1;
-  int tmp_fd_ = -1;
+  bool active_ = false;
+  long start_ = 0;  // the file's size when this capture began
 };
+
+// For an exit while another thread's capture is active: writes `line` and a
+// newline to the real standard error (fd 2 itself is the capture's file).
+void jit_write_real_stderr(const std::string &line);
 
 // Points TMPDIR at a directory of this process's own (made at the first compile,
 // removed at exit and on the interrupt path), so a compile the process ends under

@@ -2,12 +2,16 @@
 // graph interpreter bit for bit over several shapes (odd ones included), the
 // matmul tiles against k_matmul_reference, the calling convention (shape
 // errors, numbers, results), and the identity check of the kernel cache.
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <cstdlib>
 #include <cstring>
 #include <iterator>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "compiler/autodiff.h"
@@ -701,4 +705,40 @@ TEST_CASE("jit: a compile failure's reason is the captured line naming an error"
   CHECK(jit_failure_reason(nullptr, "note on stderr\n") == "note on stderr");
   CHECK(jit_failure_reason(nullptr, "x\nerror: y\n") == "error: y");
   CHECK(jit_failure_reason(nullptr, "") == "libgccjit failed without a message");
+}
+
+TEST_CASE("jit: captures of fd 2 from two threads may end in any order", "[jit]") {
+  // A background compile and a graph-compile capture at once; when the first to
+  // begin ended last, fd 2 was left on the other's deleted file and every later
+  // error message of the program vanished.
+  struct stat before, after;
+  REQUIRE(fstat(2, &before) == 0);
+  auto say = [](const char *s) { (void)!write(2, s, std::strlen(s)); };
+  auto *first = new StderrCapture;
+  say("one\n");
+  std::string second_text;
+  std::thread other([&] {
+    StderrCapture second;
+    say("two\n");
+    second_text = second.end();
+  });
+  other.join();  // the second began after the first and ends before it
+  say("three\n");
+  CHECK(second_text == "two\n");
+  CHECK(first->end() == "one\ntwo\nthree\n");
+  delete first;
+  REQUIRE(fstat(2, &after) == 0);
+  CHECK((after.st_dev == before.st_dev && after.st_ino == before.st_ino));
+
+  // Crossed: the first to begin ends first, the redirection stays for the second.
+  auto *a = new StderrCapture;
+  auto *b = new StderrCapture;
+  say("x\n");
+  CHECK(a->end() == "x\n");
+  say("y\n");
+  CHECK(b->end() == "x\ny\n");
+  delete a;
+  delete b;
+  REQUIRE(fstat(2, &after) == 0);
+  CHECK((after.st_dev == before.st_dev && after.st_ino == before.st_ino));
 }
