@@ -121,6 +121,12 @@ std::string *g_unpassed = nullptr;
 // Set once an exit has handed the background capture over: from then on fd 2
 // stays on the capture for good (see jit_abandon_compile). Guarded by message_mutex().
 bool g_handed_over = false;
+// The status an exit path ends the process with, set before it removes the compile
+// directory under a running compile (-1: no such exit under way).
+std::atomic<int> g_ending_status{-1};
+// The kernel this thread is compiling, and its capture, while `work` runs.
+thread_local const std::string *t_compiling_kernel = nullptr;
+thread_local StderrCapture *t_compile_capture = nullptr;
 }  // namespace
 
 namespace {
@@ -243,7 +249,8 @@ void StderrCapture::hand_over_for_exit() {
   (void)!write(g_redirection.saved_fd, text.data(), text.size());
 }
 
-void jit_abandon_compile() {
+void jit_abandon_compile(int status) {
+  g_ending_status.store(status);  // before the compile directory goes (end_for_compiler_exit)
   std::lock_guard<std::mutex> lock(message_mutex());
   if (g_background_capture) {
     g_background_capture->hand_over_for_exit();
@@ -351,6 +358,44 @@ const char *user_environment_tmpdir(bool *changed) {
   return g_user_tmpdir_set ? g_user_tmpdir.c_str() : nullptr;
 }
 
+// An exit handler, so it runs on the thread that calls exit(): GCC's fatal_error
+// does, from inside a compile. The process cannot go on (GCC's state is gone with
+// it), but it ends as it was already ending, or else with a clear error, never
+// with GCC's bare status 1 and its message left in the capture.
+void end_for_compiler_exit() {
+  if (!t_compiling_kernel) return;  // an ordinary exit
+  int status = g_ending_status.load();
+  // The compile met its directory removed by an exit already under way on another
+  // thread: that thread ends the process, with its status, once the removal is done
+  // (ending it from here would leave the directory half removed).
+  if (status >= 0)
+    for (;;) pause();
+  {
+    std::lock_guard<std::mutex> lock(message_mutex());
+    if (t_compile_capture) t_compile_capture->hand_over_for_exit();
+    std::string line = "error: the compiler ended the process while compiling kernel " + *t_compiling_kernel +
+                       " (a fatal error in GCC, above; kiln cannot continue)\n";
+    (void)!write(g_redirection.users > 0 ? g_redirection.saved_fd : 2, line.data(), line.size());
+  }
+  remove_compile_tmpdir();
+  std::_Exit(70);
+}
+
+namespace {
+// Runs `work` as this thread's compile of `kernel_name` (see end_for_compiler_exit).
+void compile_watched(const std::string &kernel_name, StderrCapture *capture, void (*work)(void *),
+                     void *data) {
+  static std::once_flag registered;
+  // Registered at the first compile, after remove_compile_tmpdir's handler, so it runs first.
+  std::call_once(registered, [] { std::atexit(end_for_compiler_exit); });
+  t_compiling_kernel = &kernel_name;
+  t_compile_capture = capture;
+  work(data);
+  t_compiling_kernel = nullptr;
+  t_compile_capture = nullptr;
+}
+}  // namespace
+
 void run_uninterruptible(const std::string &kernel_name, StderrCapture *capture, void (*work)(void *),
                          void *data, const std::function<void()> &before_exit) {
   if (t_background) {
@@ -360,7 +405,7 @@ void run_uninterruptible(const std::string &kernel_name, StderrCapture *capture,
       std::lock_guard<std::mutex> lock(message_mutex());
       g_abandon_cleanup = new std::function<void()>(before_exit);
     }
-    work(data);
+    compile_watched(kernel_name, capture, work, data);
     std::lock_guard<std::mutex> lock(message_mutex());
     delete g_abandon_cleanup;
     g_abandon_cleanup = nullptr;
@@ -374,8 +419,8 @@ void run_uninterruptible(const std::string &kernel_name, StderrCapture *capture,
   // Heap-owned and never freed: on a Ctrl-C the process exits while the thread
   // still runs, and nothing may be destroyed under it before that.
   auto *shared = new Shared;
-  std::thread worker([=] {
-    work(data);
+  std::thread worker([=, &kernel_name] {
+    compile_watched(kernel_name, capture, work, data);
     std::lock_guard<std::mutex> lock(shared->m);
     shared->done = true;
     shared->cv.notify_one();
@@ -386,6 +431,7 @@ void run_uninterruptible(const std::string &kernel_name, StderrCapture *capture,
       shared->cv.wait_for(lock, std::chrono::milliseconds(50));
       if (g_interrupt && !shared->done) {
         lock.unlock();
+        g_ending_status.store(130);  // before anything of the compile is removed under it
         if (capture && capture->active()) capture->end();
         if (before_exit) before_exit();
         std::string message = "error: interrupted while compiling kernel " + kernel_name +
@@ -393,7 +439,7 @@ void run_uninterruptible(const std::string &kernel_name, StderrCapture *capture,
         if (stderr_captured()) {
           // A background compile still holds fd 2: its text goes out, then this line.
           std::fflush(stdout);
-          jit_abandon_compile();
+          jit_abandon_compile(130);
           jit_write_real_stderr(message);
         } else {
           remove_compile_tmpdir();

@@ -66,7 +66,8 @@ class StderrCapture {
   bool active() const { return active_; }
 
  private:
-  friend void jit_abandon_compile();
+  friend void jit_abandon_compile(int status);
+  friend void end_for_compiler_exit();
   std::string end_locked();
   void hand_over_for_exit();
   bool active_ = false;
@@ -103,7 +104,11 @@ std::string first_error_line(const std::string &text);
 std::string jit_failure_reason(gcc_jit_context *ctx, const std::string &captured);
 
 // Runs `work` (a libgccjit compile, which cannot poll for Ctrl-C) on a helper
-// thread while this thread waits for it. A Ctrl-C meanwhile cannot stop the
+// thread while this thread waits for it. GCC ends the process with exit(1) on a
+// fatal error (e.g. its output file cannot be opened, as when an exit removes the
+// compile directory under it): while `work` runs, an exit handler turns that into
+// the status the process was already ending with, or else into a clear error
+// naming the kernel, with what GCC wrote, and status 70. A Ctrl-C meanwhile cannot stop the
 // compile, so it ends the process: the message `error: interrupted while
 // compiling kernel NAME` (after restoring stderr from `capture`, which may be
 // null) and exit status 130, as an interrupted script (docs/jit.md). `work`
@@ -133,11 +138,11 @@ inline void check_interrupt_unless_background() {
     if (!jit_on_background_thread()) throw_interrupt();
 }
 // Runs the clean-up of the background compile in flight, if any (the process is
-// about to end under it: its partial cache file and the compile directory are
-// removed, and what its stderr capture holds, the interpreter thread's last
-// messages, is written to stderr). fd 2 stays on the capture afterwards, so call
-// it last, just before _Exit.
-void jit_abandon_compile();
+// about to end under it with `status`: its partial cache file and the compile
+// directory are removed, and what its stderr capture holds, the interpreter
+// thread's last messages, is written to stderr). fd 2 stays on the capture
+// afterwards, so call it last, just before _Exit(status).
+void jit_abandon_compile(int status);
 
 // While the background thread compiles, fd 2 is redirected for the driver's
 // messages, so anything the interpreter thread wrote meanwhile was captured too:

@@ -140,7 +140,7 @@ void jit_exit_now_if_compiling(int status) {
     // stays on the compile's capture (jit_abandon_compile).
     jit_drain_messages();
     std::fflush(nullptr);
-    jit_abandon_compile();
+    jit_abandon_compile(status);
   }
   std::fflush(nullptr);
   std::_Exit(status);

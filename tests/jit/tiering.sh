@@ -4,7 +4,8 @@
 # kernel is compiled and KILN_JIT_LOG=1 logs the switch; KILN_JIT=sync compiles
 # first; a program ending while its kernel compiles ends at once with its own
 # status; Ctrl-C during a background compile ends the script as an interrupt at
-# once, leaving no partial cache file; a failed compile leaves the interpreter in
+# once, leaving no partial cache file, at whatever moment of the compile it comes;
+# a failed compile leaves the interpreter in
 # place with one warning and the same results. What the program writes to stderr
 # while the driver's messages are captured is kept.
 set -u
@@ -52,6 +53,17 @@ check "exit during a compile: status and output kept" $([ $rc = 3 ] && grep -qx 
 check "exit during a compile: no wait for it (${ms} ms, the compile held 8000 ms)" $([ "$ms" -lt 8000 ] && echo 0 || echo 1)
 sleep 1
 check "exit during a compile: no partial cache file" $(clean_cache "$cache" && echo 0 || echo 1)
+
+# 3b. exit at many moments of a compile: always the program's status, nothing left
+# behind in TMPDIR (GCC's exit(1) on its removed directory once won the race)
+sweep_tmp="$tmp/sweep-tmpdir"; mkdir -p "$sweep_tmp"; bad=""
+for wait_ms in $(seq 0 4 120); do
+  (cd "$here" && TMPDIR="$sweep_tmp" KILN_CACHE_DIR=off "$kiln" exit_mid_compile.lisp $wait_ms >/dev/null 2>"$tmp/sweep.err")
+  rc=$?
+  [ $rc = 3 ] && [ ! -s "$tmp/sweep.err" ] || bad="$bad wait=${wait_ms}ms:status=$rc:$(head -c 200 "$tmp/sweep.err")"
+done
+out="$bad; left in TMPDIR: $(ls -A "$sweep_tmp")"
+check "exit at any moment of a compile: the program's status, no message, nothing left" $([ -z "$bad" ] && [ -z "$(ls -A "$sweep_tmp")" ] && echo 0 || echo 1)
 
 # 4. Ctrl-C while the kernel compiles: the interpreter thread stops as usual
 cache="$tmp/int-cache"

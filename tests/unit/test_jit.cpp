@@ -3,6 +3,7 @@
 // matmul tiles against k_matmul_reference, the calling convention (shape
 // errors, numbers, results), and the identity check of the kernel cache.
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -12,6 +13,7 @@
 #include <iterator>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "compiler/autodiff.h"
@@ -741,4 +743,76 @@ TEST_CASE("jit: captures of fd 2 from two threads may end in any order", "[jit]"
   delete b;
   REQUIRE(fstat(2, &after) == 0);
   CHECK((after.st_dev == before.st_dev && after.st_ino == before.st_ino));
+}
+
+namespace {
+// Runs `child` in a forked process with stderr on a pipe; returns its exit status
+// and what it wrote to stderr.
+std::pair<int, std::string> in_child(void (*child)()) {
+  int fds[2];
+  REQUIRE(pipe(fds) == 0);
+  std::fflush(nullptr);
+  pid_t pid = fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    close(fds[0]);
+    dup2(fds[1], 2);
+    child();
+    std::_Exit(99);  // child() ends the process itself
+  }
+  close(fds[1]);
+  std::string err;
+  char buf[512];
+  ssize_t n;
+  while ((n = read(fds[0], buf, sizeof buf)) > 0) err.append(buf, size_t(n));
+  close(fds[0]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), err};
+}
+}  // namespace
+
+TEST_CASE("jit: GCC's exit(1) inside a compile ends the process with the status it was ending with",
+          "[jit]") {
+  // An exit during a background compile removes the compile directory; GCC, finding
+  // its output file gone, calls exit(1), which raced the intended _Exit: a program
+  // ending with status 3 (or 0) sometimes ended with 1 and no message.
+  auto [status, err] = in_child([] {
+    std::thread compile([] {
+      jit_mark_background_thread();
+      StderrCapture cap;
+      run_uninterruptible(
+          "racing", &cap,
+          [](void *) {
+            usleep(100000);  // the exit path below starts meanwhile
+            std::fputs("cc1: fatal error: cannot open fake.s for writing\ncompilation terminated.\n", stderr);
+            std::exit(1);
+          },
+          nullptr);
+    });
+    compile.detach();
+    usleep(20000);
+    std::fputs("the program's last line\n", stderr);
+    jit_abandon_compile(3);
+    usleep(300000);  // GCC's exit comes first
+    std::_Exit(3);
+  });
+  CHECK(status == 3);
+  CHECK(err == "the program's last line\n");
+}
+
+TEST_CASE("jit: GCC's fatal error in a compile is a clear error naming the kernel", "[jit]") {
+  auto [status, err] = in_child([] {
+    StderrCapture cap;
+    run_uninterruptible(
+        "doomed", &cap,
+        [](void *) {
+          std::fputs("cc1: fatal error: cannot open fake.s for writing\ncompilation terminated.\n", stderr);
+          std::exit(1);
+        },
+        nullptr);
+  });
+  CHECK(status == 70);
+  CHECK(err.find("cc1: fatal error: cannot open fake.s for writing\n") != std::string::npos);
+  CHECK(err.find("error: the compiler ended the process while compiling kernel doomed") != std::string::npos);
 }
