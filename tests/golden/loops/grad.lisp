@@ -1,20 +1,16 @@
 ;; Gradients through scan and fori-loop (reverse mode keeps every step's carry),
 ;; checked against central finite differences; nesting with graph-grad and jit.
+;; The RNN's loss and the SGD model are in parts/training.lisp (shared with kernels.lisp).
+(load "parts/training.lisp")
 (define (fd f x eps) (/ (- (f (+ x eps)) (f (- x eps))) (* 2 eps)))
 (define (close? a b) (< (abs (- a b)) (* 1e-6 (+ 1.0 (abs b)))))
 
-;; An Elman RNN: h' = tanh(h U + x W), loss = sum of squares of every h.
+;; An Elman RNN (rnn-loss): h' = tanh(h U + x W), loss = sum of squares of every h.
 (define u (tensor '((0.3 -0.2 0.1) (0.05 0.4 -0.3) (-0.1 0.2 0.25))))
 (define w (tensor '((0.5 -0.5 0.2) (0.1 0.3 -0.4))))
 (define xs (tensor '((1.0 0.0) (0.5 0.5) (-0.3 0.2) (0.0 1.0) (2.0 -1.0) (0.7 0.1))))
 (define h0 (tensor '(0.1 -0.1 0.2)))
-(define (loss u w h0 xs)
-  (let ((r (scan (lambda (h x)
-                   (let ((h2 (tensor-tanh (tensor-add (matmul h u) (matmul x w)))))
-                     (cons h2 h2)))
-                 h0 xs)))
-    (+ (tensor-sum (tensor-mul (cdr r) (cdr r))) (tensor-sum (car r)))))
-(define r (graph-grad loss u w h0 xs))
+(define r (graph-grad rnn-loss u w h0 xs))
 (display (car r)) (newline)
 ;; Each gradient entry against finite differences of the eager loss.
 (define (entry-ok? which grad)
@@ -25,14 +21,14 @@
                (bump (lambda (d) (let ((l (list-copy flat)))
                                    (list-set! l i (+ (list-ref l i) d))
                                    (reshape (tensor l) (tensor-shape t)))))
-               (f (lambda (d) (apply loss (let ((args (list u w h0 xs))) (list-set! args which (bump d)) args))))
+               (f (lambda (d) (apply rnn-loss (let ((args (list u w h0 xs))) (list-set! args which (bump d)) args))))
                (num (/ (- (f 1e-6) (f -1e-6)) 2e-6))
                (g (list-ref (tensor->list (reshape grad (list (tensor-size grad)))) i)))
           (loop (+ i 1) (and ok (close? g num)))))))
 (display (map (lambda (k) (entry-ok? k (list-ref (cdr r) k))) '(0 1 2 3))) (newline)
 ;; graph-grad's loss is the eager loss's bits; jit's gradient is graph-grad's.
-(display (equal? (car r) (loss u w h0 xs))) (newline)
-(display (equal? r ((jit (lambda (u w h0 xs) (graph-grad loss u w h0 xs))) u w h0 xs))) (newline)
+(display (equal? (car r) (rnn-loss u w h0 xs))) (newline)
+(display (equal? r ((jit (lambda (u w h0 xs) (graph-grad rnn-loss u w h0 xs))) u w h0 xs))) (newline)
 
 ;; fori-loop is differentiable too (a static trip count): d/dx of x^(2^3) * x^...
 (define (p x) (fori-loop 3 (lambda (i c) (* c c x (+ 1.0 (* 0.1 i)))) x))
@@ -42,27 +38,13 @@
 
 ;; A fori-loop of SGD steps whose body calls graph-grad, jitted: the 8x16 -> 8
 ;; least-squares model, 50 steps, equal to the eager loop's bits.
-(define (lin-loss w b x y)
-  (let ((d (tensor-sub (tensor-add (matmul x w) b) y))) (tensor-mean (tensor-mul d d))))
-(define (train w b x y)
-  (fori-loop 50
-             (lambda (i p)
-               (let ((g (graph-grad lin-loss (car p) (cadr p) x y)))
-                 (list (tensor-sub (car p) (tensor-mul 0.1 (cadr g)))
-                       (tensor-sub (cadr p) (tensor-mul 0.1 (caddr g))))))
-             (list w b)))
-(define ks (random-split 7 4))
-(define x (tensor-randn '(8 16) (list-ref ks 0)))
-(define y (tensor-randn '(8 8) (list-ref ks 1)))
-(define w0 (tensor-mul 0.1 (tensor-randn '(16 8) (list-ref ks 2))))
-(define b0 (tensor-mul 0.0 (tensor-randn '(8) (list-ref ks 3))))
 (define eager (train w0 b0 x y))
 (display (list (lin-loss w0 b0 x y) (lin-loss (car eager) (cadr eager) x y))) (newline)
 (display (equal? eager ((jit train) w0 b0 x y))) (newline)
 (display (equal? eager (graph-eval train w0 b0 x y))) (newline)
 
 ;; A scan inside grad inside jit.
-(define step (jit (lambda (u w h0 xs) ((grad loss '(0 1)) u w h0 xs))))
+(define step (jit (lambda (u w h0 xs) ((grad rnn-loss '(0 1)) u w h0 xs))))
 (display (equal? (step u w h0 xs) (list (car r) (cadr r) (caddr r)))) (newline)
 ;; Second order: the derivative of a scan's gradient.
 (define (q a) (car (scan (lambda (c x) (cons (* c (tensor-tanh (* a x))) 0.0)) 1.0 (tensor '(0.5 1.0 1.5)))))
@@ -73,4 +55,4 @@
 ;; step's carry gives the value too (optimise.cpp), so the gradient graph holds one
 ;; forward and one backward loop node.
 (define (loop-nodes ir) (length (filter (lambda (n) (eq? (cadr n) 'loop)) (car ir))))
-(display (loop-nodes (graph-ir 'grad loss u w h0 xs))) (newline)
+(display (loop-nodes (graph-ir 'grad rnn-loss u w h0 xs))) (newline)

@@ -1,6 +1,9 @@
 ;; Loops in native kernels (docs/jit.md, "Loops"): each jitted loop is compiled
 ;; (kernel-ready? on every kernel of the jit procedure, KILN_JIT=sync) and gives
-;; the bits of the eager loop and of graph-eval.
+;; the bits of the eager loop and of graph-eval. The loops and models are in
+;; parts/examples.lisp (shared with forms.lisp) and parts/training.lisp (with grad.lisp).
+(load "parts/examples.lisp")
+(load "parts/training.lisp")
 (define (native? j) (and (pair? (jit-wait j)) (let all ((ks (jit-kernels j))) (or (null? ks) (and (kernel-ready? (car ks)) (all (cdr ks)))))))
 (define (check name f . args)
   (let* ((j (jit f)) (jitted (apply j args)) (eager (apply f args)) (traced (apply graph-eval f args)))
@@ -8,55 +11,23 @@
     (display (if (native? j) "  native" "  NOT NATIVE"))
     (display (if (and (equal? eager traced) (equal? eager jitted)) ", same bits" ", DIFFERENT")) (newline)))
 
-;; fori-loop over a number, with the index used.
-(define (f1 x) (fori-loop 7 (lambda (i c) (+ (* c 0.5) (* i 0.25))) x))
+;; fori-loop over a number and over a tree (also 0 steps); scan over a sequence
+;; and over a tree XS; while-loop (its condition evaluated in the kernel) stepping
+;; and not; a scan inside a fori-loop, a while inside a scan, a fori in a fori.
 (check "fori number" f1 1.0)
-
-;; fori-loop over a tree: a list of a tensor and a named entry list.
-(define w (tensor '((0.5 -0.25) (0.125 0.75))))
-(define (step i c)
-  (list (tensor-tanh (matmul (car c) w))
-        (list (cons 'n (+ (cdr (assq 'n (cadr c))) 1.0))
-              (cons 's (+ (cdr (assq 's (cadr c))) (tensor-sum (car c)))))))
-(define init (list (tensor '((1.0 2.0) (3.0 -1.0))) (list (cons 'n 0.0) (cons 's 0.0))))
-(check "fori tree" (lambda (c) (fori-loop 4 step c)) init)
+(check "fori tree" f2 init)
 (check "fori 0 steps" (lambda (c) (fori-loop 0 step c)) init)
-
-;; scan: an Elman cell over a 5 x 3 sequence; YS stacked along axis 0.
-(define u (tensor '((0.3 -0.2 0.1) (0.05 0.4 -0.3) (-0.1 0.2 0.25))))
-(define xs (tensor '((1.0 0.0 -1.0) (0.5 0.5 0.5) (-0.3 0.2 0.9) (0.0 1.0 0.0) (2.0 -1.0 0.5))))
-(define (cell h x)
-  (let ((h2 (tensor-tanh (tensor-add (matmul h u) x))))
-    (cons h2 (list h2 (tensor-sum h2)))))
-(define (f3 h xs) (let ((r (scan cell h xs))) (list (car r) (cdr r))))
-(define h0 (tensor '(0.1 -0.1 0.2)))
 (check "scan" f3 h0 xs)
-(define xs4 (list (tensor '(1.0 2.0 3.0)) (tensor '(0.5 0.25 0.125))))
-(check "scan tree xs"
-       (lambda (c xs) (let ((r (scan (lambda (c x) (cons (+ (* c 0.9) (car x)) (* (cadr x) c))) c xs)))
-                        (list (car r) (cdr r))))
-       1.0 xs4)
-
-;; while-loop: the condition is evaluated in the kernel.
-(define (grow c) (list (+ (car c) 1.0) (* (cadr c) 1.7)))
-(define (f5 x) (while-loop (lambda (c) (< (cadr c) 100.0)) grow (list 0.0 x)))
+(check "scan tree xs" f4l 1.0 xs4)
 (check "while" f5 1.3)
 (check "while, no step" f5 200.0)
-
-;; Nesting: a scan inside a fori-loop, a while inside a scan, a fori in a fori.
-(check "scan in fori" (lambda (h xs) (fori-loop 3 (lambda (i h) (car (scan cell h xs))) h)) h0 xs)
-(define (f7 c xs)
-  (let ((r (scan (lambda (c x) (let ((y (while-loop (lambda (v) (< v 10.0)) (lambda (v) (* v (+ 1.5 x))) c)))
-                                (cons (- y 9.0) y)))
-                 c xs)))
-    (list (car r) (cdr r))))
-(check "while in scan" f7 1.0 (tensor '(0.0 0.5 1.0 0.25)))
+(check "scan in fori" f6 h0 xs)
+(check "while in scan" f7 1.0 xs7)
 (check "fori in fori"
        (lambda (m) (fori-loop 3 (lambda (i m) (fori-loop 4 (lambda (j m) (tensor-add (matmul m w) (* 0.5 j))) m)) m))
        (tensor '((1.0 0.5) (-0.5 2.0))))
 
 ;; A tensor constant inside the body, a captured traced value, 10 000 steps.
-(define (g n) (lambda (x a) (fori-loop n (lambda (i c) (+ (* c a) (exp a))) x)))
 (check "fori 10000" (g 10000) 1.0 0.999)
 (check "body constant" (lambda (v) (fori-loop 5 (lambda (i v) (tensor-mul (tensor-add v (tensor '(1.0 -2.0 0.5))) 0.5)) v))
        (tensor '(0.0 1.0 2.0)))
@@ -78,21 +49,7 @@
 (try (lambda () (graph-eval embed (tensor '(0.0 0.0)) (tensor '(2.0 0.0 7.0 1.0)))))
 
 ;; Loops whose body holds graph-grad's nodes: 50 SGD steps of a least-squares
-;; model (8x16 -> 8) in one kernel, against the eager loop's bits.
-(define (lin-loss w b x y)
-  (let ((d (tensor-sub (tensor-add (matmul x w) b) y))) (tensor-mean (tensor-mul d d))))
-(define (train w b x y)
-  (fori-loop 50
-             (lambda (i p)
-               (let ((g (graph-grad lin-loss (car p) (cadr p) x y)))
-                 (list (tensor-sub (car p) (tensor-mul 0.1 (cadr g)))
-                       (tensor-sub (cadr p) (tensor-mul 0.1 (caddr g))))))
-             (list w b)))
-(define ks (random-split 7 4))
-(define x (tensor-randn '(8 16) (list-ref ks 0)))
-(define y (tensor-randn '(8 8) (list-ref ks 1)))
-(define w0 (tensor-mul 0.1 (tensor-randn '(16 8) (list-ref ks 2))))
-(define b0 (tensor-mul 0.0 (tensor-randn '(8) (list-ref ks 3))))
+;; model (8x16 -> 8, parts/training.lisp) in one kernel, against the eager loop's bits.
 (check "fori SGD (final loss)" (lambda (w b x y) (let ((p (train w b x y))) (lin-loss (car p) (cadr p) x y)))
        w0 b0 x y)
 (check "fori SGD (weights)" (lambda (w b x y) (cadr (train w b x y))) w0 b0 x y)
@@ -101,12 +58,6 @@
 ;; backward (reverse) scan of the body's vector-Jacobian product, in one kernel.
 (define wx (tensor '((0.5 -0.5 0.2) (0.1 0.3 -0.4))))
 (define xs2 (tensor '((1.0 0.0) (0.5 0.5) (-0.3 0.2) (0.0 1.0) (2.0 -1.0) (0.7 0.1))))
-(define (rnn-loss u w h0 xs)
-  (let ((r (scan (lambda (h x)
-                   (let ((h2 (tensor-tanh (tensor-add (matmul h u) (matmul x w)))))
-                     (cons h2 h2)))
-                 h0 xs)))
-    (+ (tensor-sum (tensor-mul (cdr r) (cdr r))) (tensor-sum (car r)))))
 (check "scan RNN grad" (lambda (u w h0 xs) (graph-grad rnn-loss u w h0 xs)) u wx h0 xs2)
 (check "scan in grad in fori"
        (lambda (u w h0 xs)

@@ -1,16 +1,7 @@
 ;; Per-example gradients: (vmap (grad loss) '(#f 0 0)) of a 64-64-10 MLP (the
 ;; digits model, examples/digits.lisp) equals grad over each example, bit for
 ;; bit, eagerly and under jit; the batched graph has the same size at every batch.
-(define (flat v)
-  (if (number? v) (list (inexact v)) (tensor->list (reshape v (list (tensor-size v))))))
-(define (leaves t)
-  (cond ((or (number? t) (tensor? t)) (list t))
-        ((pair? t) (append (leaves (car t)) (leaves (cdr t))))
-        (else '())))
-(define (same-bits? a b)
-  (cond ((and (null? a) (null? b)) #t)
-        ((or (null? a) (null? b)) #f)
-        (else (and (eqv? (car a) (car b)) (same-bits? (cdr a) (cdr b))))))
+(load "parts/against_slices.lisp")  ; flat, leaves, same-bits?
 (define (row x i) (reshape (tensor-slice x 0 i (+ i 1)) (cdr (tensor-shape x))))
 (define (flat-tree t) (apply append (map flat (leaves t))))
 
