@@ -21,7 +21,7 @@
   (map (lambda (i) ((grad loss) params (row xs i) (row ys i))) (iota (car (tensor-shape xs)))))
 ;; the batched result's example i, as a flat list
 (define (example r i) (flat-tree (map (lambda (l) (row l i)) (leaves r))))
-(define (agrees? r xs ys)
+(define (grads-agree? r xs ys)
   (let loop ((i 0) (gs (per-example-grads xs ys)))
     (or (null? gs) (and (same-bits? (example r i) (flat-tree (car gs))) (loop (+ i 1) (cdr gs))))))
 
@@ -30,11 +30,11 @@
 (define b8 (batch 8 11))
 (define r (apply per-example params b8))
 (write (map tensor-shape (leaves r))) (newline)
-(write (agrees? r (car b8) (cadr b8))) (newline)
+(write (grads-agree? r (car b8) (cadr b8))) (newline)
 (write (same-bits? (flat-tree r) (flat-tree (apply per-example-jit params b8)))) (newline)
 (write (same-bits? (flat-tree r) (flat-tree (apply graph-eval per-example params b8)))) (newline)
 (define b3 (batch 3 21))
-(write (agrees? (apply per-example-jit params b3) (car b3) (cadr b3))) (newline)
+(write (grads-agree? (apply per-example-jit params b3) (car b3) (cadr b3))) (newline)
 ;; the graph does not grow with the batch (map would add a copy per example)
 (write (map (lambda (n) (apply graph-node-count per-example params (batch n 31))) '(8 32 128))) (newline)
 ;; gradients only for the parameters, and per-example losses with the gradient
