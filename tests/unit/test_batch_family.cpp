@@ -5,7 +5,6 @@
 // to three threads) without a compile of its own.
 #include <catch2/catch.hpp>
 #include <cstdlib>
-#include <cstring>
 #include <memory>
 #include <string>
 
@@ -17,8 +16,10 @@
 #include "compiler/tree.h"
 #include "runtime/tensor.h"
 #include "runtime/tensor_ops.h"
+#include "tests/support/same_bits.h"
 
 using namespace kiln;
+using kiln::test::same_bits;
 
 namespace {
 
@@ -33,16 +34,6 @@ Value filled(const Shape &s, int64_t off) {
   Tensor *t = alloc_tensor(s);
   for (int64_t i = 0; i < t->size; i++) t->data[i] = double((7 * i + off) % 17 - 8) / 8.0 * 0.1 + 0.003;
   return from_ptr(t);
-}
-
-bool same_bits(Value a, Value b) {
-  if (is_tensor(a) != is_tensor(b)) return false;
-  if (!is_tensor(a)) {
-    double x = number_as_double(a), y = number_as_double(b);
-    return std::memcmp(&x, &y, 8) == 0;
-  }
-  Tensor *ta = tensor_of(a), *tb = tensor_of(b);
-  return ta->shape == tb->shape && std::memcmp(ta->data, tb->data, sizeof(double) * size_t(ta->size)) == 0;
 }
 
 // A layer's step at leading size n (x n x d, w d x h, b h): the shapes of a
@@ -127,7 +118,7 @@ TEST_CASE("batch family: found from two traces and members checked", "[jit][batc
       CHECK(f.scale[size_t(i)] == 7);
       (f.numer[size_t(i)] != 0.0 ? scaled : products)++;
       double v = f.value_at(i, 32);
-      CHECK(std::memcmp(&v, &(*g32)[i].scalar, 8) == 0);
+      CHECK(same_bits(v, (*g32)[i].scalar));
     }
   CHECK(scaled == 1);
   CHECK(products == 1);

@@ -3,7 +3,6 @@
 // node's on every row, bit for bit (the orders of additions the rules rely on).
 #include <catch2/catch.hpp>
 #include <cmath>
-#include <cstring>
 #include <vector>
 
 #include "compiler/batching.h"
@@ -13,8 +12,10 @@
 #include "runtime/eval.h"
 #include "runtime/printer.h"
 #include "runtime/tensor.h"
+#include "tests/support/same_bits.h"
 
 using namespace kiln;
+using kiln::test::same_bits;
 
 namespace {
 
@@ -29,8 +30,6 @@ std::vector<double> values(Value v) {
   Tensor *t = tensor_of(v);
   return std::vector<double>(t->data, t->data + t->shape.size());
 }
-
-bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
 
 // Evaluates a one-output graph on one argument.
 std::vector<double> eval1(Graph &g, int32_t out, Value arg) {

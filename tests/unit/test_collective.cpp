@@ -4,7 +4,6 @@
 // same bits, and a failed exchange to be raised after the kernel returns.
 #include <catch2/catch.hpp>
 #include <cstdlib>
-#include <cstring>
 #include <functional>
 #include <memory>
 #include <string>
@@ -18,8 +17,10 @@
 #include "runtime/error.h"
 #include "runtime/gc.h"
 #include "runtime/tensor.h"
+#include "tests/support/same_bits.h"
 
 using namespace kiln;
+using kiln::test::same_bits;
 
 namespace {
 
@@ -114,7 +115,7 @@ TEST_CASE("collective: interpreter and kernel make the same exchanges, bit for b
     CHECK(found);
   }
   Tensor *t = tensor_of(car(got));
-  CHECK(std::memcmp(t->data, w->data, 6 * sizeof(double)) == 0);
+  CHECK(same_bits(t->data, w->data, 6));
   CHECK(number_as_double(car(cdr(got))) == number_as_double(want[1]));
   CHECK(number_as_double(car(cdr(cdr(got)))) == 2.0);
 }

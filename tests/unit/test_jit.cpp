@@ -30,8 +30,10 @@
 #include "runtime/tensor.h"
 #include "runtime/tensor_ops.h"
 #include "stdlib/builtins.h"
+#include "tests/support/same_bits.h"
 
 using namespace kiln;
+using kiln::test::same_bits;
 
 namespace {
 
@@ -43,22 +45,6 @@ Value filled_tensor(const Shape &s, int64_t off) {
   Tensor *t = alloc_tensor(s);
   for (int64_t i = 0; i < t->size; i++) t->data[i] = val(i, off);
   return from_ptr(t);
-}
-
-bool same_bits(Value a, Value b) {
-  if (is_tensor(a) != is_tensor(b)) return false;
-  if (!is_tensor(a)) {
-    double x = number_as_double(a), y = number_as_double(b);
-    return std::memcmp(&x, &y, 8) == 0;
-  }
-  Tensor *ta = tensor_of(a), *tb = tensor_of(b);
-  if (!(ta->shape == tb->shape)) return false;
-  for (int64_t i = 0; i < ta->size; i++)
-    if (std::memcmp(&ta->data[i], &tb->data[i], 8) != 0) {
-      UNSCOPED_INFO("first difference at element " << i << ": " << ta->data[i] << " vs " << tb->data[i]);
-      return false;
-    }
-  return true;
 }
 
 // Values must live in GC-scanned memory, never in a std::vector (malloc memory
@@ -198,7 +184,7 @@ TEST_CASE("jit: matmul tiles equal k_matmul_reference bit for bit", "[jit]") {
     REQUIRE(fn != nullptr);
     fn(a.data(), b.data(), got.data());
     INFO(m << "x" << k << "x" << n);
-    CHECK(std::memcmp(want.data(), got.data(), sizeof(double) * want.size()) == 0);
+    CHECK(same_bits(want, got));
   }
   gcc_jit_result_release(res);
   gcc_jit_context_release(ctx);

@@ -4,7 +4,6 @@
 // internals (docs/jit.md "Donation"): a donated tensor's buffer is the next
 // call's output buffer, a shared one never is.
 #include <catch2/catch.hpp>
-#include <cstring>
 #include <vector>
 
 #include "compiler/graph.h"
@@ -14,8 +13,10 @@
 #include "runtime/error.h"
 #include "runtime/tensor.h"
 #include "stdlib/builtins.h"
+#include "tests/support/same_bits.h"
 
 using namespace kiln;
+using kiln::test::same_bits;
 
 namespace {
 
@@ -23,11 +24,6 @@ Value filled(const Shape &s, int64_t off) {
   Tensor *t = alloc_tensor(s);
   for (int64_t i = 0; i < t->size; i++) t->data[i] = double((7 * i + off) % 17 - 8) / 8.0;
   return from_ptr(t);
-}
-
-bool same_bits(Value a, Value b) {
-  Tensor *ta = tensor_of(a), *tb = tensor_of(b);
-  return ta->shape == tb->shape && std::memcmp(ta->data, tb->data, sizeof(double) * size_t(ta->size)) == 0;
 }
 
 // tanh(x w) + x * 0.375, x: rows x 8, w: 8 x 8; one tensor output.

@@ -23,8 +23,10 @@
 #include "runtime/eval.h"
 #include "runtime/printer.h"
 #include "runtime/tensor.h"
+#include "tests/support/same_bits.h"
 
 using namespace kiln;
+using kiln::test::same_bits;
 
 namespace {
 
@@ -54,7 +56,7 @@ TEST_CASE("loop: run_loop steps the body graph with the same arithmetic as a C++
   REQUIRE(run_loop(*L, &carry, &k, &out));
   double want = 1.25;
   for (int i = 0; i < 6; i++) want = want * 0.75 + double(i);
-  CHECK(std::memcmp(&out, &want, sizeof out) == 0);
+  CHECK(same_bits(out, want));
 
   // Reversed, with the carries saved: steps 5..0, each step's incoming carry at its index.
   auto R = std::make_shared<LoopBody>(*L);
@@ -201,7 +203,7 @@ TEST_CASE("loop: a kernel runs a Loop node as a native loop, bit for bit with ru
       argv[1] = from_ptr(k);
       Value got = car(g_type_hooks[kernel_type()].apply(kernel, 2, argv));
       REQUIRE(tensor_of(got)->size == L->result_size());
-      CHECK(std::memcmp(tensor_of(got)->data, want.data(), want.size() * sizeof(double)) == 0);
+      CHECK(same_bits(tensor_of(got)->data, want.data(), int64_t(want.size())));
     }
   }
 }

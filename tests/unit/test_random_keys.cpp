@@ -3,7 +3,6 @@
 // parsing at its edges, thread counts, and gelu's shared formula on every CPU path.
 #include <catch2/catch.hpp>
 #include <cmath>
-#include <cstring>
 #include <vector>
 
 #include "runtime/gelu_formula.h"
@@ -11,14 +10,10 @@
 #include "runtime/random_keys.h"
 #include "runtime/tanh_formula.h"
 #include "runtime/tensor_ops.h"
+#include "tests/support/same_bits.h"
 
 using namespace kiln;
-
-namespace {
-
-bool same_bits(double a, double b) { return std::memcmp(&a, &b, 8) == 0; }
-
-}  // namespace
+using kiln::test::same_bits;
 
 TEST_CASE("random: uniform draw i is SplitMix64's output i", "[random]") {
   for (uint64_t key : {uint64_t(0), uint64_t(42), uint64_t(-5), uint64_t(1) << 63}) {
@@ -85,8 +80,8 @@ TEST_CASE("random: k_random gives the same bits for any thread count and range s
     k_random(kind, 1234, pieces.data(), 0, 777);
     k_random(kind, 1234, pieces.data(), 777, n);
     set_compute_threads(1);
-    CHECK(std::memcmp(serial.data(), threaded.data(), size_t(n) * 8) == 0);
-    CHECK(std::memcmp(serial.data(), pieces.data(), size_t(n) * 8) == 0);
+    CHECK(same_bits(serial, threaded));
+    CHECK(same_bits(serial, pieces));
   }
   std::vector<double> u(1000);
   k_random(RandomKind::Uniform, 8, u.data(), 0, 1000);

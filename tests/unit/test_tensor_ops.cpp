@@ -8,7 +8,6 @@
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
-#include <cstring>
 #include <random>
 #include <vector>
 
@@ -17,8 +16,10 @@
 #include "runtime/tanh_formula.h"
 #include "runtime/tensor_ops.h"
 #include "runtime/threadpool.h"
+#include "tests/support/same_bits.h"
 
 using namespace kiln;
+using kiln::test::same_bits;
 
 namespace {
 
@@ -27,10 +28,6 @@ std::vector<double> random_vec(std::mt19937_64 &rng, int64_t n) {
   std::vector<double> v(static_cast<size_t>(n));
   for (auto &x : v) x = u(rng);
   return v;
-}
-
-bool same_bits(const std::vector<double> &a, const std::vector<double> &b) {
-  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0;
 }
 
 // Every CPU path this machine supports.
@@ -264,7 +261,7 @@ TEST_CASE("tanh_formula: within 2.6 ulp of tanh, exact at the edges", "[kernels]
   CHECK(tanh_formula(-1e300) == -1.0);
   CHECK(tanh_formula(19.0) < 1.0);
   double nan = std::nan("7"), back = tanh_formula(nan);
-  CHECK(std::memcmp(&nan, &back, 8) == 0);  // a NaN comes back unchanged
+  CHECK(same_bits(nan, back));  // a NaN comes back unchanged
   CHECK(apply_unary(UnaryOp::Tanh, 0.75) == tanh_formula(0.75));
 }
 
@@ -421,7 +418,7 @@ TEST_CASE("sum_to onto one element is the row-major chain from 0.0", "[kernels]"
     for (double v : g) want = want + v;
     double got = 1.0;
     k_sum_to(g.data(), gs, &got, target);
-    CHECK(same_bits(std::vector<double>{got}, std::vector<double>{want}));
+    CHECK(same_bits(got, want));
   }
   double minus_zero = -0.0, got = 1.0;  // 0.0 + -0.0 is +0.0, as the chain says
   k_sum_to(&minus_zero, Shape{}, &got, Shape{});
