@@ -700,6 +700,32 @@ void Emitter::copy_along(const Ref &x, int64_t src_len, int64_t src_at, RV out, 
   });
 }
 
+void Emitter::par_chunks(const char *fn_prefix, RV nchunks, const std::vector<RV> &ctx_values,
+                         const std::function<void(RV, RV)> &body) {
+  gcc_jit_function *saved_fn = fn;
+  gcc_jit_block *saved_cur = cur;
+  gcc_jit_param *ps[2] = {gcc_jit_context_new_param(c, nullptr, t_voidp, "ctx"),
+                          gcc_jit_context_new_param(c, nullptr, t_long, "chunk")};
+  std::string name = fresh(fn_prefix);
+  gcc_jit_function *chunk_fn =
+      gcc_jit_context_new_function(c, nullptr, GCC_JIT_FUNCTION_INTERNAL, t_void, name.c_str(), 2, ps, 0);
+  fn = chunk_fn;
+  cur = block("entry");
+  body(gcc_jit_context_new_cast(c, nullptr, gcc_jit_param_as_rvalue(ps[0]), t_dpp),
+       gcc_jit_param_as_rvalue(ps[1]));
+  gcc_jit_block_end_with_void_return(cur, nullptr);
+  fn = saved_fn;
+  cur = saved_cur;
+  LV ctx =
+      local(gcc_jit_context_new_array_type(c, nullptr, t_dptr, int(std::max<size_t>(1, ctx_values.size()))),
+            "chunk_ctx");
+  for (size_t q = 0; q < ctx_values.size(); q++)
+    assign(gcc_jit_context_new_array_access(c, nullptr, rv(ctx), ix(int64_t(q))), ctx_values[q]);
+  RV call_args[3] = {nchunks, gcc_jit_function_get_address(chunk_fn, nullptr),
+                     gcc_jit_context_new_cast(c, nullptr, gcc_jit_lvalue_get_address(ctx, nullptr), t_voidp)};
+  gcc_jit_block_add_eval(cur, nullptr, gcc_jit_context_new_call_through_ptr(c, nullptr, par, 3, call_args));
+}
+
 void Emitter::par_loop(int64_t n, const std::vector<RV> &bases,
                        const std::function<void(RV, RV, const std::vector<RV> &)> &body) {
   if (!par || n < kParallelElementwise) {
@@ -707,32 +733,14 @@ void Emitter::par_loop(int64_t n, const std::vector<RV> &bases,
     return;
   }
   int64_t chunks = (n + kElementwiseChunk - 1) / kElementwiseChunk;
-  gcc_jit_function *saved_fn = fn;
-  gcc_jit_block *saved_cur = cur;
-  gcc_jit_param *ps[2] = {gcc_jit_context_new_param(c, nullptr, t_voidp, "ctx"),
-                          gcc_jit_context_new_param(c, nullptr, t_long, "chunk")};
-  std::string name = fresh("kiln_loop_chunk");
-  gcc_jit_function *chunk_fn =
-      gcc_jit_context_new_function(c, nullptr, GCC_JIT_FUNCTION_INTERNAL, t_void, name.c_str(), 2, ps, 0);
-  fn = chunk_fn;
-  cur = block("entry");
-  RV ptrs = gcc_jit_context_new_cast(c, nullptr, gcc_jit_param_as_rvalue(ps[0]), t_dpp);
-  std::vector<RV> here(bases.size());
-  for (size_t q = 0; q < bases.size(); q++) here[q] = rv(local_init(t_dptr, "p", ld(ptrs, ix(int64_t(q)))));
-  RV lo = once_long(imul(gcc_jit_param_as_rvalue(ps[1]), kElementwiseChunk));
-  RV end = once_long(iaddk(lo, kElementwiseChunk));
-  RV hi = once_long(select_long(cmp(GCC_JIT_COMPARISON_LT, end, ix(n)), end, ix(n)));
-  body(lo, hi, here);
-  gcc_jit_block_end_with_void_return(cur, nullptr);
-  fn = saved_fn;
-  cur = saved_cur;
-  LV ctx = local(gcc_jit_context_new_array_type(c, nullptr, t_dptr, int(std::max<size_t>(1, bases.size()))),
-                 "lpctx");
-  for (size_t q = 0; q < bases.size(); q++)
-    assign(gcc_jit_context_new_array_access(c, nullptr, rv(ctx), ix(int64_t(q))), bases[q]);
-  RV call_args[3] = {ix(chunks), gcc_jit_function_get_address(chunk_fn, nullptr),
-                     gcc_jit_context_new_cast(c, nullptr, gcc_jit_lvalue_get_address(ctx, nullptr), t_voidp)};
-  gcc_jit_block_add_eval(cur, nullptr, gcc_jit_context_new_call_through_ptr(c, nullptr, par, 3, call_args));
+  par_chunks("kiln_loop_chunk", ix(chunks), bases, [&](RV ptrs, RV chunk) {
+    std::vector<RV> here(bases.size());
+    for (size_t q = 0; q < bases.size(); q++) here[q] = rv(local_init(t_dptr, "p", ld(ptrs, ix(int64_t(q)))));
+    RV lo = once_long(imul(chunk, kElementwiseChunk));
+    RV end = once_long(iaddk(lo, kElementwiseChunk));
+    RV hi = once_long(select_long(cmp(GCC_JIT_COMPARISON_LT, end, ix(n)), end, ix(n)));
+    body(lo, hi, here);
+  });
 }
 
 // Every tile reads a k-long stripe of b: when b does not fit in L2 but a stripe
@@ -854,72 +862,53 @@ void Emitter::matmul(const Ref &a, const Ref &b, RV cbuf, int64_t m, int64_t k, 
     last = m - (chunks - 1) * per_chunk;
   }
 
-  // The chunk function: void mmN(void *ctx, long chunk), ctx = {a, b, c}.
-  gcc_jit_function *saved_fn = fn;
-  gcc_jit_block *saved_cur = cur;
-  gcc_jit_param *ps[2] = {gcc_jit_context_new_param(c, nullptr, t_voidp, "ctx"),
-                          gcc_jit_context_new_param(c, nullptr, t_long, "chunk")};
-  std::string name = fresh("kiln_matmul_chunk");
-  gcc_jit_function *chunk_fn =
-      gcc_jit_context_new_function(c, nullptr, GCC_JIT_FUNCTION_INTERNAL, t_void, name.c_str(), 2, ps, 0);
-  fn = chunk_fn;
-  cur = block("entry");
-  RV ptrs = gcc_jit_context_new_cast(c, nullptr, gcc_jit_param_as_rvalue(ps[0]), t_dpp);
-  Ref ca = a, cb = b;
-  if (a.base) ca.base = rv(local_init(t_dptr, "a", ld(ptrs, ix(0))));
-  if (b.base) cb.base = rv(local_init(t_dptr, "b", ld(ptrs, ix(1))));
-  RV cc = rv(local_init(t_dptr, "c", ld(ptrs, ix(2))));
-  RV chunk = gcc_jit_param_as_rvalue(ps[1]);
-  RV first = rv(local_init(t_long, "first", imul(chunk, per_chunk)));  // row or column
-  RV saved_rows = rows;
-  if (rows) {  // the run-time leading size, passed in ctx[3]
-    gcc_jit_type *t_long_ptr = gcc_jit_type_get_pointer(t_long);
-    rows = once_long(gcc_jit_lvalue_as_rvalue(gcc_jit_rvalue_dereference(
-        gcc_jit_context_new_cast(c, nullptr, ld(ptrs, ix(3)), t_long_ptr), nullptr)));
-  }
-  // body(count): the chunk's rows or columns, `count` of them.
-  auto body = [&](int64_t count) {
-    if (by_columns) matmul_rows(ca, cb, cc, ix(0), m, k, n, m_rt ? rows : nullptr, first, count);
-    else matmul_rows(ca, cb, cc, first, count, k, n);
-  };
-  if (m_rt && !by_columns) {  // this chunk's rows: per_chunk, or what is left of n
-    RV left = once_long(dop(GCC_JIT_BINARY_OP_MINUS, rows, first, t_long));
-    RV here = once_long(select_long(cmp(GCC_JIT_COMPARISON_LT, left, ix(per_chunk)), left, ix(per_chunk)));
-    matmul_rows(ca, cb, cc, first, per_chunk, k, n, here);
-  } else if (last == per_chunk) {
-    body(per_chunk);
-  } else {
-    gcc_jit_block *full = block("full"), *tail = block("last");
-    gcc_jit_block_end_with_conditional(cur, nullptr, cmp(GCC_JIT_COMPARISON_LT, chunk, ix(chunks - 1)), full,
-                                       tail);
-    cur = full;
-    body(per_chunk);
-    gcc_jit_block_end_with_void_return(cur, nullptr);
-    cur = tail;
-    body(last);
-  }
-  gcc_jit_block_end_with_void_return(cur, nullptr);
-  fn = saved_fn;
-  cur = saved_cur;
-  rows = saved_rows;
-
-  // In the kernel: ctx array, then par(chunks, mmN, ctx).
-  LV ctx = local(gcc_jit_context_new_array_type(c, nullptr, t_dptr, rows ? 4 : 3), "mmctx");
+  // The chunk function: void mmN(void *ctx, long chunk), ctx = {a, b, c} and,
+  // in a batch family, the address of the run-time leading size.
   RV null = gcc_jit_context_null(c, t_dptr);
-  assign(gcc_jit_context_new_array_access(c, nullptr, rv(ctx), ix(0)), a.base ? a.base : null);
-  assign(gcc_jit_context_new_array_access(c, nullptr, rv(ctx), ix(1)), b.base ? b.base : null);
-  assign(gcc_jit_context_new_array_access(c, nullptr, rv(ctx), ix(2)), cbuf);
+  std::vector<RV> ctx_values = {a.base ? a.base : null, b.base ? b.base : null, cbuf};
   RV nchunks = ix(chunks);
   if (rows) {
     LV held = local_init(t_long, "rows", rows);
-    assign(gcc_jit_context_new_array_access(c, nullptr, rv(ctx), ix(3)),
-           gcc_jit_context_new_cast(c, nullptr, gcc_jit_lvalue_get_address(held, nullptr), t_dptr));
+    ctx_values.push_back(
+        gcc_jit_context_new_cast(c, nullptr, gcc_jit_lvalue_get_address(held, nullptr), t_dptr));
     if (m_rt && !by_columns)
       nchunks = once_long(dop(GCC_JIT_BINARY_OP_DIVIDE, iaddk(m_rt, per_chunk - 1), ix(per_chunk), t_long));
   }
-  RV call_args[3] = {nchunks, gcc_jit_function_get_address(chunk_fn, nullptr),
-                     gcc_jit_context_new_cast(c, nullptr, gcc_jit_lvalue_get_address(ctx, nullptr), t_voidp)};
-  gcc_jit_block_add_eval(cur, nullptr, gcc_jit_context_new_call_through_ptr(c, nullptr, par, 3, call_args));
+  par_chunks("kiln_matmul_chunk", nchunks, ctx_values, [&](RV ptrs, RV chunk) {
+    Ref ca = a, cb = b;
+    if (a.base) ca.base = rv(local_init(t_dptr, "a", ld(ptrs, ix(0))));
+    if (b.base) cb.base = rv(local_init(t_dptr, "b", ld(ptrs, ix(1))));
+    RV cc = rv(local_init(t_dptr, "c", ld(ptrs, ix(2))));
+    RV first = rv(local_init(t_long, "first", imul(chunk, per_chunk)));  // row or column
+    RV saved_rows = rows;
+    if (rows) {  // the run-time leading size, passed in ctx[3]
+      gcc_jit_type *t_long_ptr = gcc_jit_type_get_pointer(t_long);
+      rows = once_long(gcc_jit_lvalue_as_rvalue(gcc_jit_rvalue_dereference(
+          gcc_jit_context_new_cast(c, nullptr, ld(ptrs, ix(3)), t_long_ptr), nullptr)));
+    }
+    // part(count): the chunk's rows or columns, `count` of them.
+    auto part = [&](int64_t count) {
+      if (by_columns) matmul_rows(ca, cb, cc, ix(0), m, k, n, m_rt ? rows : nullptr, first, count);
+      else matmul_rows(ca, cb, cc, first, count, k, n);
+    };
+    if (m_rt && !by_columns) {  // this chunk's rows: per_chunk, or what is left of n
+      RV left = once_long(dop(GCC_JIT_BINARY_OP_MINUS, rows, first, t_long));
+      RV here = once_long(select_long(cmp(GCC_JIT_COMPARISON_LT, left, ix(per_chunk)), left, ix(per_chunk)));
+      matmul_rows(ca, cb, cc, first, per_chunk, k, n, here);
+    } else if (last == per_chunk) {
+      part(per_chunk);
+    } else {
+      gcc_jit_block *full = block("full"), *tail = block("last");
+      gcc_jit_block_end_with_conditional(cur, nullptr, cmp(GCC_JIT_COMPARISON_LT, chunk, ix(chunks - 1)),
+                                         full, tail);
+      cur = full;
+      part(per_chunk);
+      gcc_jit_block_end_with_void_return(cur, nullptr);
+      cur = tail;
+      part(last);
+    }
+    rows = saved_rows;
+  });
 }
 
 void Emitter::tile(const Ref &a, const Ref &b, RV cbuf, RV i0, int r, RV j0, int v, int64_t k, int64_t n,

@@ -276,6 +276,14 @@ struct Emitter {
   void copy_along(const Ref &x, int64_t src_len, int64_t src_at, RV out, int64_t dst_len, int64_t dst_at,
                   int64_t count, int64_t outer, int64_t inner);
 
+  // Work split into nchunks pieces run through `par` (Kiln's thread pool): emits
+  // the chunk function `void FN_PREFIXn(void *ctx, long chunk)`, whose code
+  // body(ptrs, chunk) emits (ptrs: ctx as a double **), then in the kernel the
+  // ctx array of ctx_values (the kernel's pointers, the chunk function's only
+  // view of them) and the call par(nchunks, FN_PREFIXn, ctx).
+  void par_chunks(const char *fn_prefix, RV nchunks, const std::vector<RV> &ctx_values,
+                  const std::function<void(RV, RV)> &body);
+
   // An element-wise loop over [0, n): body(lo, hi, bases') emits the loop over
   // [lo, hi) reading and writing the buffers bases' (bases, or their copies in
   // a chunk function). From kParallelElementwise elements on (and with `par`),
