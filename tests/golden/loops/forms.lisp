@@ -1,7 +1,7 @@
 ;; fori-loop, scan and while-loop (SPEC §15): each form gives the same bits
 ;; eagerly, under graph-eval and under jit (tests/golden/loops/). The loops and
 ;; their arguments are in parts/examples.lisp, shared with kernels.lisp.
-(load "parts/examples.lisp")
+(include "parts/examples.lisp")
 (define (same? a b) (equal? a b))
 (define (check name eager traced jitted)
   (display name) (display ": ") (write eager) (newline)

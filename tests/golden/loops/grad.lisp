@@ -1,7 +1,7 @@
 ;; Gradients through scan and fori-loop (reverse mode keeps every step's carry),
 ;; checked against central finite differences; nesting with graph-grad and jit.
 ;; The RNN's loss and the SGD model are in parts/training.lisp (shared with kernels.lisp).
-(load "parts/training.lisp")
+(include "parts/training.lisp")
 (define (fd f x eps) (/ (- (f (+ x eps)) (f (- x eps))) (* 2 eps)))
 (define (close? a b) (< (abs (- a b)) (* 1e-6 (+ 1.0 (abs b)))))
 

@@ -2,8 +2,8 @@
 ;; (kernel-ready? on every kernel of the jit procedure, KILN_JIT=sync) and gives
 ;; the bits of the eager loop and of graph-eval. The loops and models are in
 ;; parts/examples.lisp (shared with forms.lisp) and parts/training.lisp (with grad.lisp).
-(load "parts/examples.lisp")
-(load "parts/training.lisp")
+(include "parts/examples.lisp")
+(include "parts/training.lisp")
 (define (native? j) (and (pair? (jit-wait j)) (let all ((ks (jit-kernels j))) (or (null? ks) (and (kernel-ready? (car ks)) (all (cdr ks)))))))
 (define (check name f . args)
   (let* ((j (jit f)) (jitted (apply j args)) (eager (apply f args)) (traced (apply graph-eval f args)))

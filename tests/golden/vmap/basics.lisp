@@ -2,7 +2,7 @@
 ;; -0.0 and 0.0 differ), for every kind of op: element-wise, matmul, reductions,
 ;; data movement, indexing, selects; IN-AXES #f and other axes, OUT-AXES, trees,
 ;; nested vmap. `check` prints the batched result and whether it equals the slices.
-(load "parts/against_slices.lisp")
+(include "parts/against_slices.lisp")
 
 (define x (tensor '((1.0 -2.0 3.0) (-4.0 5.0 -0.0))))
 (define y (tensor '((0.5 0.25 2.0) (1.0 -1.0 0.0))))

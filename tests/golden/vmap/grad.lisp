@@ -1,7 +1,7 @@
 ;; Per-example gradients: (vmap (grad loss) '(#f 0 0)) of a 64-64-10 MLP (the
 ;; digits model, examples/digits.lisp) equals grad over each example, bit for
 ;; bit, eagerly and under jit; the batched graph has the same size at every batch.
-(load "parts/against_slices.lisp")  ; flat, leaves, same-bits?
+(include "parts/against_slices.lisp")  ; flat, leaves, same-bits?
 (define (row x i) (reshape (tensor-slice x 0 i (+ i 1)) (cdr (tensor-shape x))))
 (define (flat-tree t) (apply append (map flat (leaves t))))
 

@@ -1,7 +1,7 @@
 ;; vmap over fori-loop, scan and while-loop (SPEC §15): the loop stays one loop node
 ;; whose body works on the whole batch; results against map over the slices bit for bit,
 ;; eagerly, under jit and under graph-eval.
-(load "parts/against_slices.lisp")
+(include "parts/against_slices.lisp")
 
 ;; The same through jit and graph-eval: the batched loop's bits.
 (define (check-all f axes . args)

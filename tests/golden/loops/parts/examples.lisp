@@ -1,5 +1,5 @@
 ;; The loops that forms.lisp (eager, graph-eval, jit) and kernels.lisp (native
-;; kernels) both run, loaded by them (no .out file, so the runner does not run it
+;; kernels) both run, included by them (no .out file, so the runner does not run it
 ;; alone). Each is a procedure of its arguments, with the arguments beside it.
 
 ;; fori-loop over a number, with the index used.

@@ -1,5 +1,5 @@
 ;; The models that kernels.lisp and grad.lisp both differentiate through loops,
-;; loaded by them (no .out file, so the runner does not run it alone).
+;; included by them (no .out file, so the runner does not run it alone).
 
 ;; An Elman RNN: h' = tanh(h U + x W), loss = sum of squares of every h plus the
 ;; final h's sum.

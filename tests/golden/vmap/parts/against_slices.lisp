@@ -1,4 +1,4 @@
-;; vmap against map over the slices, loaded by the tests of this directory (no .out
+;; vmap against map over the slices, included by the tests of this directory (no .out
 ;; file, so the runner does not run it alone). `(check F IN-AXES OUT-AXIS ARG...)`
 ;; writes (vmap F IN-AXES OUT-AXIS) applied to the ARGs, a space, and whether it
 ;; equals F mapped over the slices, bit for bit: eqv? on every element, so -0.0
