@@ -567,31 +567,33 @@ RV Emitter::checked_index(RV v, int64_t len, LV flag, LV bad) {
   return once_long(select_long(ok, k, ix(0)));
 }
 
-void Emitter::take(const Ref &x, const Shape &big, int axis, const Ref &idx, int64_t count, RV out,
-                   RV status) {
+void Emitter::each_indexed(const Shape &big, int axis, const Ref &idx, int64_t count, RV status,
+                           const std::function<void(RV, RV)> &visit) {
   int64_t outer, len, inner;
   axis_split(big, axis, outer, len, inner);
   LV flag = local_init(t_double, "flag", lit(0.0)), bad = local_init(t_double, "bad", lit(0.0));
   if (inner == 1 && outer > 1) {
     // Single entries (the windows of a convolution): each index is checked once
-    // first, then every line is gathered in order, so the stores run along out
-    // instead of striding across it (the checks in the gather only keep a bad
-    // index in range; the first pass has reported it).
+    // first, then every line is visited in order, so the line's accesses run
+    // along it instead of striding across it (the checks in the second pass
+    // only keep a bad index in range; the first pass has reported it). Each
+    // element of `big` still gets its visits in ascending j.
     loop_x(0, count, 1, bat.k, [&](RV j) { checked_index(load(idx, j), len, flag, bad); });
     LV f2 = local_init(t_double, "flag", lit(0.0)), b2 = local_init(t_double, "bad", lit(0.0));
     loop(0, outer, 1, [&](RV o) {
-      RV src = once_long(imul(o, len)), dst = once_long(imul(o, count));
+      RV big0 = once_long(imul(o, len)), line0 = once_long(imul(o, count));
       loop_x(0, count, 1, bat.k, [&](RV j) {
-        st(out, iadd(dst, j), load(x, iadd(src, checked_index(load(idx, j), len, f2, b2))));
+        RV at = iadd(big0, checked_index(load(idx, j), len, f2, b2));
+        visit(at, iadd(line0, j));
       });
     });
   } else {
     loop_x(0, count, 1, bat.k, [&](RV j) {
       RV k = checked_index(load(idx, j), len, flag, bad);
       loop(0, outer, 1, [&](RV o) {
-        RV src = once_long(imul(iadd(imul(o, len), k), inner));
-        RV dst = once_long(imul(iadd(imul(o, count), j), inner));
-        loop(0, inner, 1, [&](RV t) { st(out, iadd(dst, t), load(x, iadd(src, t))); });
+        RV big0 = once_long(imul(iadd(imul(o, len), k), inner));
+        RV line0 = once_long(imul(iadd(imul(o, count), j), inner));
+        loop(0, inner, 1, [&](RV t) { visit(iadd(big0, t), iadd(line0, t)); });
       });
     });
   }
@@ -599,39 +601,18 @@ void Emitter::take(const Ref &x, const Shape &big, int axis, const Ref &idx, int
   st(status, ix(1), rv(bad));
 }
 
+void Emitter::take(const Ref &x, const Shape &big, int axis, const Ref &idx, int64_t count, RV out,
+                   RV status) {
+  each_indexed(big, axis, idx, count, status, [&](RV at, RV line_at) { st(out, line_at, load(x, at)); });
+}
+
 void Emitter::scatter_add(const Ref &g, const Shape &big, int axis, const Ref &idx, int64_t count, RV out,
                           RV status) {
-  int64_t outer, len, inner;
-  axis_split(big, axis, outer, len, inner);
   loop(0, big.size(), 1, [&](RV i) { st(out, i, lit(0.0)); });
-  LV flag = local_init(t_double, "flag", lit(0.0)), bad = local_init(t_double, "bad", lit(0.0));
-  if (inner == 1 && outer > 1) {
-    // As take: checks first, then line by line; each out element still gets its
-    // contributions in ascending j.
-    loop_x(0, count, 1, bat.k, [&](RV j) { checked_index(load(idx, j), len, flag, bad); });
-    LV f2 = local_init(t_double, "flag", lit(0.0)), b2 = local_init(t_double, "bad", lit(0.0));
-    loop(0, outer, 1, [&](RV o) {
-      RV dst = once_long(imul(o, len)), src = once_long(imul(o, count));
-      loop_x(0, count, 1, bat.k, [&](RV j) {
-        LV d = elem(out, iadd(dst, checked_index(load(idx, j), len, f2, b2)));
-        assign(d, dop(GCC_JIT_BINARY_OP_PLUS, rv(d), load(g, iadd(src, j))));
-      });
-    });
-  } else {
-    loop_x(0, count, 1, bat.k, [&](RV j) {
-      RV k = checked_index(load(idx, j), len, flag, bad);
-      loop(0, outer, 1, [&](RV o) {
-        RV dst = once_long(imul(iadd(imul(o, len), k), inner));
-        RV src = once_long(imul(iadd(imul(o, count), j), inner));
-        loop(0, inner, 1, [&](RV t) {
-          LV d = elem(out, iadd(dst, t));
-          assign(d, dop(GCC_JIT_BINARY_OP_PLUS, rv(d), load(g, iadd(src, t))));
-        });
-      });
-    });
-  }
-  st(status, ix(0), rv(flag));
-  st(status, ix(1), rv(bad));
+  each_indexed(big, axis, idx, count, status, [&](RV at, RV line_at) {
+    LV d = elem(out, at);
+    assign(d, dop(GCC_JIT_BINARY_OP_PLUS, rv(d), load(g, line_at)));
+  });
 }
 
 void Emitter::sum_to(const Ref &g, const Shape &gs, RV out, const Shape &target) {

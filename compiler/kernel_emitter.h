@@ -248,6 +248,11 @@ struct Emitter {
   void take(const Ref &x, const Shape &big, int axis, const Ref &idx, int64_t count, RV out, RV status);
   void scatter_add(const Ref &g, const Shape &big, int axis, const Ref &idx, int64_t count, RV out,
                    RV status);
+  // The loop nest of take and scatter_add: visit(at, line_at) for every index
+  // entry j and every element of its line, `at` the element's offset in `big`
+  // (the entry checked), line_at its offset in the count-long result or operand.
+  void each_indexed(const Shape &big, int axis, const Ref &idx, int64_t count, RV status,
+                    const std::function<void(RV, RV)> &visit);
   // k_bad_index's test of entry v against [0, len), without a branch: returns
   // the index as a long, 0 for a bad entry (so every read stays in bounds),
   // and records the first bad entry: flag becomes 1.0, bad the entry.
