@@ -16,6 +16,8 @@ except ImportError:
     print("optimisers: skipped (python3-torch is not installed)")
     sys.exit(0)
 
+from torch_agreement import agree, numbers, relative_difference  # noqa: E402
+
 torch.set_default_dtype(torch.float64)
 kiln = sys.argv[1]
 STEPS = 10
@@ -68,10 +70,6 @@ if out.returncode != 0:
 got = out.stdout.split("\n")
 
 
-def numbers(text):
-    return [float(t) for t in text.replace("(", " ").replace(")", " ").split()]
-
-
 want = []
 for name, _, _, make in OPTIMISERS:
     w = torch.tensor(W0, requires_grad=True)
@@ -97,10 +95,8 @@ for (label, w_vals), line in zip(expected, got):
     count += 1
     k_vals = numbers(line)
     if len(k_vals) == len(w_vals):
-        worst = max([worst] + [abs(a - b) / max(1.0, abs(b)) for a, b in zip(k_vals, w_vals)])
-    ok = len(k_vals) == len(w_vals) and all(
-        abs(a - b) <= 1e-12 * max(1.0, abs(b)) for a, b in zip(k_vals, w_vals))
-    if not ok:
+        worst = max([worst] + [relative_difference(a, b) for a, b in zip(k_vals, w_vals)])
+    if not agree(k_vals, w_vals):
         bad += 1
         print(f"optimisers: {label}: kiln {k_vals} torch {w_vals}")
 if count != len(expected):

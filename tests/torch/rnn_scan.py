@@ -17,6 +17,7 @@ except ImportError:
     sys.exit(0)
 
 from kiln_text import T  # noqa: E402
+from torch_agreement import agree, numbers  # noqa: E402
 
 torch.set_default_dtype(torch.float64)
 kiln = sys.argv[1]
@@ -111,18 +112,13 @@ gru_want = [("gru loss", [loss.item()])] + [(f"gru d{n}", flat(g)) for n, g in z
 want += gru_want + gru_want
 
 
-def numbers(text):
-    return [float(t) for t in text.replace("(", " ").replace(")", " ").split()]
-
-
 bad = 0
 if len(got) != len(want):
     print(f"rnn_scan: expected {len(want)} lines from kiln, got {len(got)}:\n" + out.stdout)
     sys.exit(1)
 for (label, w_vals), line in zip(want, got):
     k_vals = numbers(line)
-    ok = len(k_vals) == len(w_vals) and all(abs(a - b) <= 1e-12 * max(1.0, abs(b)) for a, b in zip(k_vals, w_vals))
-    if not ok:
+    if not agree(k_vals, w_vals):
         bad += 1
         print(f"FAIL {label}: kiln {k_vals} torch {w_vals}")
 print(f"rnn_scan: {len(want) - bad} of {len(want)} agree with PyTorch to 1e-12")

@@ -14,6 +14,8 @@ except ImportError:
     print("second_derivatives: skipped (python3-torch is not installed)")
     sys.exit(0)
 
+from torch_agreement import agree, numbers  # noqa: E402
+
 torch.set_default_dtype(torch.float64)
 kiln = sys.argv[1]
 
@@ -69,16 +71,10 @@ loss = torch.tanh(x @ w).pow(2).mean()
 want.append(("mlp hvp", hv.flatten().tolist()))
 
 
-def numbers(text):
-    return [float(t) for t in text.replace("(", " ").replace(")", " ").split()]
-
-
 bad = 0
 for (label, w_vals), line in zip(want, got):
     k_vals = numbers(line)
-    ok = len(k_vals) == len(w_vals) and all(
-        abs(a - b) <= 1e-12 * max(1.0, abs(b)) for a, b in zip(k_vals, w_vals))
-    if not ok:
+    if not agree(k_vals, w_vals):
         bad += 1
         print(f"second_derivatives: {label}: kiln {k_vals} torch {w_vals}")
 print(f"second_derivatives: {len(want)} values, {bad} differ beyond 1e-12 relative")

@@ -22,6 +22,7 @@ except ImportError:
     sys.exit(0)
 
 from kiln_text import T, lisp  # noqa: E402
+from torch_agreement import report_by_name  # noqa: E402
 
 torch.set_default_dtype(torch.float64)
 kiln = sys.argv[1]
@@ -132,19 +133,4 @@ for name, torch_fn, args, v in cases:
         want[f"{name} second"] = vals2
         want[f"{name} second-jit"] = vals2
 
-bad = 0
-worst = 0.0
-for key, w_vals in want.items():
-    k_vals = got.get(key)
-    if k_vals is None or len(k_vals) != len(w_vals):
-        print(f"windows: {key}: kiln printed {k_vals}, torch {w_vals}")
-        bad += 1
-        continue
-    diffs = [abs(a - b) / max(1.0, abs(b)) for a, b in zip(k_vals, w_vals)]
-    worst = max([worst] + diffs)
-    if max(diffs) > 1e-12:
-        print(f"windows: {key}: largest difference {max(diffs):.3g}\n  kiln  {k_vals}\n  torch {w_vals}")
-        bad += 1
-print(f"windows: {len(want)} results compared, {bad} differ beyond 1e-12 relative "
-      f"(largest difference {worst:.3g})")
-sys.exit(1 if bad else 0)
+sys.exit(report_by_name("windows", want, got))
