@@ -2,12 +2,7 @@
 ;; default), as a float; a NaN counts as largest (the first NaN wins), as NumPy and
 ;; PyTorch. No gradient flows through it. Eager, graph-eval, graph-compile and jit
 ;; agree bit for bit.
-(define (paths f . args)
-  (let ((e (apply f args)))
-    (list (equal? e (apply graph-eval f args))
-          (equal? e (apply (apply graph-compile f args) args))
-          (equal? e (apply (jit f) args)))))
-(define (show x) (write (if (tensor? x) (list (tensor-shape x) (tensor->list x)) x)) (newline))
+(include "parts/paths.lisp")
 
 (define m (tensor '((1.0 5.0 3.0 5.0) (7.0 -2.0 7.0 0.0) (-1.0 -1.0 -1.0 -1.0))))
 (show (tensor-argmax m))        ; last axis; ties go to the first index

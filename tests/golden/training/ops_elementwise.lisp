@@ -1,17 +1,7 @@
 ;; mse, tensor-clip, tensor-where and stop-gradient (SPEC §13 and docs/graph.md):
 ;; values at the edges, gradients, eager = graph-eval = compiled = jit bit for bit,
 ;; and errors, eager and traced alike.
-(define (paths f . args)
-  (let ((e (apply f args)))
-    (list (equal? e (apply graph-eval f args))
-          (equal? e (apply (apply graph-compile f args) args))
-          (equal? e (apply (jit f) args)))))
-(define (grad-paths loss . args)
-  (let ((g (apply graph-grad loss args)))
-    (list (equal? g (apply (apply graph-compile-grad loss args) args))
-          (equal? g (apply (grad loss) args))
-          (equal? (car g) (apply loss args)))))
-(define (show x) (write (if (tensor? x) (list (tensor-shape x) (tensor->list x)) x)) (newline))
+(include "parts/paths.lisp")
 
 ;; mse: the mean of the squared differences; A and B of one shape.
 (define a (tensor '((1.0 2.0) (3.0 4.0))))

@@ -2,17 +2,7 @@
 ;; stdlib/training.lisp: x - max(x) along the axis (the last by default) with the
 ;; max under stop-gradient, so large logits neither overflow nor bend the gradient.
 ;; Eager, graph-eval, compiled and jit agree bit for bit, gradients included.
-(define (paths f . args)
-  (let ((e (apply f args)))
-    (list (equal? e (apply graph-eval f args))
-          (equal? e (apply (apply graph-compile f args) args))
-          (equal? e (apply (jit f) args)))))
-(define (grad-paths loss . args)
-  (let ((g (apply graph-grad loss args)))
-    (list (equal? g (apply (apply graph-compile-grad loss args) args))
-          (equal? g (apply (grad loss) args))
-          (equal? (car g) (apply loss args)))))
-(define (show x) (write (if (tensor? x) (list (tensor-shape x) (tensor->list x)) x)) (newline))
+(include "parts/paths.lisp")
 
 (define z (tensor '((1.0 2.0 3.0) (1000.0 1000.0 -1000.0))))
 (show (softmax z))

@@ -4,17 +4,7 @@
 ;; twice gets both gradients. Eager, graph-eval, compiled and jit agree bit for bit,
 ;; and a bad index is the same error on every path (in a kernel it is checked as
 ;; the kernel runs).
-(define (paths f . args)
-  (let ((e (apply f args)))
-    (list (equal? e (apply graph-eval f args))
-          (equal? e (apply (apply graph-compile f args) args))
-          (equal? e (apply (jit f) args)))))
-(define (grad-paths loss . args)
-  (let ((g (apply graph-grad loss args)))
-    (list (equal? g (apply (apply graph-compile-grad loss args) args))
-          (equal? g (apply (grad loss) args))
-          (equal? (car g) (apply loss args)))))
-(define (show x) (write (if (tensor? x) (list (tensor-shape x) (tensor->list x)) x)) (newline))
+(include "parts/paths.lisp")
 
 (define m (tensor '((0.0 1.0 2.0 3.0) (10.0 11.0 12.0 13.0) (20.0 21.0 22.0 23.0))))
 (show (tensor-take m '(2 0 2)))
