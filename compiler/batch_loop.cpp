@@ -6,25 +6,14 @@
 
 #include "compiler/loop.h"
 #include "compiler/optimise.h"
-#include "runtime/error.h"
 
 namespace kiln {
 namespace {
 
 constexpr const char *kWho = "vmap";
 
-Shape with_batch(int64_t batch, const Shape &s) {
-  if (s.rank + 1 > kMaxRank)
-    throw_errorf("vmap: a mapped value would have {} axes (tensors have at most {})", s.rank + 1, kMaxRank);
-  Shape r;
-  r.rank = s.rank + 1;
-  r.dim[0] = batch;
-  for (int i = 0; i < s.rank; i++) r.dim[i + 1] = s.dim[i];
-  return r;
-}
-
 LeafSpec batched_leaf(int64_t batch, const LeafSpec &s) {
-  return LeafSpec{with_batch(batch, s.shape), false};
+  return LeafSpec{batched_shape(batch, s.shape), false};
 }
 
 // [a, b, c] -> [b, a, c]

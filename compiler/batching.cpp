@@ -24,17 +24,6 @@ constexpr bool rules_follow_the_table() {
 static_assert(rules_follow_the_table(),
               "batch_node batches element-wise rows alike and each structural row by its case");
 
-// [batch, s...]; raises when that passes kMaxRank axes.
-Shape batched_shape(int64_t batch, const Shape &s) {
-  if (s.rank + 1 > kMaxRank)
-    throw_errorf("vmap: a mapped value would have {} axes (tensors have at most {})", s.rank + 1, kMaxRank);
-  Shape r;
-  r.rank = s.rank + 1;
-  r.dim[0] = batch;
-  for (int i = 0; i < s.rank; i++) r.dim[i + 1] = s.dim[i];
-  return r;
-}
-
 // An operand's per-example shape.
 Shape example_shape(const Graph &g, const BatchOperand &x) {
   Shape s = g[x.node].shape;
@@ -155,6 +144,16 @@ int32_t batch_matmul(Graph &g, const BatchOperand &a, const BatchOperand &b, int
 }
 
 }  // namespace
+
+Shape batched_shape(int64_t batch, const Shape &s) {
+  if (s.rank + 1 > kMaxRank)
+    throw_errorf("vmap: a mapped value would have {} axes (tensors have at most {})", s.rank + 1, kMaxRank);
+  Shape r;
+  r.rank = s.rank + 1;
+  r.dim[0] = batch;
+  for (int i = 0; i < s.rank; i++) r.dim[i + 1] = s.dim[i];
+  return r;
+}
 
 int32_t broadcast_batch(Graph &g, int32_t x, int64_t batch) {
   Shape s = g[x].shape;

@@ -32,6 +32,10 @@ struct BatchOperand {
 // (a random node drawn from a mapped key; a value past kMaxRank axes).
 int32_t batch_node(Graph &g, const GraphNode &n, const BatchOperand *in, int64_t batch);
 
+// [batch, s...], a batched value's shape; raises `vmap: ...` when that passes
+// kMaxRank axes.
+Shape batched_shape(int64_t batch, const Shape &s);
+
 // An unbatched node repeated along a new axis 0 of length `batch`.
 int32_t broadcast_batch(Graph &g, int32_t x, int64_t batch);
 
