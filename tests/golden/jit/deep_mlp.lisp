@@ -2,16 +2,10 @@
 ;; emitted once as shared functions (docs/jit.md, "Shared units"). The compiled
 ;; gradient and a jitted SGD step must equal graph-grad and the eager step bit for
 ;; bit.
-(define width 8)
-(define (layer seed)
-  (list (tensor-mul (tensor-randn (list width width) seed) (/ 1.0 (sqrt width)))
-        (tensor-mul (tensor-randn (list 1 width) (+ seed 100)) 0.1)))
+(include "parts/tanh_mlp.lisp")
 (define params (map layer (iota 12 1)))
 (define X (tensor-randn (list 5 width) 1000))
 (define Y (tensor-randn (list 5 width) 1001))
-(define (forward ps h)
-  (if (null? ps) h (forward (cdr ps) (tensor-tanh (+ (matmul h (caar ps)) (cadar ps))))))
-(define (loss ps x y) (let ((d (- (forward ps x) y))) (tensor-mean (* d d))))
 
 (define k (graph-compile-grad loss params X Y))
 (define compiled (k params X Y))
@@ -19,9 +13,6 @@
 (display (list "compiled gradient equals graph-grad:" (equal? compiled interpreted))) (newline)
 (display (list "loss:" (car compiled))) (newline)
 
-(define (step ps x y)
-  (let ((r ((grad loss 0) ps x y)))
-    (list (tree-map (lambda (p dp) (- p (* 0.05 dp))) ps (cadr r)) (car r))))
 (define step-jit (jit step))
 (define (train f ps n)
   (let loop ((ps ps) (i 0) (losses '()))

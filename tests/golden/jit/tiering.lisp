@@ -3,17 +3,8 @@
 ;; interpreter while its kernel compiles in the background; the calls go on while
 ;; the kernels take over one after another, and every result, before, during and
 ;; after the switch, must equal graph-eval's bit for bit.
-(define width 8)
-(define (layer seed)
-  (list (tensor-mul (tensor-randn (list width width) seed) (/ 1.0 (sqrt width)))
-        (tensor-mul (tensor-randn (list 1 width) (+ seed 100)) 0.1)))
+(include "parts/tanh_mlp.lisp")
 (define params (map layer (iota 2 1)))
-(define (forward ps h)
-  (if (null? ps) h (forward (cdr ps) (tensor-tanh (+ (matmul h (caar ps)) (cadar ps))))))
-(define (loss ps x y) (let ((d (- (forward ps x) y))) (tensor-mean (* d d))))
-(define (step ps x y)
-  (let ((r ((grad loss 0) ps x y)))
-    (list (tree-map (lambda (p dp) (- p (* 0.05 dp))) ps (cadr r)) (car r))))
 (define step-jit (jit step))
 
 (define sizes (iota 8 1))
