@@ -44,14 +44,4 @@ mkdir "$tmp/export"
   --export "$tmp/export" >"$tmp/kiln.txt" 2>/dev/null || { echo "FAIL: --export run"; exit 1; }
 OMP_NUM_THREADS=1 "$PY" "$ROOT/benchmarks/char_transformer/transformer_torch.py" "$tmp/export" >"$tmp/torch.txt" \
   || { echo "FAIL: transformer_torch.py"; exit 1; }
-"$PY" - "$tmp/kiln.txt" "$tmp/torch.txt" <<'PYEOF'
-import sys
-steps = [[float(l.split()[1]) for l in open(p) if l.startswith("step ")] for p in sys.argv[1:]]
-k, t = steps
-if len(k) != len(t) or not k:
-    print(f"FAIL: {len(k)} Kiln steps, {len(t)} PyTorch steps")
-    sys.exit(1)
-worst = max(abs(a - b) / abs(b) for a, b in zip(k, t))
-print(f"char_transformer: {len(k)} steps, largest loss difference to PyTorch {worst:.2e} relative")
-sys.exit(0 if worst <= 1e-9 else 1)
-PYEOF
+"$PY" "$ROOT/tests/cli/step_losses_agree.py" char_transformer "$tmp/kiln.txt" "$tmp/torch.txt"

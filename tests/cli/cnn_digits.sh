@@ -40,14 +40,4 @@ mkdir "$tmp/export"
   || { echo "FAIL: --export run"; exit 1; }
 OMP_NUM_THREADS=1 "$PY" "$ROOT/benchmarks/cnn_digits/cnn_torch.py" "$tmp/export" >"$tmp/torch.txt" \
   || { echo "FAIL: cnn_torch.py"; exit 1; }
-"$PY" - "$tmp/kiln.txt" "$tmp/torch.txt" <<'PYEOF'
-import sys
-steps = [[float(l.split()[1]) for l in open(p) if l.startswith("step ")] for p in sys.argv[1:]]
-k, t = steps
-if len(k) != len(t) or not k:
-    print(f"FAIL: {len(k)} Kiln steps, {len(t)} PyTorch steps")
-    sys.exit(1)
-worst = max(abs(a - b) / abs(b) for a, b in zip(k, t))
-print(f"cnn_digits: {len(k)} steps, largest loss difference to PyTorch {worst:.2e} relative")
-sys.exit(0 if worst <= 1e-9 else 1)
-PYEOF
+"$PY" "$ROOT/tests/cli/step_losses_agree.py" cnn_digits "$tmp/kiln.txt" "$tmp/torch.txt"
