@@ -1,6 +1,6 @@
 ;; The 8-wide tanh MLP whose jitted SGD step jit/deep_mlp.lisp, jit/tiering.lisp and
-;; tests/jit/tiering_step.lisp run (included; no .out file, so the runner does not
-;; run it alone). (layer SEED): (W b), W randn scaled by 1/sqrt(8), b randn x 0.1
+;; tests/jit/tiering_step.lisp run, and tests/jit/exit_mid_compile.lisp compiles
+;; (included; no .out file, so the runner does not run it alone). (layer SEED): (W b), W randn scaled by 1/sqrt(8), b randn x 0.1
 ;; (seed SEED + 100); a mean-square loss; (step ps x y): one SGD step at rate 0.05,
 ;; (ps' loss).
 (define width 8)
