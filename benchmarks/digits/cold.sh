@@ -10,16 +10,8 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 KILN=${1:-$ROOT/build/kiln}
 EPOCHS=${2:-30}
 RUNS=${RUNS:-3}
-DATA=${DIGITS_CSV:-/usr/lib/python3/dist-packages/sklearn/datasets/data/digits.csv.gz}
-PY=/usr/bin/python3
-[ -x "$PY" ] || PY=python3
-if [ ! -f "$DATA" ]; then
-  echo "digits: $DATA not found (install python3-sklearn, or set DIGITS_CSV)"
-  exit 77
-fi
-DIR=$(mktemp -d)
-trap 'rm -rf "$DIR"' EXIT
-echo "CPU: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(nproc) cores; $(date -u +%Y-%m-%d)"
+NAME=digits
+. "$ROOT/benchmarks/lib/digits_setup.sh"
 # The split, initial weights and minibatches PyTorch trains on (not timed).
 KILN_THREADS=1 "$KILN" "$ROOT/examples/digits.lisp" "$DATA" "$DIR" --epochs "$EPOCHS" --export "$DIR" >/dev/null 2>&1
 secs() { # secs COMMAND... -> wall seconds
