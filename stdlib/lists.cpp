@@ -586,28 +586,31 @@ static Value b_delete_duplicates(int argc, Value *a) {
   return b.list();
 }
 
+// The first pair of list a[1] whose element x gives (a[0] x) the truth value
+// `holds`, with that element in *x (read before the call); the list's end (no
+// pair) when there is none. `who` names the builtin in argument errors.
+static Value first_pair_where(const char *who, Value *a, bool holds, Value *x) {
+  Value pred = arg_proc(who, 1, a[0]);
+  Value list = a[1];
+  arg_list_length(who, 2, list);
+  Value l = list;
+  for (; is_pair(l); l = cdr(l)) {
+    *x = car(l);
+    if (truthy(call_procedure(pred, 1, x)) == holds) break;
+  }
+  return l;
+}
+
 // (find pred l): the first element satisfying pred, else #f.
 static Value b_find(int, Value *a) {
-  Value pred = arg_proc("find", 1, a[0]);
-  Value list = a[1];
-  arg_list_length("find", 2, list);
-  for (Value l = list; is_pair(l); l = cdr(l)) {
-    Value x = car(l);
-    if (truthy(call_procedure(pred, 1, &x))) return x;
-  }
-  return FALSE_V;
+  Value x;
+  return is_pair(first_pair_where("find", a, true, &x)) ? x : FALSE_V;
 }
 
 // (find-tail pred l): the first pair whose car satisfies pred, else #f.
 static Value b_find_tail(int, Value *a) {
-  Value pred = arg_proc("find-tail", 1, a[0]);
-  Value list = a[1];
-  arg_list_length("find-tail", 2, list);
-  for (Value l = list; is_pair(l); l = cdr(l)) {
-    Value x = car(l);
-    if (truthy(call_procedure(pred, 1, &x))) return l;
-  }
-  return FALSE_V;
+  Value x, l = first_pair_where("find-tail", a, true, &x);
+  return is_pair(l) ? l : FALSE_V;
 }
 
 // (take-while pred l) / (drop-while pred l)
@@ -624,15 +627,8 @@ static Value b_take_while(int, Value *a) {
   return b.list();
 }
 static Value b_drop_while(int, Value *a) {
-  Value pred = arg_proc("drop-while", 1, a[0]);
-  Value list = a[1];
-  arg_list_length("drop-while", 2, list);
-  Value l = list;
-  for (; is_pair(l); l = cdr(l)) {
-    Value x = car(l);
-    if (!truthy(call_procedure(pred, 1, &x))) break;
-  }
-  return l;
+  Value x;
+  return first_pair_where("drop-while", a, false, &x);
 }
 
 // (apply f a ... list): calls f with the a's followed by the list's elements.
