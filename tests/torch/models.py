@@ -12,7 +12,6 @@ Debian's python3-torch is missing.
 usage: models.py KILN
 """
 import math
-import random
 import subprocess
 import sys
 
@@ -23,19 +22,13 @@ except ImportError:
     print("models: skipped (python3-torch is not installed)")
     sys.exit(0)
 
+from nested_data import NestedData  # noqa: E402
 from kiln_text import T, lisp  # noqa: E402
 from torch_agreement import report_by_name  # noqa: E402
 
 torch.set_default_dtype(torch.float64)
 kiln = sys.argv[1]
-rng = random.Random(29)
-
-
-def data(*shape, lo=-2.0, hi=2.0):
-    """Nested lists of floats (values not exact in binary, so rounding shows)."""
-    if not shape:
-        return rng.uniform(lo, hi)
-    return [data(*shape[1:], lo=lo, hi=hi) for _ in range(shape[0])]
+data = NestedData(29, -2.0, 2.0)
 
 
 def wsum(w, y):

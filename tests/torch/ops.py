@@ -9,7 +9,6 @@ OUT x IN). Skips (exit 0, saying so) where Debian's python3-torch is missing.
 usage: ops.py KILN
 """
 import math
-import random
 import subprocess
 import sys
 
@@ -20,19 +19,14 @@ except ImportError:
     print("ops: skipped (python3-torch is not installed)")
     sys.exit(0)
 
+from nested_data import NestedData  # noqa: E402
 from kiln_text import T, lisp  # noqa: E402
 from torch_agreement import report_by_name  # noqa: E402
 
 torch.set_default_dtype(torch.float64)
 kiln = sys.argv[1]
-rng = random.Random(13)
-
-
-def data(*shape, lo=-3.0, hi=3.0):
-    """Nested lists of floats (values not exact in binary, so rounding shows)."""
-    if not shape:
-        return rng.uniform(lo, hi)
-    return [data(*shape[1:], lo=lo, hi=hi) for _ in range(shape[0])]
+data = NestedData(13, -3.0, 3.0)
+rng = data.rng
 
 
 # Each case: name, Kiln (lambda (ARGS...) LOSS), arguments (nested lists), and

@@ -9,7 +9,6 @@ python3-torch is missing.
 
 usage: windows.py KILN
 """
-import random
 import subprocess
 import sys
 import tempfile
@@ -21,18 +20,14 @@ except ImportError:
     print("windows: skipped (python3-torch is not installed)")
     sys.exit(0)
 
+from nested_data import NestedData  # noqa: E402
 from kiln_text import T, lisp  # noqa: E402
 from torch_agreement import report_by_name  # noqa: E402
 
 torch.set_default_dtype(torch.float64)
 kiln = sys.argv[1]
-rng = random.Random(28)
-
-
-def data(*shape):
-    if not shape:
-        return rng.uniform(-3.0, 3.0)
-    return [data(*shape[1:]) for _ in range(shape[0])]
+data = NestedData(28, -3.0, 3.0)
+rng = data.rng
 
 
 def out_shape(fn, args):
