@@ -1,21 +1,10 @@
 ; load-npy on damaged and foreign files: each error names the file and what is wrong,
 ; the header field where there is one.
 (define path "npy-errors-test.npy")
-(define (text->bytes s)
-  (let ((b (make-bytevector (string-length s))))
-    (do ((i 0 (+ i 1))) ((= i (string-length s)) b)
-      (bytevector-u8-set! b i (char->integer (string-ref s i))))))
-(define (bytes->text b)
-  (let ((s (make-string (bytevector-length b))))
-    (do ((i 0 (+ i 1))) ((= i (bytevector-length b)) s)
-      (string-set! s i (integer->char (bytevector-u8-ref b i))))))
-; The files are bytes: a string here stands for them one char per byte (0-255),
-; written and read through binary ports.
+(include "parts/byte_text.lisp")  ; text->bytes, bytes->text, file-text
 (define (write-file text)
   (call-with-port (open-binary-output-file path)
                   (lambda (p) (write-bytevector (text->bytes text) p))))
-(define (file-text p)
-  (bytes->text (call-with-port (open-binary-input-file p) (lambda (port) (read-bytevector 1000000 port)))))
 (define (check-file text)
   (write-file text)
   (guard (e (#t (display (error-object-message e)) (newline)))

@@ -1,16 +1,6 @@
 ; save-npy: float64, C order, version 1.0, the header np.save writes; load-npy reads it back bit for bit.
 (define path "npy-write-test.npy")
-(define (text->bytes s)
-  (let ((b (make-bytevector (string-length s))))
-    (do ((i 0 (+ i 1))) ((= i (string-length s)) b)
-      (bytevector-u8-set! b i (char->integer (string-ref s i))))))
-(define (bytes->text b)
-  (let ((s (make-string (bytevector-length b))))
-    (do ((i 0 (+ i 1))) ((= i (bytevector-length b)) s)
-      (string-set! s i (integer->char (bytevector-u8-ref b i))))))
-; The file is bytes: read through a binary port, one char per byte (0-255).
-(define (file-text p)
-  (bytes->text (call-with-port (open-binary-input-file p) (lambda (port) (read-bytevector 1000000 port)))))
+(include "parts/byte_text.lisp")  ; text->bytes, bytes->text, file-text
 (define (round-trip t) (save-npy path t) (load-npy path))
 (define (show-header t)
   (save-npy path t)
