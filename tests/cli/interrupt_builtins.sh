@@ -31,11 +31,17 @@ export KILN_STACK_MB=60
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 failures=0
+ready='(display "ready" (current-error-port)) (newline (current-error-port))'
 
 # check NAME PROGRAM [MEMORY_LIMIT] [ANSWER_TENTHS_OF_A_SECOND]
+# A program that does not write "ready" itself (after its setup) gets it written
+# first: the SIGINT goes 0.5 s after the line, so it lands inside the long
+# operation however long the start took (a fixed 1 s from the start was both
+# slower and, on a busy machine, not sure to be past the start).
 check() {
   local name=$1 program=$2 limit=${3:-$limit} answer=${4:-50}
   local err="$tmp/$name.err"
+  [[ $program == *'"ready"'* ]] || program="$ready $program"
   printf '%s\n' "$program" >"$tmp/$name.lisp"
   : >"$err"
   (
@@ -43,17 +49,13 @@ check() {
     exec "$KILN" "$tmp/$name.lisp" >/dev/null 2>"$err"
   ) &
   local pid=$!
-  if [[ $program == *'"ready"'* ]]; then
-    # Setting up (allocating gigabytes) may take long on a busy machine.
-    local setup=0
-    while ! grep -qx ready "$err" && kill -0 "$pid" 2>/dev/null && [ $setup -lt 1200 ]; do
-      sleep 0.05
-      setup=$((setup + 1))
-    done
-    sleep 0.5
-  else
-    sleep 1
-  fi
+  # Setting up (allocating gigabytes) may take long on a busy machine.
+  local setup=0
+  while ! grep -qx ready "$err" && kill -0 "$pid" 2>/dev/null && [ $setup -lt 1200 ]; do
+    sleep 0.05
+    setup=$((setup + 1))
+  done
+  sleep 0.5
   kill -INT "$pid" 2>/dev/null
   local waited=0
   while kill -0 "$pid" 2>/dev/null && ! grep -qx interrupted "$err" && [ $waited -lt "$answer" ]; do
@@ -124,7 +126,6 @@ check expt_huge '(write (expt 3 1300000000))' "$limit" 20
 check product_huge '(define a (expt 3 600000000)) (display "ready" (current-error-port)) (newline (current-error-port)) (display (* a a))' "$limit" 20
 # Long tensor ops poll between pieces of their loops and chunks of the thread
 # pool (10^8 elements, a 6000^2 matmul, a big save-model; issue 35).
-ready='(display "ready" (current-error-port)) (newline (current-error-port))'
 check tensor_fused "(define a (arange 100000000)) $ready (define c (tensor-exp (tensor-tanh (tensor-div a 1e8))))" "$limit" 20
 check tensor_pow "(define a (arange 100000000)) $ready (define c (tensor-pow a 1.5))" "$limit" 20
 check tensor_graph_eval "(define a (arange 100000000)) $ready (graph-eval (lambda (x) (tensor-exp (tensor-tanh x))) a)" "$limit" 20
