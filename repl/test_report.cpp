@@ -101,7 +101,8 @@ std::string junit_xml(const std::vector<TestResult> &results, double total_secon
          format_seconds(total_seconds) + "\">\n";
   for (const TestResult &r : results) {
     out += "  <testcase name=\"" + xml_escape(r.name) + "\" classname=\"" +
-           xml_escape(junit_classname(r.name)) + "\" time=\"" + format_seconds(r.seconds) + "\"";
+           xml_escape(junit_classname(r.name)) + "\" time=\"" + format_seconds(r.seconds) + "\" cpu=\"" +
+           format_seconds(r.cpu_seconds) + "\"";
     if (r.verdict == Verdict::fail) {
       out += ">\n    <failure message=\"" + xml_escape(r.reason) + "\">" + xml_escape(r.detail) +
              "</failure>\n  </testcase>\n";

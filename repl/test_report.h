@@ -22,6 +22,9 @@ struct TestResult {
   double seconds = 0;
   std::string reason;  // fail: the problems, "; "-joined; skip: the skip reason
   std::string detail;  // fail: indented problems and the diff, as the console shows them
+  // CPU time (user + system) of the test's process and the children it waited for;
+  // the JUnit report's `cpu` attribute (crash_fuzz.py picks its fast golden files by it).
+  double cpu_seconds = 0;
 };
 
 struct Tally {

@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -365,6 +366,7 @@ struct Running {
   int fd = -1;  // read end of the merged output pipe; -1 after EOF
   bool exited = false;
   int status = 0;
+  double cpu_seconds = 0;  // from wait4 once it has exited
   Phase phase = Phase::running;
   bool timed_out = false, too_much_output = false;
   Clock::time_point started, deadline, kill_at;
@@ -475,6 +477,7 @@ TestResult judge(const TestCase &t, const Running &r, const Options &opt) {
   TestResult res;
   res.name = t.name;
   res.seconds = std::chrono::duration<double>(Clock::now() - r.started).count();
+  res.cpu_seconds = r.cpu_seconds;
   std::vector<std::string> problems;
   if (!t.problem.empty()) problems.push_back(t.problem);
   if (!r.setup_error.empty()) problems.push_back(r.setup_error);
@@ -607,7 +610,12 @@ class Runner {
         close(r.fd);
         r.fd = -1;
       }
-      if (!r.exited && waitpid(r.pid, &r.status, WNOHANG) == r.pid) r.exited = true;
+      struct rusage usage {};
+      if (!r.exited && wait4(r.pid, &r.status, WNOHANG, &usage) == r.pid) {
+        r.exited = true;
+        r.cpu_seconds = double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
+                        double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6;
+      }
       now = Clock::now();
       bool done = r.exited && r.fd < 0;
       if (!done && r.phase == Phase::running && now >= r.deadline) {

@@ -301,7 +301,7 @@ assert float(root.get("time")) >= 0
 cases = {c.get("name"): c for c in root.findall("testcase")}
 assert sorted(cases) == ["dir/later", "odd&<name>", "ok"], sorted(cases)
 for c in cases.values():
-    assert c.get("classname") and float(c.get("time")) >= 0, c.attrib
+    assert c.get("classname") and float(c.get("time")) >= 0 and float(c.get("cpu")) >= 0, c.attrib
 assert cases["dir/later"].get("classname") == "dir"
 assert list(cases["ok"]) == []
 skipped = cases["dir/later"].find("skipped")

@@ -63,13 +63,14 @@ TEST_CASE("summary_line and junit_xml", "[test_runner]") {
   t.count(Verdict::skip);
   CHECK(summary_line(t) == "1 passed, 1 failed, 1 skipped, 1 updated");
 
-  std::vector<TestResult> rs = {{"a/b/c", Verdict::pass, 0.0126, "", ""},
+  std::vector<TestResult> rs = {{"a/b/c", Verdict::pass, 0.0126, "", "", 0.25},
                                 {"x<y", Verdict::fail, 1, "timed out", "  timed out\n-a\n+<&>\n"},
                                 {"s", Verdict::skip, 0, "later & \"soon\"", ""}};
   std::string x = junit_xml(rs, 2.5);
   CHECK(x.find("<testsuite name=\"kiln test\" tests=\"3\" failures=\"1\" errors=\"0\" skipped=\"1\" "
                "time=\"2.500\">") != std::string::npos);
-  CHECK(x.find("<testcase name=\"a/b/c\" classname=\"a.b\" time=\"0.013\"/>") != std::string::npos);
+  CHECK(x.find("<testcase name=\"a/b/c\" classname=\"a.b\" time=\"0.013\" cpu=\"0.250\"/>") !=
+        std::string::npos);
   CHECK(x.find("<failure message=\"timed out\">  timed out\n-a\n+&lt;&amp;&gt;\n</failure>") !=
         std::string::npos);
   CHECK(x.find("<skipped message=\"later &amp; &quot;soon&quot;\"/>") != std::string::npos);
