@@ -2,7 +2,8 @@
 """Crash fuzzer: kiln must survive mutated, generated and hostile programs.
 
 usage: crash_fuzz.py KILN REPO [--seed S] [--count N | --minutes M] [--jobs J]
-                     [--timeout T] [--save DIR] [--skip NAME,...] [--only KIND]
+                     [--timeout T] [--golden-report FILE]
+                     [--save DIR] [--skip NAME,...] [--only KIND]
 
 Builds programs with a fixed seed (the same seed gives the same programs):
 
@@ -30,10 +31,12 @@ Builds programs with a fixed seed (the same seed gives the same programs):
     (with random 'delimiter and 'columns), load-npz and load-model.
 
 Each program runs as `kiln CASE.lisp` (stdin /dev/null, a scratch cwd, --timeout s)
-and fails when it is killed by a signal, prints a sanitizer report, exits with a
-status other than 0 or 1 (or 1 without an "error:" message), or does not stop within
-10 s of SIGINT after the timeout (a program still running at the timeout that stops
-with "interrupted" on SIGINT is fine: it may loop forever in Lisp). Programs with the
+and fails when it is killed by a signal, prints a sanitizer report, exits with a status other than 0 or 1
+(or 1 without an "error:" message), or does not stop within 10 s of SIGINT after the
+timeout (a program still running at the timeout that stops with "interrupted" on
+SIGINT is fine: it may loop forever in Lisp). The golden files mutated are those whose
+unmodified run takes at most --timeout/10 CPU seconds, timed by --golden-report (a
+JUnit report of `kiln test`, which CTest's golden test writes) or else run here. Programs with the
 word "exit" are skipped ((exit n) may give any status); so are calls of delete-file.
 A huge integer given to a builtin that allocates that many things (make-list, iota,
 make-vector, full, ...) goes into a program of its own, so that slowness there is
@@ -44,7 +47,8 @@ lines and characters, while the failure keeps its kind) and saved to --save (def
 ./crash-fuzz-failures) with the original beside it. Exit status 1 if any failed.
 
 Environment defaults (used by CTest and `make asan`): KILN_FUZZ_CASES (--count),
-KILN_FUZZ_SEED, KILN_FUZZ_JOBS, KILN_FUZZ_TIMEOUT, KILN_FUZZ_SAVE.
+KILN_FUZZ_SEED, KILN_FUZZ_JOBS, KILN_FUZZ_TIMEOUT, KILN_FUZZ_GOLDEN_REPORT,
+KILN_FUZZ_SAVE.
 """
 import argparse
 import concurrent.futures
@@ -63,6 +67,7 @@ import tempfile
 import time
 import zipfile
 import zlib
+import xml.etree.ElementTree as ET
 from pathlib import Path
 
 # Snippets that reach error paths directly; also the insertable tokens.
@@ -1158,19 +1163,53 @@ def cpu_seconds(kiln, source, env, limit, cpu_limit):
     return usage.ru_utime + usage.ru_stime
 
 
-def quick_sources(kiln, sources, env, jobs, budget):
+def golden_report_times(report, kiln, repo):
+    """{golden file: CPU seconds} from a JUnit report of `kiln test` (its testcases'
+    `cpu` attribute) newer than the kiln binary, so the golden runner's run of every
+    file is not made again here; {} when there is none."""
+    if not report:
+        return {}
+    report = Path(report)
+    try:
+        if report.stat().st_mtime < os.stat(kiln).st_mtime:
+            return {}
+        root = ET.parse(report).getroot()
+    except (OSError, ET.ParseError):
+        return {}
+    golden = repo.resolve() / "tests" / "golden"
+    times = {}
+    for case in root.iter("testcase"):
+        name, cpu = case.get("name", ""), case.get("cpu")
+        if cpu is None or case.find("skipped") is not None:
+            continue
+        # `kiln test tests/golden` names lists/sort; `kiln test tests/golden/lists/sort` names it so
+        path = golden / (name.split("tests/golden/", 1)[-1] + ".lisp")
+        try:
+            if path.stat().st_mtime <= report.stat().st_mtime:  # not edited since
+                times[path] = float(cpu)
+        except (OSError, ValueError):
+            pass
+    return times
+
+
+def quick_sources(kiln, sources, env, jobs, budget, known=None):
     """The golden files whose unmutated run takes at most `budget` CPU seconds: a
     mutation can multiply a loop count, so a slow test would make slow, not hung,
-    mutants; those are left out rather than raising the timeout."""
+    mutants; those are left out rather than raising the timeout. `known` holds the
+    CPU seconds the golden runner measured (golden_report_times); a file changed
+    since, or not in it, is run here."""
+    known = known or {}
     # SIGXCPU one whole second past the budget: the answer (slow) is the same, and
     # the golden suite's slowest files stop after seconds, not after the wall limit.
     def measure(path):
         return cpu_seconds(kiln, path, env, budget * 10, int(budget) + 1)
+    unknown = [p for p in sources if p.resolve() not in known]
     with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
-        times = list(pool.map(measure, sources))
+        measured = dict(zip(unknown, pool.map(measure, unknown)))
+    times = [known[p.resolve()] if p.resolve() in known else measured[p] for p in sources]
     slow = [p for p, t in zip(sources, times) if t > budget]
-    if slow:
-        print(f"crash_fuzz: not mutating {len(slow)} slow golden files", flush=True)
+    print(f"crash_fuzz: {len(sources) - len(unknown)} golden files timed by the golden runner's report, "
+          f"{len(unknown)} here; not mutating {len(slow)} slow ones", flush=True)
     return [p for p, t in zip(sources, times) if t <= budget]
 
 
@@ -1203,6 +1242,9 @@ def main():
     ap.add_argument("--minutes", type=float, default=0, help="long mode: run this long (--count per round)")
     ap.add_argument("--jobs", type=int, default=int(os.environ.get("KILN_FUZZ_JOBS", "2")))
     ap.add_argument("--timeout", type=float, default=float(os.environ.get("KILN_FUZZ_TIMEOUT", "0")) or None)
+    ap.add_argument("--golden-report", default=os.environ.get("KILN_FUZZ_GOLDEN_REPORT", ""),
+                    help="a JUnit report of `kiln test` over tests/golden by this kiln: its CPU times "
+                    "spare running every golden file again to find the slow ones")
     ap.add_argument("--save", default=os.environ.get("KILN_FUZZ_SAVE", "crash-fuzz-failures"))
     ap.add_argument("--minimise-seconds", type=float, default=120)
     ap.add_argument("--skip", default="", help="comma-separated builtins never to call")
@@ -1219,7 +1261,8 @@ def main():
 
     sources = sorted((repo / "tests" / "golden").rglob("*.lisp"))
     sources = [p for p in sources if b"exit" not in p.read_bytes()]
-    sources = quick_sources(kiln, sources, runner.env, args.jobs, runner.timeout / 10)
+    sources = quick_sources(kiln, sources, runner.env, args.jobs, runner.timeout / 10,
+                            golden_report_times(args.golden_report, kiln, repo))
     corpus = [p.read_bytes() for p in sources]
     corpus += [t.encode() for t in TOKENS if t.startswith("(")]
     seeds = data_file_seeds(repo)
