@@ -7,7 +7,7 @@
 #   make test       deps + build + every ctest test (the timed ones beside two busy loops)
 #   make asan       -O1 -g1 AddressSanitizer/UBSan build in build-asan/, then ctest there
 #   make gc-stress  golden tests (all but GC_STRESS_SKIP) with KILN_GC_STRESS=1
-#   make timing-under-load  the timed tests again beside two busy loops
+#   make timing-under-load  only the timed tests, beside two busy loops (as make test runs them)
 #   make install    cmake --install build (PREFIX=/usr/local by default)
 #   make format     apply .clang-format to every C/C++ source (ctest `format` checks it)
 
