@@ -1,4 +1,10 @@
-// autodiff.cpp — the table of gradient rules, one per primitive op.
+// autodiff.cpp — reverse-mode autodiff over a Graph: the structural ops' gradient
+// rules, and the element-wise ops' recorded from their derivatives.
+//
+// An element-wise op's derivative sits beside its formula
+// (runtime/elementwise_formulas.h, unary_grad / binary_grad), a template this
+// file instantiates on GraphKit, which records nodes; this file has no case of
+// its own for any element-wise op.
 //
 // Invariant: the adjoint of node i is complete before the rule for node i runs,
 // because nodes are visited in reverse topological order and every
@@ -10,11 +16,51 @@
 
 #include "compiler/collective.h"
 #include "compiler/loop.h"
+#include "runtime/elementwise_formulas.h"
 #include "runtime/error.h"
-#include "runtime/gelu_formula.h"
 
 namespace kiln {
 namespace {
+
+// The gradient kit of runtime/elementwise_formulas.h: a value is a node of the
+// graph being differentiated and each operation records one, hash-consed, so a
+// subexpression that both operands' rules build (max's mask) is one node.
+struct GraphKit {
+  struct D {
+    Graph *g;
+    int32_t i;
+  };
+  static constexpr const char *kWho = "graph-grad";
+  static D bin(Op op, const D &a, const D &b) { return {a.g, a.g->binary(kWho, op, a.i, b.i)}; }
+  static D lit(const D &like, double k) { return {like.g, like.g->constant(k, true)}; }
+  static D select(const D &m, const D &a, const D &b) { return {m.g, m.g->select(kWho, m.i, a.i, b.i)}; }
+  static D unary(UnaryOp op, const D &x) { return {x.g, x.g->unary(unary_op(op), x.i)}; }
+  static D exp(const D &x) { return unary(UnaryOp::Exp, x); }
+  static D log(const D &x) { return unary(UnaryOp::Log, x); }
+  static D sin(const D &x) { return unary(UnaryOp::Sin, x); }
+  static D cos(const D &x) { return unary(UnaryOp::Cos, x); }
+  static D pow(const D &a, const D &b) { return bin(Op::Pow, a, b); }
+  static D lt(const D &a, const D &b) { return bin(Op::Less, a, b); }
+  static D le(const D &a, const D &b) { return bin(Op::LessEqual, a, b); }
+  static D gt(const D &a, const D &b) { return bin(Op::Greater, a, b); }
+  static D ge(const D &a, const D &b) { return bin(Op::GreaterEqual, a, b); }
+  static D eq(const D &a, const D &b) { return bin(Op::Equal, a, b); }
+};
+using GD = GraphKit::D;
+// Every combination, inline: a derivative that needs one more finds it here.
+inline GD operator+(const GD &a, const GD &b) { return GraphKit::bin(Op::Add, a, b); }
+inline GD operator-(const GD &a, const GD &b) { return GraphKit::bin(Op::Sub, a, b); }
+inline GD operator*(const GD &a, const GD &b) { return GraphKit::bin(Op::Mul, a, b); }
+inline GD operator/(const GD &a, const GD &b) { return GraphKit::bin(Op::Div, a, b); }
+inline GD operator-(const GD &a) { return GraphKit::unary(UnaryOp::Neg, a); }
+inline GD operator+(double k, const GD &b) { return GraphKit::lit(b, k) + b; }
+inline GD operator-(double k, const GD &b) { return GraphKit::lit(b, k) - b; }
+inline GD operator*(double k, const GD &b) { return GraphKit::lit(b, k) * b; }
+inline GD operator/(double k, const GD &b) { return GraphKit::lit(b, k) / b; }
+inline GD operator+(const GD &a, double k) { return a + GraphKit::lit(a, k); }
+inline GD operator-(const GD &a, double k) { return a - GraphKit::lit(a, k); }
+inline GD operator*(const GD &a, double k) { return a * GraphKit::lit(a, k); }
+inline GD operator/(const GD &a, double k) { return a / GraphKit::lit(a, k); }
 
 struct Builder {
   Graph &g;
@@ -50,103 +96,72 @@ struct Builder {
     return g.reshape(grad, s, false);
   }
 
+  // An element-wise op's rule: its derivative (formula::unary_grad / binary_grad)
+  // on GraphKit. Dispatched by a switch generated from the rows; a row that says
+  // no gradient flows has no derivative to instantiate.
+  template <UnaryOp OP> void unary_rule(int32_t i, int32_t gr) {
+    if constexpr (row(OP).differentiable) {
+      const GD x{&g, g[i].in[0]}, out{&g, i}, grad{&g, gr};
+      GD dx = grad;
+      formula::unary_grad<OP, GraphKit>(x, out, grad, dx);
+      give(x.i, dx.i);
+    }
+  }
+  void unary_rule(UnaryOp op, int32_t i, int32_t gr) {
+    switch (op) {
+#define KILN_X(e, ...) \
+  case UnaryOp::e: unary_rule<UnaryOp::e>(i, gr); return;
+      KILN_UNARY_OPS(KILN_X)
+#undef KILN_X
+    }
+  }
+  // Each operand that needs it gets its contribution, x's first, summed back
+  // from the broadcast shape to its own.
+  template <BinaryOp OP> void binary_rule(int32_t i, int32_t gr) {
+    if constexpr (row(OP).differentiable) {
+      const GD x{&g, g[i].in[0]}, y{&g, g[i].in[1]}, out{&g, i}, grad{&g, gr};
+      if (needs[size_t(x.i)]) {
+        GD d = grad;
+        formula::binary_grad<OP, 0, GraphKit>(x, y, out, grad, d);
+        give_sum(x.i, d.i);
+      }
+      if (needs[size_t(y.i)]) {
+        GD d = grad;
+        formula::binary_grad<OP, 1, GraphKit>(x, y, out, grad, d);
+        give_sum(y.i, d.i);
+      }
+    }
+  }
+  void binary_rule(BinaryOp op, int32_t i, int32_t gr) {
+    switch (op) {
+#define KILN_X(e, ...) \
+  case BinaryOp::e: binary_rule<BinaryOp::e>(i, gr); return;
+      KILN_BINARY_ARITH_OPS(KILN_X) KILN_COMPARE_OPS(KILN_X)
+#undef KILN_X
+    }
+  }
+
   void rule(int32_t i) {
     const GraphNode n = g[i];  // a copy: recording may grow g.nodes
     int32_t gr = adjoint[size_t(i)];
     int32_t a = n.in[0], b = n.in[1];
     switch (n.op) {
     case Op::Param:
-    case Op::Const: return;
-    case Op::Add:
-      give_sum(a, gr);
-      give_sum(b, gr);
+    case Op::Const:
       return;
-    case Op::Sub:
-      give_sum(a, gr);
-      if (needs[size_t(b)]) give_sum(b, un(Op::Neg, gr));
+    // Element-wise ops: each one's derivative is its formula's neighbour in
+    // runtime/elementwise_formulas.h, recorded here through GraphKit. Those that
+    // are not differentiable (comparisons, relu-grad, stop-gradient) never get here:
+    // append_vjp marks no node of theirs as needing a gradient.
+    KILN_BINARY_OP_CASES:
+      binary_rule(op_binary(n.op), i, gr);
       return;
-    case Op::Mul:
-      if (needs[size_t(a)]) give_sum(a, bin(Op::Mul, gr, b));
-      if (needs[size_t(b)]) give_sum(b, bin(Op::Mul, gr, a));
+    KILN_UNARY_OP_CASES:
+      unary_rule(op_unary(n.op), i, gr);
       return;
-    case Op::Div:
-      // d(a/b)/da = 1/b; d(a/b)/db = -a/b^2, computed as PyTorch does: -g * ((a/b) / b),
-      // the forward quotient divided once more. (-g * a) / (b * b) would give NaN or
-      // -inf where b*b underflows (|b| < 1.5e-154) although the quotient is finite.
-      if (needs[size_t(a)]) give_sum(a, bin(Op::Div, gr, b));
-      if (needs[size_t(b)]) give_sum(b, bin(Op::Mul, un(Op::Neg, gr), bin(Op::Div, i, b)));
-      return;
-    case Op::Pow: {
-      // PyTorch's rules, zeros included: d(a^b)/da = b * a^(b-1), but 0 where b == 0
-      // (0 * 0^-1 would be NaN); d(a^b)/db = a^b * log a, but 0 where a == 0 and b >= 0
-      // (0 * log 0 would be NaN or -inf).
-      int32_t zero = c(0.0);
-      if (needs[size_t(a)]) {
-        int32_t da = bin(Op::Mul, b, bin(Op::Pow, a, bin(Op::Sub, b, c(1.0))));
-        // Outside the product, as PyTorch's pow(x, 0) backward: zeros even for a NaN gr.
-        give_sum(a, sel(bin(Op::Equal, b, zero), zero, bin(Op::Mul, gr, da)));
-      }
-      if (needs[size_t(b)]) {
-        int32_t at_zero = bin(Op::Mul, bin(Op::Equal, a, zero), bin(Op::GreaterEqual, b, zero));
-        give_sum(b, bin(Op::Mul, gr, sel(at_zero, zero, bin(Op::Mul, i, un(Op::Log, a)))));
-      }
-      return;
-    }
-    case Op::Maximum:
-    case Op::Minimum: {
-      // The gradient goes to the operand the forward kernel picked: the first on
-      // ties and when it is NaN (a == a is false only for NaN).
-      int32_t zero = c(0.0);
-      int32_t wins = bin(n.op == Op::Maximum ? Op::GreaterEqual : Op::LessEqual, a, b);
-      int32_t first = sel(bin(Op::Equal, a, a), wins, c(1.0));
-      if (needs[size_t(a)]) give_sum(a, sel(first, gr, zero));
-      if (needs[size_t(b)]) give_sum(b, sel(first, zero, gr));
-      return;
-    }
-    case Op::Less:
-    case Op::LessEqual:
-    case Op::Greater:
-    case Op::GreaterEqual:
-    case Op::Equal:
-    case Op::ReluGrad:
     case Op::MaxMask:
     case Op::Argmax:
-    case Op::Random: return;        // piecewise constant: zero gradient
-    case Op::StopGradient: return;  // by definition
-    case Op::Neg: give(a, un(Op::Neg, gr)); return;
-    case Op::Exp: give(a, bin(Op::Mul, gr, i)); return;
-    case Op::Log: give(a, bin(Op::Div, gr, a)); return;
-    case Op::Sqrt: give(a, bin(Op::Div, gr, bin(Op::Mul, c(2.0), i))); return;
-    case Op::Tanh: give(a, bin(Op::Mul, gr, bin(Op::Sub, c(1.0), bin(Op::Mul, i, i)))); return;
-    case Op::Sigmoid: give(a, bin(Op::Mul, bin(Op::Mul, gr, bin(Op::Sub, c(1.0), i)), i)); return;
-    case Op::Relu: give(a, sel(un(Op::ReluGrad, a), gr, c(0.0))); return;  // relu'(0) = 0
-    case Op::Abs:
-      // sign(a) = (a > 0) - (a < 0); abs'(0) = 0 as in PyTorch.
-      give(a, bin(Op::Mul, gr, bin(Op::Sub, bin(Op::Greater, a, c(0.0)), bin(Op::Less, a, c(0.0)))));
-      return;
-    case Op::Softplus:  // softplus' = sigmoid, and 1 where the forward is x itself
-      give(a, bin(Op::Mul, gr, sel(bin(Op::Greater, a, c(20.0)), c(1.0), un(Op::Sigmoid, a))));
-      return;
-    case Op::Gelu: {
-      // PyTorch's gelu(approximate='tanh') backward, its terms in its order:
-      // g * (0.5 (1 + t) + (0.5 x) (1 - t^2) kBeta (1 + 3 kKappa x^2)), t the forward's tanh.
-      using namespace gelu_formula;
-      int32_t x2 = bin(Op::Mul, a, a);
-      int32_t inner = bin(Op::Mul, c(kBeta), bin(Op::Add, a, bin(Op::Mul, c(kKappa), bin(Op::Mul, x2, a))));
-      int32_t t = un(Op::Tanh, inner);
-      int32_t left = bin(Op::Mul, c(0.5), a);
-      int32_t left_d = bin(Op::Mul, c(0.5), bin(Op::Add, c(1.0), t));
-      int32_t right_d =
-          bin(Op::Mul, bin(Op::Mul, bin(Op::Mul, left, bin(Op::Sub, c(1.0), bin(Op::Mul, t, t))), c(kBeta)),
-              bin(Op::Add, c(1.0), bin(Op::Mul, c(3.0 * kKappa), x2)));
-      give(a, bin(Op::Mul, gr, bin(Op::Add, left_d, right_d)));
-      return;
-    }
-    case Op::Sin: give(a, bin(Op::Mul, gr, un(Op::Cos, a))); return;
-    case Op::Cos: give(a, bin(Op::Mul, gr, un(Op::Neg, un(Op::Sin, a)))); return;
-    case Op::Tan: give(a, bin(Op::Mul, gr, bin(Op::Add, c(1.0), bin(Op::Mul, i, i)))); return;
-    case Op::Square: give(a, bin(Op::Mul, gr, bin(Op::Mul, c(2.0), a))); return;
-    case Op::Reciprocal: give(a, bin(Op::Mul, un(Op::Neg, gr), bin(Op::Mul, i, i))); return;
+    case Op::Random: return;  // piecewise constant or random: no gradient
     case Op::Select: {
       int32_t zero = c(0.0);
       if (needs[size_t(b)]) give_sum(b, sel(a, gr, zero));

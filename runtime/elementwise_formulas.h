@@ -72,6 +72,103 @@ inline __attribute__((always_inline)) void binary(const typename K::D &x, const 
   else static_assert(OP != OP, "a binary op without a formula");
 }
 
+// ---- derivatives ------------------------------------------------------------------
+// Each differentiable op's gradient rule (its vector-Jacobian product), beside its
+// formula. compiler/autodiff.cpp instantiates these on its GraphKit, whose D is a
+// graph node and whose every operation records one, so a derivative is made of
+// ops that have derivatives of their own and gradients of gradients work; no
+// other file knows an element-wise op's derivative. A gradient kit G has:
+//   G::D with + - * / and unary minus, a double on either side (a number constant)
+//   G::lit(D like, double) -> D: the constant;  G::select(D m, D a, D b) -> D
+//   G::exp, log, sin, cos (D) -> D;  G::pow(D, D) -> D: the ops of those names
+//   G::lt, le, gt, ge, eq (D, D) -> D: 1.0 or 0.0 (a gradient kit's masks are
+//       numbers, so a formula may do arithmetic on them)
+//   G::unary(UnaryOp, D) -> D: an op with no library name (sigmoid, tanh, relu-grad)
+// The order of operations is the expression's, as in the formulas above. The
+// order in which nodes are recorded follows C++'s order of evaluation; gradients'
+// bits do not depend on it.
+
+// PyTorch's gelu(approximate='tanh') backward, its terms in its order, t the
+// forward's tanh (gelu_formula.h):
+//   g * (0.5 (1 + t) + (0.5 x) (1 - t^2) kBeta (1 + 3 kKappa x^2))
+template <class G> inline void gelu_grad(const typename G::D &x, const typename G::D &g, typename G::D &dx) {
+  using namespace gelu_formula;
+  using D = typename G::D;
+  D x2 = x * x;
+  D t = G::unary(UnaryOp::Tanh, kBeta * (x + kKappa * (x2 * x)));
+  D left = 0.5 * x;
+  D left_d = 0.5 * (1.0 + t);
+  D right_d = left * (1.0 - t * t) * kBeta * (1.0 + 3.0 * kKappa * x2);
+  dx = g * (left_d + right_d);
+}
+
+// The gradient reaching x, given x, the forward result out and the gradient g
+// reaching out. Only differentiable rows (DIFF in runtime/op_table.h) are asked.
+template <UnaryOp OP, class G>
+inline void unary_grad(const typename G::D &x, const typename G::D &out, const typename G::D &g,
+                       typename G::D &dx) {
+  if constexpr (OP == UnaryOp::Neg) dx = -g;
+  else if constexpr (OP == UnaryOp::Exp) dx = g * out;
+  else if constexpr (OP == UnaryOp::Log) dx = g / x;
+  else if constexpr (OP == UnaryOp::Sqrt) dx = g / (2.0 * out);
+  else if constexpr (OP == UnaryOp::Tanh) dx = g * (1.0 - out * out);
+  else if constexpr (OP == UnaryOp::Sigmoid) dx = g * (1.0 - out) * out;
+  else if constexpr (OP == UnaryOp::Relu)  // relu'(0) = 0
+    dx = G::select(G::unary(UnaryOp::ReluGrad, x), g, G::lit(x, 0.0));
+  // sign(x) = (x > 0) - (x < 0); abs'(0) = 0 as in PyTorch.
+  else if constexpr (OP == UnaryOp::Abs) dx = g * (G::gt(x, G::lit(x, 0.0)) - G::lt(x, G::lit(x, 0.0)));
+  // softplus' = sigmoid, and 1 where the forward is x itself.
+  else if constexpr (OP == UnaryOp::Softplus)
+    dx = g * G::select(G::gt(x, G::lit(x, 20.0)), G::lit(x, 1.0), G::unary(UnaryOp::Sigmoid, x));
+  else if constexpr (OP == UnaryOp::Gelu) gelu_grad<G>(x, g, dx);
+  else if constexpr (OP == UnaryOp::Sin) dx = g * G::cos(x);
+  else if constexpr (OP == UnaryOp::Cos) dx = g * -G::sin(x);
+  else if constexpr (OP == UnaryOp::Tan) dx = g * (1.0 + out * out);
+  else if constexpr (OP == UnaryOp::Square) dx = g * (2.0 * x);
+  else if constexpr (OP == UnaryOp::Reciprocal) dx = -g * (out * out);
+  else static_assert(OP != OP, "a differentiable unary op without a derivative");
+}
+
+// The gradient reaching operand ARG (0: x, 1: y) of out = x OP y, at out's
+// (broadcast) shape: autodiff sums it back to the operand's. Asked only for an
+// operand that needs it, x's first.
+template <BinaryOp OP, int ARG, class G>
+inline void binary_grad(const typename G::D &x, const typename G::D &y, const typename G::D &out,
+                        const typename G::D &g, typename G::D &d) {
+  if constexpr (OP == BinaryOp::Add) d = g;
+  else if constexpr (OP == BinaryOp::Sub) d = ARG == 0 ? g : -g;
+  else if constexpr (OP == BinaryOp::Mul) d = g * (ARG == 0 ? y : x);
+  // d(x/y)/dy = -x/y^2, computed as PyTorch does: -g * ((x/y) / y), the forward
+  // quotient divided once more. (-g * x) / (y * y) would give NaN or -inf where
+  // y*y underflows (|y| < 1.5e-154) although the quotient is finite.
+  else if constexpr (OP == BinaryOp::Div) {
+    if constexpr (ARG == 0) d = g / y;
+    else d = -g * (out / y);
+  }
+  // PyTorch's rules, zeros included: d(x^y)/dx = y * x^(y-1), but 0 where y == 0
+  // (0 * 0^-1 would be NaN), outside the product as PyTorch's pow(x, 0) backward:
+  // zeros even for a NaN g; d(x^y)/dy = x^y * log x, but 0 where x == 0 and y >= 0
+  // (0 * log 0 would be NaN or -inf).
+  else if constexpr (OP == BinaryOp::Pow) {
+    typename G::D zero = G::lit(x, 0.0);
+    if constexpr (ARG == 0) {
+      typename G::D dx = y * G::pow(x, y - 1.0);
+      d = G::select(G::eq(y, zero), zero, g * dx);
+    } else {
+      typename G::D at_zero = G::eq(x, zero) * G::ge(y, zero);
+      d = g * G::select(at_zero, zero, out * G::log(x));
+    }
+  }
+  // The gradient goes to the operand the forward formula picked: the first on
+  // ties and when it is NaN (x == x is false only for NaN).
+  else if constexpr (OP == BinaryOp::Maximum || OP == BinaryOp::Minimum) {
+    typename G::D zero = G::lit(x, 0.0);
+    typename G::D wins = OP == BinaryOp::Maximum ? G::ge(x, y) : G::le(x, y);
+    typename G::D first = G::select(G::eq(x, x), wins, G::lit(x, 1.0));
+    d = ARG == 0 ? G::select(first, g, zero) : G::select(first, zero, g);
+  } else static_assert(OP != OP, "a differentiable binary op without a derivative");
+}
+
 // Whether an op's formula is arithmetic and bit operations only (no library call,
 // no comparison): the kernel emitter then runs it on whole vectors (a libgccjit
 // vector has arithmetic but no select or libm), the vector loops on VecKit.

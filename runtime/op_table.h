@@ -10,9 +10,9 @@
 // (compiler/trace.cpp), and the dispatch of every element-wise formula
 // (runtime/elementwise_formulas.h) on each path. A builtin reaches the tracer
 // through its BuiltinOp (below), never through its name. What stays hand-written
-// per element-wise op is its formula (elementwise_formulas.h, one template for
-// the scalar loop, the vector loop and the kernel emitter) and its gradient rule
-// (compiler/autodiff.cpp, a `switch` -Wswitch checks). docs/adding-an-op.md walks
+// per element-wise op is its formula and, beside it, its derivative
+// (elementwise_formulas.h: one template for the scalar loop, the vector loop and
+// the kernel emitter, one the autodiff instantiates). docs/adding-an-op.md walks
 // through one.
 //
 // Columns:
@@ -185,7 +185,7 @@ struct UnaryOpRow {
   UnaryOp op;
   const char *builtin, *generic, *graph;
   bool fusable;
-  bool differentiable;  // a gradient flows through it (compiler/autodiff.cpp)
+  bool differentiable;  // a gradient flows through it (its derivative: elementwise_formulas.h)
   const char *doc;
   BatchRule batching = BatchRule::Elementwise;
 };
@@ -197,7 +197,7 @@ struct BinaryOpRow {
   OneArgument one_argument;
   bool folds;
   bool comparison;
-  bool differentiable;  // a gradient flows through it (compiler/autodiff.cpp)
+  bool differentiable;  // a gradient flows through it (its derivative: elementwise_formulas.h)
   const char *doc;
   BatchRule batching = BatchRule::Elementwise;
 };
