@@ -41,6 +41,8 @@ inline __attribute__((always_inline)) void unary(const typename K::D &x, typenam
   else if constexpr (OP == UnaryOp::Softplus)
     out = K::select(K::gt(x, K::lit(x, 20.0)), x, K::log1p(K::exp(x)));
   else if constexpr (OP == UnaryOp::Gelu) gelu_formula::gelu_steps<K>(x, out);
+  // PyTorch's silu: x * sigmoid(x) as one quotient.
+  else if constexpr (OP == UnaryOp::Silu) out = x / (1.0 + K::exp(-x));
   else if constexpr (OP == UnaryOp::Sin) out = K::sin(x);
   else if constexpr (OP == UnaryOp::Cos) out = K::cos(x);
   else if constexpr (OP == UnaryOp::Tan) out = K::tan(x);
@@ -121,7 +123,11 @@ inline void unary_grad(const typename G::D &x, const typename G::D &out, const t
   else if constexpr (OP == UnaryOp::Softplus)
     dx = g * G::select(G::gt(x, G::lit(x, 20.0)), G::lit(x, 1.0), G::unary(UnaryOp::Sigmoid, x));
   else if constexpr (OP == UnaryOp::Gelu) gelu_grad<G>(x, g, dx);
-  else if constexpr (OP == UnaryOp::Sin) dx = g * G::cos(x);
+  // PyTorch's silu backward, s = sigmoid(x): g * s * (1 + x (1 - s)).
+  else if constexpr (OP == UnaryOp::Silu) {
+    typename G::D s = G::unary(UnaryOp::Sigmoid, x);
+    dx = g * s * (1.0 + x * (1.0 - s));
+  } else if constexpr (OP == UnaryOp::Sin) dx = g * G::cos(x);
   else if constexpr (OP == UnaryOp::Cos) dx = g * -G::sin(x);
   else if constexpr (OP == UnaryOp::Tan) dx = g * (1.0 + out * out);
   else if constexpr (OP == UnaryOp::Square) dx = g * (2.0 * x);

@@ -78,6 +78,8 @@
     "(tensor-softplus T): elementwise log(1+e^x) (x itself above 20, as PyTorch).")               \
   X(Gelu, "tensor-gelu", nullptr, "gelu", true, true,                                             \
     "(tensor-gelu T): elementwise GELU, tanh form (PyTorch's gelu(approximate='tanh')).")         \
+  X(Silu, "tensor-silu", nullptr, "silu", true, true,                                             \
+    "(tensor-silu T): elementwise SiLU (swish), x*sigmoid(x), as PyTorch's silu: x/(1+e^-x).")    \
   X(Sin, nullptr, "sin", "sin", false, true, "")                                                  \
   X(Cos, nullptr, "cos", "cos", false, true, "")                                                  \
   X(Tan, nullptr, "tan", "tan", false, true, "")                                                  \

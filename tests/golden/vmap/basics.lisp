@@ -16,6 +16,7 @@
 (check (lambda (a) (tensor-sum (* a a))) '(0) 0 x)
 (check (lambda (a) (+ (tensor-sum a) a)) '(0) 0 x)
 (check (lambda (a) (tensor-neg a)) '(0) 0 (tensor '(0.0 -0.0 1.0)))
+(check (lambda (a) (list (tensor-silu a) (tensor-softplus a) (tensor-gelu a))) '(0) 0 x)
 ;; other axes, negative axes, OUT-AXES
 (check (lambda (a) (* 2.0 a)) '(1) 0 x)
 (check (lambda (a) (* 2.0 a)) '(-1) 1 x)
