@@ -71,7 +71,6 @@ struct Builder {
 
   int32_t c(double x) { return g.constant(x, true); }
   int32_t bin(Op op, int32_t a, int32_t b) { return g.binary(kWho, op, a, b); }
-  int32_t un(Op op, int32_t x) { return g.unary(op, x); }
   int32_t sel(int32_t m, int32_t a, int32_t b) { return g.select(kWho, m, a, b); }
   // By value: an argument next to a recording call must not point into g.nodes,
   // which that call may reallocate (argument order is unspecified).

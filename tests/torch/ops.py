@@ -93,6 +93,8 @@ CASES = [
      lambda x, w: wsum(w, F.gelu(x, approximate="tanh"))),
     ("tensor-gelu-of-gelu", "(lambda (x) (tensor-sum (tensor-gelu (tensor-mul 3.0 (tensor-gelu x)))))",
      [data(7)], lambda x: F.gelu(3.0 * F.gelu(x, approximate="tanh"), approximate="tanh").sum()),
+    ("tensor-silu", "(lambda (x w) (tensor-sum (* w (tensor-silu x))))", [X345, W345],
+     lambda x, w: wsum(w, F.silu(x))),
     ("tensor-min", "(lambda (x) (tensor-min (tensor-mul x x)))", [X34], lambda x: torch.min(x * x)),
     ("tensor-min-axis", "(lambda (x w) (tensor-sum (* w (tensor-min x 1))))", [X345, data(3, 5)],
      lambda x, w: wsum(w, torch.min(x, 1).values)),
@@ -127,6 +129,7 @@ VALUES = [
     ("tensor-ge", f"(tensor-ge {T(TIES)} 0.5)", lambda: torch.ge(torch.tensor(TIES), 0.5)),
     ("tensor-min-ties", f"(tensor-min {T(TIES)} 1)", lambda: torch.min(torch.tensor(TIES), 1).values),
     ("tensor-gelu-value", f"(tensor-gelu {T(X345)})", lambda: F.gelu(torch.tensor(X345), approximate="tanh")),
+    ("tensor-silu-value", f"(tensor-silu {T(X345)})", lambda: F.silu(torch.tensor(X345))),
 ]
 
 # he-normal's std and glorot-uniform's bound for Kiln shapes (FAN-IN FAN-OUT ...):

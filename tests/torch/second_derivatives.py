@@ -32,6 +32,8 @@ CASES = [
     ("gelu", "(lambda (x) (tensor-sum (tensor-gelu (* x (tensor '(1.0 -2.0 0.5))))))",
      lambda x: torch.nn.functional.gelu(x * torch.tensor([1.0, -2.0, 0.5]), approximate="tanh").sum(),
      [0.3, -1.7]),
+    ("silu", "(lambda (x) (tensor-sum (tensor-silu (* x (tensor '(1.0 -2.0 0.5))))))",
+     lambda x: torch.nn.functional.silu(x * torch.tensor([1.0, -2.0, 0.5])).sum(), [0.3, -1.7]),
     ("var", "(lambda (x) (tensor-var (exp (* x (tensor '(1.0 -2.0 0.5 3.0))))))",
      lambda x: torch.var(torch.exp(x * torch.tensor([1.0, -2.0, 0.5, 3.0])), unbiased=False), [0.3, -0.4]),
 ]
