@@ -1,4 +1,4 @@
-;; tensor-softplus (docs/adding-an-op.md adds it as the worked example): PyTorch's
+;; tensor-softplus (docs/adding-an-op.md mentions it beside tensor-silu): PyTorch's
 ;; softplus (log(1+e^x), x itself above 20), eager, traced and compiled bit for bit,
 ;; with gradient sigmoid(x) (1 above 20).
 (define xs (tensor '(-800.0 -30.0 -1.5 -0.0 0.0 0.5 19.5 20.0 20.5 800.0 +inf.0 -inf.0 +nan.0)))
