@@ -3,6 +3,7 @@
 
 #include <fcntl.h>
 #include <ftw.h>
+#include <spawn.h>
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -10,6 +11,7 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <csignal>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -234,7 +236,8 @@ bool jit_on_background_thread() { return t_background; }
 
 namespace {
 void remove_compile_tmpdir();
-}
+void remove_compile_tmpdir_after_exit();
+}  // namespace
 
 // For an exit during a background compile: what the capture holds is written to
 // the real stderr, but fd 2 stays on the capture. The compile thread goes on until
@@ -261,7 +264,7 @@ void jit_abandon_compile(int status) {
     g_unpassed->clear();
   }
   if (g_abandon_cleanup && *g_abandon_cleanup) (*g_abandon_cleanup)();
-  remove_compile_tmpdir();  // the process ends by _Exit, past atexit
+  remove_compile_tmpdir_after_exit();  // the process ends by _Exit, past atexit
 }
 
 void jit_pass_through(const std::string &captured, const std::string &reason) {
@@ -311,6 +314,73 @@ void remove_compile_tmpdir() {
   std::string gone = g_compile_tmpdir + ".gone";
   const std::string &tree = rename(g_compile_tmpdir.c_str(), gone.c_str()) == 0 ? gone : g_compile_tmpdir;
   nftw(tree.c_str(), remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+// For an exit while a compile runs. GCC runs inside this process, and when its
+// directory goes under it, it ends the process itself, with exit(1) or abort(),
+// racing the exit's own _Exit: under load, programs ended with status 1 or 134 and
+// no message. So the directory is removed by a small process that outlives this
+// one: a shell that reads a pipe whose only writer is this process (the writing
+// end is close-on-exec, so no gcc driver holds it), and removes the directory after
+// the pipe's end of file, which is this process's end, and after the orphaned
+// driver's (which would otherwise crash on it). Removed here when the shell cannot
+// be started.
+void remove_compile_tmpdir_after_exit() {
+  if (!g_compile_tmpdir_made) return;
+  int ends[2];
+  if (pipe2(ends, O_CLOEXEC) != 0) {
+    remove_compile_tmpdir();
+    return;
+  }
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
+  posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
+  posix_spawn_file_actions_adddup2(&actions, ends[0], 3);
+  posix_spawn_file_actions_addclosefrom_np(&actions, 4);
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  sigset_t none, all;
+  sigemptyset(&none);
+  sigfillset(&all);
+  posix_spawnattr_setsigmask(&attr, &none);
+  posix_spawnattr_setsigdefault(&attr, &all);
+  // Its own session: a second Ctrl-C at the terminal must not stop the removal.
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSID);
+  // After this process, the gcc driver and what it runs (as, ld) may still be at
+  // work in the directory: it goes once no other process names it in its command
+  // line (at most 30 s later). $2 is the directory's name with its first letter in
+  // brackets, so the pattern never matches the grep's own command line.
+  const char *script =
+      "read -r line <&3; n=0; "
+      "while [ $n -lt 600 ] && grep -ls -- \"$2\" /proc/[0-9]*/cmdline | grep -v \"^/proc/$$/\" >/dev/null; "
+      "do sleep 0.05; n=$((n + 1)); done; exec rm -rf -- \"$1\"";
+  std::string dir = g_compile_tmpdir;
+  std::string name = dir.substr(dir.rfind('/') + 1);  // kiln-jit-PID-HEX: letters, digits, dashes
+  std::string pattern(1, '[');
+  pattern += name[0];
+  pattern += ']';
+  pattern.append(name, 1, std::string::npos);
+  char *argv[] = {const_cast<char *>("kiln-jit-cleanup"),
+                  const_cast<char *>("-c"),
+                  const_cast<char *>(script),
+                  const_cast<char *>("kiln-jit-cleanup"),
+                  dir.data(),
+                  pattern.data(),
+                  nullptr};
+  pid_t pid;
+  int rc = posix_spawn(&pid, "/bin/sh", &actions, &attr, argv, environ);
+  posix_spawn_file_actions_destroy(&actions);
+  posix_spawnattr_destroy(&attr);
+  close(ends[0]);
+  if (rc != 0) {
+    close(ends[1]);
+    remove_compile_tmpdir();
+    return;
+  }
+  g_compile_tmpdir_made = false;  // not also by atexit: the shell's now
+  // ends[1] stays open until the process ends.
 }
 
 }  // namespace
@@ -442,7 +512,7 @@ void run_uninterruptible(const std::string &kernel_name, StderrCapture *capture,
           jit_abandon_compile(130);
           jit_write_real_stderr(message);
         } else {
-          remove_compile_tmpdir();
+          remove_compile_tmpdir_after_exit();
           jit_message(message);
         }
         std::fflush(stdout);

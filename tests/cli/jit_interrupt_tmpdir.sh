@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Ctrl-C during a kernel compile ends Kiln with status 130 (a compile cannot be
 # stopped) and leaves nothing in $TMPDIR: libgccjit's libgccjit-XXXXXX working
-# directory lives in a directory of Kiln's own, which the interrupt removes
-# (compiler/jit_context.cpp). The SIGINT is sent once that working directory
+# directory lives in a directory of Kiln's own, which the interrupt has removed
+# once the process has ended (by a process that waits for that end, so GCC never
+# sees it go: compiler/jit_context.cpp); the check allows that removal 30 s. The SIGINT is sent once that working directory
 # exists, so it lands inside the compile; if the compile ends first, the loop
 # after it is interrupted instead, and the verdict is the same.
 #
@@ -22,6 +23,16 @@ cat >"$work/c.lisp" <<'L'
 (let forever () (forever))
 L
 failures=0
+# left_after_exit DIR: what is still in DIR once the removal an ended process left
+# behind it has had 30 s (empty at once, in the usual case).
+left_after_exit() {
+  local tries=0
+  while [ -n "$(find "$1" -mindepth 1 2>/dev/null)" ] && [ $tries -lt 300 ]; do
+    sleep 0.1
+    tries=$((tries + 1))
+  done
+  find "$1" -mindepth 1
+}
 # interrupt_compile WHAT FILE: runs FILE, sends SIGINT once a libgccjit working
 # directory exists (up to 10 minutes for tracing to reach the compile on a busy
 # machine), and expects status 130 and nothing left in TMPDIR.
@@ -39,7 +50,7 @@ interrupt_compile() {
     echo "FAIL: $1: status $status, stderr: $(head -c 300 "$work/err")"
     failures=$((failures + 1))
   fi
-  left=$(find "$work/tmp" -mindepth 1)
+  left=$(left_after_exit "$work/tmp")
   if [ -n "$left" ]; then
     echo "FAIL: $1: left in TMPDIR: $left"
     failures=$((failures + 1))
