@@ -10,7 +10,7 @@
 namespace kiln {
 namespace {
 
-constexpr const char *kWho = "vmap";
+constexpr const char *kVmapWho = "vmap";
 
 LeafSpec batched_leaf(int64_t batch, const LeafSpec &s) {
   return LeafSpec{batched_shape(batch, s.shape), false};
@@ -247,13 +247,13 @@ int32_t batch_loop(Graph &g, const GraphNode &n, const BatchedView &view, int64_
     std::vector<BatchOperand> cmap;
     batch_graph(body, *L.cond, ps, batch, cmap);
     int32_t done =
-        body.binary(kWho, Op::Equal, cmap[size_t(L.cond->outputs[0].node)].node, body.constant(0.0));
+        body.binary(kVmapWho, Op::Equal, cmap[size_t(L.cond->outputs[0].node)].node, body.constant(0.0));
     for (size_t k = 0; k < nc; k++) {
       Shape m;
       m.rank = body[outs[k]].shape.rank;
       for (int d = 0; d < m.rank; d++) m.dim[d] = 1;
       m.dim[0] = batch;
-      outs[k] = body.select(kWho, body.reshape(done, m, false), ps[1 + k].node, outs[k]);
+      outs[k] = body.select(kVmapWho, body.reshape(done, m, false), ps[1 + k].node, outs[k]);
     }
   }
   for (int32_t o : outs) body.outputs.push_back({o, body[o].is_number});
@@ -265,8 +265,8 @@ int32_t batch_loop(Graph &g, const GraphNode &n, const BatchedView &view, int64_
     batch_graph(cond, *L.cond, cps, batch, cmap);
     int32_t c = cmap[size_t(L.cond->outputs[0].node)].node;
     if (masked) {  // go on while any example goes on
-      int32_t go =
-          cond.binary(kWho, Op::Sub, cond.constant(1.0), cond.binary(kWho, Op::Equal, c, cond.constant(0.0)));
+      int32_t go = cond.binary(kVmapWho, Op::Sub, cond.constant(1.0),
+                               cond.binary(kVmapWho, Op::Equal, c, cond.constant(0.0)));
       c = cond.reshape(cond.reduce_all(Op::Max, go), Shape{}, true);
     }
     cond.outputs.push_back({c, true});

@@ -61,7 +61,7 @@ int32_t rows(Graph &g, int32_t x) {
 }
 
 // [a, b, c, d] -> [b, a, c, d]
-int32_t swap_first_two(Graph &g, int32_t x) {
+int32_t swap_first_two_of_4(Graph &g, int32_t x) {
   static const int perm[4] = {1, 0, 2, 3};
   return g.transpose(x, perm);
 }
@@ -97,9 +97,9 @@ int32_t take_both(Graph &g, const GraphNode &n, int32_t x, int32_t idx, int64_t 
   int64_t count = g[idx].shape.size() / batch;
   int32_t flat = flat_indices(g, idx, batch, len, n.index_use);
   int32_t x4 = g.reshape(x, Shape::of({batch, outer, len, inner}), false);
-  int32_t x3 = g.reshape(swap_first_two(g, x4), Shape::of({outer, batch * len, inner}), false);
+  int32_t x3 = g.reshape(swap_first_two_of_4(g, x4), Shape::of({outer, batch * len, inner}), false);
   int32_t t = g.take(x3, flat, 1, n.index_use);
-  int32_t t4 = swap_first_two(g, g.reshape(t, Shape::of({outer, batch, count, inner}), false));
+  int32_t t4 = swap_first_two_of_4(g, g.reshape(t, Shape::of({outer, batch, count, inner}), false));
   return g.reshape(t4, batched_shape(batch, n.shape), false);
 }
 
@@ -112,9 +112,9 @@ int32_t scatter_both(Graph &g, const GraphNode &n, int32_t grad, int32_t idx, in
   int64_t count = g[idx].shape.size() / batch;
   int32_t flat = flat_indices(g, idx, batch, len, n.index_use);
   int32_t g4 = g.reshape(grad, Shape::of({batch, outer, count, inner}), false);
-  int32_t g3 = g.reshape(swap_first_two(g, g4), Shape::of({outer, batch * count, inner}), false);
+  int32_t g3 = g.reshape(swap_first_two_of_4(g, g4), Shape::of({outer, batch * count, inner}), false);
   int32_t s = g.scatter_add(g3, flat, 1, Shape::of({outer, batch * len, inner}), n.index_use);
-  int32_t s4 = swap_first_two(g, g.reshape(s, Shape::of({outer, batch, len, inner}), false));
+  int32_t s4 = swap_first_two_of_4(g, g.reshape(s, Shape::of({outer, batch, len, inner}), false));
   return g.reshape(s4, batched_shape(batch, n.shape), false);
 }
 

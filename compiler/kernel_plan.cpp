@@ -63,7 +63,7 @@ static int64_t round8(int64_t n) { return (n + 7) / 8 * 8; }
 
 // Takes `sub`'s constants (its own, then its loops') into L.loop_consts and its
 // index checks into L.index_checks, their statuses in fresh scratch.
-static int32_t lift(const Graph &sub_graph, const KernelLayout &sub, KernelLayout &L) {
+static int32_t lift_sub_layout(const Graph &sub_graph, const KernelLayout &sub, KernelLayout &L) {
   auto at = int32_t(L.num_params + int32_t(L.const_nodes.size() + L.loop_consts.size()));
   for (int32_t c : sub.const_nodes) L.loop_consts.push_back(sub_graph[c].const_data);
   L.loop_consts.insert(L.loop_consts.end(), sub.loop_consts.begin(), sub.loop_consts.end());
@@ -82,8 +82,8 @@ static void plan_loop(const Graph &g, int32_t i, KernelLayout &L) {
   p.body = std::make_shared<KernelLayout>(plan_kernel(*body.body));
   if (body.cond) p.cond = std::make_shared<KernelLayout>(plan_kernel(*body.cond));
   p.check_first = L.index_checks.size();
-  p.body_consts = lift(*body.body, *p.body, L);
-  if (p.cond) p.cond_consts = lift(*body.cond, *p.cond, L);
+  p.body_consts = lift_sub_layout(*body.body, *p.body, L);
+  if (p.cond) p.cond_consts = lift_sub_layout(*body.cond, *p.cond, L);
   p.carries = L.scratch_doubles;
   L.scratch_doubles += 2 * round8(body.carry_size());
   const GraphNode &consts = g[g[i].in[1]];

@@ -60,9 +60,9 @@ thread_local LoopFault g_fault;
 // on each call (per-example gradients through a vmapped scan spent a quarter of
 // their time there). Small ones come from malloc, which reuses them by itself.
 // At most kPoolBytes are kept; a buffer is reused for a request of its exact size.
-class BufferPool {
+class StepBufferPool {
  public:
-  ~BufferPool() {
+  ~StepBufferPool() {
     for (const Entry &e : free_) std::free(e.p);
   }
   double *take(size_t bytes) {
@@ -106,7 +106,7 @@ class BufferPool {
   std::vector<Entry> free_;
   size_t held_ = 0;
 };
-thread_local BufferPool g_pool;
+thread_local StepBufferPool g_pool;
 
 size_t rounded_bytes(int64_t doubles) {
   return (size_t(doubles > 0 ? doubles : 1) * sizeof(double) + 63) / 64 * 64;

@@ -8,7 +8,7 @@
 
 namespace kiln {
 
-static bool is_blank(std::string_view s) {
+static bool is_spaces_and_tabs(std::string_view s) {
   return std::all_of(s.begin(), s.end(), [](char c) { return c == ' ' || c == '\t'; });
 }
 
@@ -32,7 +32,8 @@ CompletionKind completion_kind(std::string_view line, size_t word_start) {
     if (first != std::string_view::npos && head.substr(first) == ",load") return CompletionKind::file;
     return CompletionKind::none;
   }
-  if (word_start >= 1 && line[word_start - 1] == ',' && is_blank(before.substr(0, word_start - 1))) {
+  if (word_start >= 1 && line[word_start - 1] == ',' &&
+      is_spaces_and_tabs(before.substr(0, word_start - 1))) {
     return CompletionKind::command;
   }
   return CompletionKind::name;

@@ -61,7 +61,7 @@ struct Action {
   std::string text;
 };
 
-struct Options {
+struct CommandLineOptions {
   std::vector<Action> actions;
   bool repl_after = false;
   bool quiet = false;
@@ -74,7 +74,7 @@ struct Options {
 // Ctrl-C in a script or -e: the evaluator stops at its next procedure call or
 // loop iteration with "interrupted" (exit 130); a second Ctrl-C, for code stuck
 // outside the evaluator, kills the process as usual. The REPL installs its own.
-static void on_sigint(int) {
+static void on_script_sigint(int) {
   if (g_interrupt) {
     std::signal(SIGINT, SIG_DFL);
     std::raise(SIGINT);
@@ -94,7 +94,7 @@ static void on_sigint(int) {
 static struct sigaction g_inherited_sigint;
 __attribute__((constructor(101))) static void install_sigint_handler_first() {
   struct sigaction sa = {};
-  sa.sa_handler = on_sigint;
+  sa.sa_handler = on_script_sigint;
   sigemptyset(&sa.sa_mask);
   sa.sa_flags = SA_RESTART;  // as std::signal installs it
   sigaction(SIGINT, &sa, &g_inherited_sigint);
@@ -107,8 +107,8 @@ __attribute__((constructor(101))) static void install_sigint_handler_first() {
 }
 
 static int run(void *p) {
-  Options &o = *static_cast<Options *>(p);
-  std::signal(SIGINT, on_sigint);
+  CommandLineOptions &o = *static_cast<CommandLineOptions *>(p);
+  std::signal(SIGINT, on_script_sigint);
   int code = 0;
   if (run_guarded([] { init_kiln(); }, &code) != RunResult::ok) return code ? code : 1;
   if (o.jit_check) return jit_check_main();
@@ -157,7 +157,7 @@ static int run(void *p) {
   return 0;
 }
 
-static int usage_error(const std::string &msg) {
+static int command_line_error(const std::string &msg) {
   std::fprintf(stderr, "kiln: %s\n%s", msg.c_str(), kUsage);
   return 2;
 }
@@ -178,12 +178,12 @@ int main(int argc, char **argv) {
     jit_exit_now_if_compiling(status);  // a kernel shut down while compiling (SPEC §17)
     return status;
   }
-  Options o;
+  CommandLineOptions o;
   for (int i = 1; i < argc; i++) {
     std::string a = argv[i];
     auto need = [&](const char *opt) -> std::string {
       if (i + 1 >= argc) {
-        std::exit(usage_error(std::string("option ") + opt + " needs an argument"));
+        std::exit(command_line_error(std::string("option ") + opt + " needs an argument"));
       }
       return argv[++i];
     };
@@ -209,7 +209,7 @@ int main(int argc, char **argv) {
         for (i++; i < argc; i++) o.args.push_back(argv[i]);
       }
     } else if (a.size() > 1 && a[0] == '-') {
-      return usage_error("unknown option " + a);
+      return command_line_error("unknown option " + a);
     } else {
       o.file = a;
       for (i++; i < argc; i++) o.args.push_back(argv[i]);

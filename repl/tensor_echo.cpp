@@ -169,7 +169,7 @@ namespace {
 // show the rows form through it (tests/golden/notebook/echo_rows.lisp).
 Value b_echo_string(int, Value *argv) { return make_string(echo_string(argv[0])); }
 
-const BuiltinRegistrar reg([] {
+const BuiltinRegistrar tensor_echo_registrar([] {
   defbuiltin("%echo-string", 1, 1, b_echo_string,
              "(%echo-string VALUE): what the REPL and the notebook kernel echo for VALUE (a tensor of rank 2 "
              "or more by rows, anything else in write form).");

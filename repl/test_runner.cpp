@@ -51,7 +51,7 @@ constexpr double kInterruptGraceSec = 2;
 // Larger timeouts would overflow the clock's arithmetic.
 constexpr double kMaxTimeoutSec = 1e7;
 
-const char kHelp[] =
+const char kTestHelp[] =
     "usage: kiln test [OPTIONS] PATH...\n"
     "\n"
     "Runs every test NAME.lisp or NAME.scm that has its expected output NAME.out\n"
@@ -670,7 +670,7 @@ bool writable(const std::string &file, std::string *why) {
 int run_test_command(int argc, char **argv) {
   Options opt = parse_options(argc, argv);
   if (opt.help) {
-    print(kHelp);
+    print(kTestHelp);
     return 0;
   }
   std::vector<TestCase> tests;

@@ -234,7 +234,7 @@ Value b_write_bytevector(int argc, Value *a) {
 
 }  // namespace
 
-static BuiltinRegistrar reg([] {
+static BuiltinRegistrar bytevectors_registrar([] {
   defbuiltin("bytevector?", 1, 1, b_bytevector_p, "(bytevector? x): whether x is a bytevector.");
   defbuiltin("make-bytevector", 1, 2, b_make_bytevector,
              "(make-bytevector k [byte]): k bytes, each byte (default 0).");

@@ -71,7 +71,7 @@ Value b_integer_to_char(int, Value *a) {
   return make_char(uint32_t(n));
 }
 
-BuiltinRegistrar reg([] {
+BuiltinRegistrar chars_registrar([] {
   defbuiltin("char=?", 1, -1, b_char_eq, "(char=? C ...)");
   defbuiltin("char<?", 1, -1, b_char_lt, "(char<? C ...)");
   defbuiltin("char>?", 1, -1, b_char_gt, "(char>? C ...)");

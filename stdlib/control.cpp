@@ -276,7 +276,7 @@ static Value b_command_line(int, Value *) { return g_command_line; }
 
 static Value b_macroexpand(int, Value *argv) { return macroexpand(argv[0]); }
 
-static BuiltinRegistrar reg([] {
+static BuiltinRegistrar control_registrar([] {
   defbuiltin("values", 0, -1, b_values, "Returns its arguments as multiple values.");
   defbuiltin("call-with-values", 2, 2, b_call_with_values);
   defbuiltin("call/cc", 1, 1, b_call_cc,
@@ -343,7 +343,7 @@ static Value b_feature_match(int, Value *argv) { return boolv(feature_requiremen
 
 static Value b_features(int, Value *) { return feature_list(); }
 
-static BuiltinRegistrar reg2([] {
+static BuiltinRegistrar control_internals_registrar([] {
   defbuiltin("%write-to-string", 1, 1, b_write_to_string);
   defbuiltin("%report-time", 1, 1, b_report_time);
   defbuiltin("%feature-match?", 1, 1, b_feature_match);

@@ -564,7 +564,7 @@ Value b_write_csv(int, Value *argv) {
   return UNSPEC;
 }
 
-BuiltinRegistrar reg([] {
+BuiltinRegistrar csv_registrar([] {
   defbuiltin(
       "read-csv", 1, 6, b_read_csv,
       "(read-csv PATH [HEADER?] ['delimiter CHAR] ['columns (N ...)]): a rank-2 tensor of the numbers "

@@ -44,7 +44,7 @@ static Value b_symbol_eq(int argc, Value *a) {
   return TRUE_V;
 }
 
-static BuiltinRegistrar reg([] {
+static BuiltinRegistrar equality_registrar([] {
   defbuiltin("eq?", 2, 2, b_eq, "(eq? a b): #t if a and b are the same object.");
   defbuiltin("eqv?", 2, 2, b_eqv,
              "(eqv? a b): eq?, or numbers of the same exactness and value (floats by bit pattern).");

@@ -158,7 +158,7 @@ Value b_format(int argc, Value *argv) {
   return UNSPEC;
 }
 
-BuiltinRegistrar reg([] {
+BuiltinRegistrar format_registrar([] {
   defbuiltin("format", 1, -1, b_format,
              "(format [DEST] FMT ARG...) ~a display, ~s write, ~d a number, ~% newline, ~~ tilde; "
              "~Wa ~Ws ~Wd ~Wf right-align in W columns, ~,Nf ~W,Nf N digits after the point; DEST #t "

@@ -269,7 +269,7 @@ Value make_grad_proc(const char *who, int argc, Value *argv, bool with_aux) {
 Value b_grad(int argc, Value *argv) { return make_grad_proc("grad", argc, argv, false); }
 Value b_grad_with_aux(int argc, Value *argv) { return make_grad_proc("grad-with-aux", argc, argv, true); }
 
-BuiltinRegistrar reg([] {
+BuiltinRegistrar graph_builtins_registrar([] {
   defbuiltin(
       "graph-ir", 1, -1, b_graph_ir,
       "(graph-ir ['grad] F ARG...): the optimised graph of F traced at ARGs' shapes: ((NODE...) OUTPUT).");

@@ -238,7 +238,7 @@ static Value b_hash_by_identity(int argc, Value *a) {
   return bounded_hash("hash-by-identity", argc, a, eq_hash(a[0]));
 }
 
-static BuiltinRegistrar reg([] {
+static BuiltinRegistrar hashtables_registrar([] {
   defbuiltin(
       "make-hash-table", 0, 3, b_make_hash_table,
       "(make-hash-table [equiv [hash]]): a new table; equiv is equal? (default), eqv?, eq? or string=?.");

@@ -408,7 +408,7 @@ Value b_current_jiffy(int, Value *) { return make_int(monotonic_micros()); }
 Value b_jiffies_per_second(int, Value *) { return make_fixnum(1000000); }
 Value b_now_micros(int, Value *) { return make_int(monotonic_micros()); }
 
-BuiltinRegistrar reg([] {
+BuiltinRegistrar io_registrar([] {
   init_ports();  // binds current-input-port, current-output-port, current-error-port
   defbuiltin("display", 1, 2, b_display, "(display X [PORT]) strings and chars raw");
   defbuiltin("write", 1, 2, b_write, "(write X [PORT]) readable form");

@@ -408,7 +408,7 @@ Value b_graph_compile_grad(int argc, Value *argv) {
 }
 Value b_kernel_p(int, Value *argv) { return boolv(is_kernel(argv[0])); }
 
-BuiltinRegistrar reg([] {
+BuiltinRegistrar jit_builtins_registrar([] {
   register_kernel_type();
   jit_exclude_from_gc_roots();
   defbuiltin(

@@ -646,7 +646,7 @@ static Value b_apply(int argc, Value *a) {
   return tail_call_to(f, int(total), args.data());
 }
 
-static BuiltinRegistrar reg([] {
+static BuiltinRegistrar lists_registrar([] {
   defbuiltin("cons", 2, 2, b_cons, "(cons a d): a new pair whose car is a and cdr is d.");
   defbuiltin("car", 1, 1, b_car, "(car p): the first field of pair p.");
   defbuiltin("cdr", 1, 1, b_cdr, "(cdr p): the second field of pair p.");

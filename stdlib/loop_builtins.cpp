@@ -23,7 +23,7 @@ Value b_while_loop(int, Value *argv) {
   return while_loop(argv[0], argv[1], argv[2]);
 }
 
-BuiltinRegistrar reg([] {
+BuiltinRegistrar loop_builtins_registrar([] {
   defbuiltin(
       "fori-loop", 3, 3, b_fori_loop,
       "(fori-loop N BODY INIT): INIT passed through (BODY i CARRY) for i = 0..N-1; traced, one loop node.");

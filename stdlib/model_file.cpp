@@ -907,7 +907,7 @@ Value b_load_model(int, Value *argv) {
   return v;
 }
 
-BuiltinRegistrar reg([] {
+BuiltinRegistrar model_file_registrar([] {
   defbuiltin("save-model", 2, 2, b_save_model,
              "(save-model PATH VALUE): write VALUE (numbers, strings, symbols, booleans, chars, lists, "
              "vectors, bytevectors, tensors) to PATH atomically in the kiln-model format (version 2: a text "

@@ -389,7 +389,7 @@ Value b_mpi_broadcast(int, Value *argv) {
 #endif
 }
 
-const BuiltinRegistrar reg([] {
+const BuiltinRegistrar mpi_registrar([] {
   defbuiltin("mpi-rank", 0, 0, b_mpi_rank,
              "(mpi-rank): this process's rank under an MPI launcher, 0..(mpi-size)-1; 0 without one.");
   defbuiltin("mpi-size", 0, 0, b_mpi_size,

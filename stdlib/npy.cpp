@@ -34,7 +34,7 @@ static_assert(std::endian::native == std::endian::little,
 
 constexpr size_t kMagicLen = 6;
 constexpr size_t kMaxHeader = 1 << 20;  // NumPy itself refuses headers past 10000 characters
-constexpr size_t kChunk = 1 << 20;      // bytes read or written between polls for Ctrl-C
+constexpr size_t kNpyChunk = 1 << 20;   // bytes read or written between polls for Ctrl-C
 
 struct File {
   FILE *f = nullptr;
@@ -188,7 +188,7 @@ Value npy_tensor_from_bytes(const char *who, const std::string &where, const uns
         h.shape_text, h.descr, overflow ? "more than 2^64" : std::to_string(need), have));
   Tensor *t = alloc_tensor(h.shape);
   const unsigned char *data = p + header_at + len;
-  size_t per_chunk = kChunk / size_t(h.itemsize);
+  size_t per_chunk = kNpyChunk / size_t(h.itemsize);
   for (uint64_t done = 0; done < count;) {
     check_interrupt();
     size_t k = size_t(std::min<uint64_t>(per_chunk, count - done));
@@ -231,7 +231,7 @@ Value b_load_npy(int, Value *argv) {
         "header field 'shape' {} of '{}' needs {} bytes of data, the file has {} after the header",
         h.shape_text, h.descr, overflow ? "more than 2^64" : std::to_string(need), have));
   Tensor *t = alloc_tensor(h.shape);
-  std::vector<unsigned char> buf(std::min<uint64_t>(need, kChunk));
+  std::vector<unsigned char> buf(std::min<uint64_t>(need, kNpyChunk));
   size_t per_chunk = buf.size() / size_t(h.itemsize);
   for (uint64_t done = 0; done < count;) {
     check_interrupt();
@@ -252,7 +252,7 @@ Value b_save_npy(int, Value *argv) {
   size_t size = size_t(t->size);
   write_file_atomically("save-npy", path, [&header, d, size](FILE *f) {
     if (std::fwrite(header.data(), 1, header.size(), f) != header.size()) return false;
-    constexpr size_t per_chunk = kChunk / sizeof(double);
+    constexpr size_t per_chunk = kNpyChunk / sizeof(double);
     for (size_t done = 0; done < size; done += per_chunk) {
       check_interrupt();
       size_t n = std::min(per_chunk, size - done);
@@ -263,7 +263,7 @@ Value b_save_npy(int, Value *argv) {
   return UNSPEC;
 }
 
-BuiltinRegistrar reg([] {
+BuiltinRegistrar npy_registrar([] {
   defbuiltin("load-npy", 1, 1, b_load_npy,
              "(load-npy PATH): a tensor of a NumPy .npy file (float64, float32, int64 to int8, uint64 to "
              "uint8 or bool, either byte order, C or Fortran order; format versions 1.0 to 3.0).");

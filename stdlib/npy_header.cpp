@@ -11,7 +11,7 @@ namespace {
 constexpr int kMaxNesting = 16;     // brackets inside a header value
 constexpr size_t kShownValue = 60;  // how much of a bad value a message quotes
 constexpr int kGrowthDigits = 21;   // NumPy's GROWTH_AXIS_MAX_DIGITS
-constexpr size_t kAlign = 64;       // NumPy's ARRAY_ALIGN
+constexpr size_t kNpyAlign = 64;    // NumPy's ARRAY_ALIGN
 
 // One Python literal of the subset a header uses.
 struct PyValue {
@@ -282,7 +282,7 @@ std::string npy_header_f8(const Shape &s) {
   // magic (6) + version (2) + length (2) + dict + padding + '\n', a multiple of 64;
   // already a multiple, NumPy still pads a whole 64 bytes.
   size_t used = 10 + dict.size() + 1;
-  size_t pad = kAlign - used % kAlign;
+  size_t pad = kNpyAlign - used % kNpyAlign;
   size_t len = dict.size() + pad + 1;
   std::string out = "\x93NUMPY";
   out += char(1);

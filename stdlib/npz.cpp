@@ -44,7 +44,7 @@ constexpr uint32_t kZip64EndSig = 0x06064b50, kZip64LocatorSig = 0x07064b50;
 constexpr uint64_t kEndLen = 22, kCentralLen = 46, kLocalLen = 30, kLocatorLen = 20, kZip64EndLen = 56;
 constexpr uint64_t kMaxComment = 65535;
 constexpr uint64_t kMaxDeflateRatio = 1032;  // deflate's largest expansion
-constexpr size_t kChunk = 1 << 20;
+constexpr size_t kNpzChunk = 1 << 20;
 
 uint16_t u16(const unsigned char *p) { return uint16_t(p[0] | p[1] << 8); }
 uint32_t u32(const unsigned char *p) { return uint32_t(u16(p)) | uint32_t(u16(p + 2)) << 16; }
@@ -62,7 +62,7 @@ struct Archive {
   void read(void *buf, uint64_t at, uint64_t n) const {
     auto *p = static_cast<unsigned char *>(buf);
     while (n > 0) {
-      ssize_t got = pread(fd, p, size_t(std::min<uint64_t>(n, kChunk)), off_t(at));
+      ssize_t got = pread(fd, p, size_t(std::min<uint64_t>(n, kNpzChunk)), off_t(at));
       if (got < 0 && errno == EINTR) continue;
       if (got < 0) file_error(fmt::format("load-npz: cannot read {}: {}", path, std::strerror(errno)));
       if (got == 0) bad("the file was cut short while it was being read");
@@ -214,7 +214,7 @@ std::vector<unsigned char> member_bytes(const Archive &a, const Entry &e) {
       z_stream *z;
       ~Ender() { inflateEnd(z); }
     } ender{&z};
-    std::vector<unsigned char> in(std::min<uint64_t>(std::max<uint64_t>(e.packed, 1), kChunk));
+    std::vector<unsigned char> in(std::min<uint64_t>(std::max<uint64_t>(e.packed, 1), kNpzChunk));
     uint64_t fed = 0;
     int rc = Z_OK;
     z.next_out = out.data();
@@ -393,9 +393,9 @@ Value b_save_npz(int, Value *argv) {
       if (std::fwrite(local.data(), 1, local.size(), f) != local.size()) return false;
       const char *d = reinterpret_cast<const char *>(m.t->data);
       size_t n = size_t(m.t->size) * sizeof(double);
-      for (size_t done = 0; done < n; done += kChunk) {
+      for (size_t done = 0; done < n; done += kNpzChunk) {
         check_interrupt();
-        size_t k = std::min(kChunk, n - done);
+        size_t k = std::min(kNpzChunk, n - done);
         if (std::fwrite(d + done, 1, k, f) != k) return false;
       }
     }
@@ -405,7 +405,7 @@ Value b_save_npz(int, Value *argv) {
   return UNSPEC;
 }
 
-BuiltinRegistrar reg([] {
+BuiltinRegistrar npz_registrar([] {
   defbuiltin("load-npz", 1, 1, b_load_npz,
              "(load-npz PATH): the arrays of a NumPy .npz archive (numpy.savez or numpy.savez_compressed) as "
              "an association list ((NAME . TENSOR) ...) in the archive's order, NAME a symbol.");

@@ -820,7 +820,7 @@ Value b_random_seed(int, Value *argv) {
   return UNSPEC;
 }
 
-BuiltinRegistrar reg([] {
+BuiltinRegistrar numbers_registrar([] {
   defbuiltin("+", 0, -1, b_add, "(+ N ...) sum; exact numbers stay exact");
   defbuiltin("-", 1, -1, b_sub, "(- N) negation, (- N M ...) difference");
   defbuiltin("*", 0, -1, b_mul, "(* N ...) product");

@@ -196,7 +196,7 @@ Value b_plot_svg(int argc, Value *argv) {
   return UNSPEC;
 }
 
-BuiltinRegistrar reg([] {
+BuiltinRegistrar plot_svg_registrar([] {
   defbuiltin("plot-svg", 2, -1, b_plot_svg,
              "(plot-svg PATH SERIES ... [TITLE]): write the chart of plot as a standalone SVG file at PATH, "
              "with axes, ticks, a legend and the title.");

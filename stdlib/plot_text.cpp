@@ -148,7 +148,7 @@ Value b_plot(int argc, Value *argv) {
   return UNSPEC;
 }
 
-BuiltinRegistrar reg([] {
+BuiltinRegistrar plot_text_registrar([] {
   defbuiltin("plot", 1, -1, b_plot,
              "(plot SERIES ... [TITLE]): draw the series (lists, vectors or rank-1 tensors of numbers, "
              "or (NAME . SERIES)) as a 60x15 ASCII line chart on the current output port.");

@@ -87,7 +87,7 @@ Value b_progress_line(int, Value *argv) {
   return make_string(line);
 }
 
-BuiltinRegistrar reg([] {
+BuiltinRegistrar progress_line_registrar([] {
   defbuiltin("%progress-line", 6, 6, b_progress_line,
              "(%progress-line LABEL COUNT TOTAL MICROSECONDS STATUS WIDTH): with-progress's line as a string "
              "(STATUS #f for none, WIDTH #f for no limit).");

@@ -158,7 +158,7 @@ Value expand_define_record_type(Value form) {
   return result;
 }
 
-static BuiltinRegistrar reg([] {
+static BuiltinRegistrar records_registrar([] {
   set_define_record_type_expander(expand_define_record_type);
   g_record_make = make_builtin("%record-make", 1, -1, record_make);
   g_record_is = make_builtin("%record-is?", 2, 2, record_is);

@@ -48,7 +48,7 @@ Value b_display_progress(int, Value *argv) {
   return UNSPEC;
 }
 
-BuiltinRegistrar reg([] {
+BuiltinRegistrar rich_display_registrar([] {
   defbuiltin("display-html", 1, 1, b_display_html,
              "(display-html STRING): in a notebook, shows STRING as HTML under the cell; elsewhere does "
              "nothing.");

@@ -55,7 +55,7 @@ Value b_minibatches(int argc, Value *argv) {
   return batches;
 }
 
-BuiltinRegistrar reg([] {
+BuiltinRegistrar shuffle_registrar([] {
   defbuiltin("minibatches", 3, 4, b_minibatches,
              "(minibatches N BATCH SEED ['drop-last]): 0..N-1 in a shuffled order (Fisher-Yates over "
              "SplitMix64(SEED)) cut into lists of BATCH indices, the last one shorter when BATCH does not "

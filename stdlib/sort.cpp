@@ -134,7 +134,7 @@ static Value b_list_sort(int, Value *a) { return sort_copy("list-sort", a, true)
 static Value b_vector_sort(int, Value *a) { return sort_copy("vector-sort", a, true); }
 static Value b_vector_sort_bang(int, Value *a) { return sort_in_place("vector-sort!", a, false); }
 
-static BuiltinRegistrar reg([] {
+static BuiltinRegistrar sort_registrar([] {
   defbuiltin("sort", 2, 2, b_sort,
              "(sort seq less?): a new list or vector of seq's elements, stably sorted.");
   defbuiltin("sort!", 2, 2, b_sort_bang, "(sort! seq less?): sorts list or vector seq in place, stably.");

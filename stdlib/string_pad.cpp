@@ -41,7 +41,7 @@ Value b_string_pad_left(int argc, Value *argv) { return pad("string-pad-left", t
 Value b_string_pad(int argc, Value *argv) { return pad("string-pad", true, argc, argv); }
 Value b_string_pad_right(int argc, Value *argv) { return pad("string-pad-right", false, argc, argv); }
 
-BuiltinRegistrar reg([] {
+BuiltinRegistrar string_pad_registrar([] {
   defbuiltin(
       "string-pad-left", 2, 5, b_string_pad_left,
       "(string-pad-left S N [CHAR [START [END]]]) S padded on the left to length N, or its last N chars");

@@ -485,7 +485,7 @@ Value b_string_to_number(int argc, Value *a) {
   return v == NOVALUE ? FALSE_V : v;
 }
 
-BuiltinRegistrar reg([] {
+BuiltinRegistrar strings_registrar([] {
   defbuiltin("string", 0, -1, b_string, "(string C ...) a new string of the chars");
   defbuiltin("make-string", 1, 2, b_make_string, "(make-string N [CHAR]) N copies of CHAR (default space)");
   defbuiltin("string-length", 1, 1, b_string_length, "(string-length S)");

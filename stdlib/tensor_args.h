@@ -20,4 +20,8 @@ struct Operand {
 // Fills `o` from V; raises `WHO: argument POS must be a number or a tensor, got V`.
 void operand(const char *who, int pos, Value v, Operand &o);
 
+// A list or a vector: what a nested-sequence argument (`tensor`'s data, a list of
+// indices) may be at each level.
+inline bool is_sequence(Value v) { return v == NIL || is_pair(v) || is_vector(v); }
+
 }  // namespace kiln

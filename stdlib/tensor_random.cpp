@@ -78,7 +78,7 @@ Value b_dropout(int argc, Value *argv) {
   return from_ptr(t);
 }
 
-BuiltinRegistrar reg([] {
+BuiltinRegistrar tensor_random_registrar([] {
   defbuiltin(Composite::Rand, 2, 2, b_tensor_rand,
              "(tensor-rand SHAPE KEY): uniform [0,1) numbers, element i a function of KEY and i "
              "(SplitMix64 output i); KEY may be traced.");

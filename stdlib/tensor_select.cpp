@@ -16,8 +16,6 @@
 namespace kiln {
 namespace {
 
-bool is_sequence(Value v) { return v == NIL || is_pair(v) || is_vector(v); }
-
 Value b_tensor_argmax(int argc, Value *argv) {
   if (Value r = foreign_call(Op::Argmax, argc, argv); r != NOVALUE) return r;
   Tensor *x = arg_tensor("tensor-argmax", 1, argv[0]);
@@ -146,7 +144,7 @@ Value b_tensor_clip(int argc, Value *argv) {
   return from_ptr(t);
 }
 
-BuiltinRegistrar reg([] {
+BuiltinRegistrar tensor_select_registrar([] {
   defbuiltin(
       Op::Argmax, 1, 2, b_tensor_argmax,
       "(tensor-argmax T [AXIS]): the index of the first largest element along AXIS (default the last), "

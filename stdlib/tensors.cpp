@@ -32,7 +32,6 @@ namespace {
 
 // ---- construction -------------------------------------------------------------------
 
-bool is_sequence(Value v) { return v == NIL || is_pair(v) || is_vector(v); }
 int64_t sequence_length(Value v) { return is_vector(v) ? as<Vector>(v)->len : list_length(v); }
 
 // Fills `out` from nested lists/vectors `v` at depth `depth` (= the axis its
@@ -343,7 +342,7 @@ Value b_tensor_slice(int argc, Value *argv) {
   return from_ptr(out);
 }
 
-BuiltinRegistrar reg([] {
+BuiltinRegistrar tensors_registrar([] {
   register_tensor_type();
 
   defbuiltin(Composite::Tensor, 1, 1, b_tensor,

@@ -27,7 +27,7 @@ Value b_terminal_width(int, Value *argv) {
   return make_int(ws.ws_col);
 }
 
-BuiltinRegistrar reg([] {
+BuiltinRegistrar terminal_registrar([] {
   defbuiltin("terminal-port?", 1, 1, b_terminal_port_p,
              "(terminal-port? PORT): #t if PORT is an open file port on a terminal.");
   defbuiltin("terminal-width", 1, 1, b_terminal_width,

@@ -173,7 +173,7 @@ Value b_glorot_uniform(int, Value *argv) {
   return from_ptr(t);
 }
 
-BuiltinRegistrar reg([] {
+BuiltinRegistrar training_ops_registrar([] {
   defbuiltin("%tensor-axis", 3, 3, b_tensor_axis_helper);
   defbuiltin("%check-same-shape", 3, 3, b_check_same_shape);
   defbuiltin("%cross-entropy-labels", 2, 2, b_cross_entropy_labels);

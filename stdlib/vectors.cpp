@@ -173,7 +173,7 @@ static Value b_vector_for_each(int argc, Value *a) {
   return UNSPEC;
 }
 
-static BuiltinRegistrar reg([] {
+static BuiltinRegistrar vectors_registrar([] {
   defbuiltin("vector", 0, -1, b_vector, "(vector x ...): a new vector of the arguments.");
   defbuiltin("make-vector", 1, 2, b_make_vector,
              "(make-vector k [fill]): a vector of k copies of fill (default 0).");

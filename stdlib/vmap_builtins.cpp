@@ -149,7 +149,7 @@ Value b_vmap(int argc, Value *argv) {
   return from_ptr(p);
 }
 
-BuiltinRegistrar reg([] {
+BuiltinRegistrar vmap_builtins_registrar([] {
   defbuiltin("vmap", 1, 3, b_vmap,
              "(vmap F [IN-AXES [OUT-AXES]]): a procedure mapping F over an axis of its arguments without "
              "unrolling (IN-AXES: per argument an axis or #f, default 0; results stacked along OUT-AXES, "

@@ -35,7 +35,7 @@ Value b_conv1d(int argc, Value *argv) { return conv(WindowOp::Conv1d, argc, argv
 Value b_max_pool2d(int argc, Value *argv) { return pool(WindowOp::MaxPool2d, argc, argv); }
 Value b_avg_pool2d(int argc, Value *argv) { return pool(WindowOp::AvgPool2d, argc, argv); }
 
-BuiltinRegistrar reg([] {
+BuiltinRegistrar window_builtins_registrar([] {
   defbuiltin(Composite::Conv2d, 2, 5, b_conv2d,
              "(conv2d X W [STRIDE [PADDING [DILATION]]]): 2-D convolution (cross-correlation) of X "
              "(N x C x H x W) with W (O x C x KH x KW), PyTorch's layout; each size an integer or a list "

@@ -6,15 +6,18 @@
 set -euo pipefail
 cd "$1"
 bad=""
-while IFS= read -r file; do
-  dir=$(dirname "$file")
-  while IFS= read -r inc; do
-    [ -n "$inc" ] || continue
-    if [[ "$inc" == *..* ]] || { [ ! -f "$inc" ] && [ -f "$dir/$inc" ]; }; then
-      bad+="$file: #include \"$inc\""$'\n'
-    fi
-  done < <(sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' "$file")
-done < <(git ls-files -- '*.cpp' '*.h' '*.hpp' '*.c')
+# One grep over every file (a sed per file was ~6 CPU s of process start-ups).
+while IFS= read -r line; do
+  file=${line%%:*}
+  [[ "${line#*:}" =~ \"([^\"]*)\" ]] || continue
+  inc=${BASH_REMATCH[1]}
+  dir=.
+  [[ "$file" == */* ]] && dir=${file%/*}
+  if [[ "$inc" == *..* ]] || { [ ! -f "$inc" ] && [ -f "$dir/$inc" ]; }; then
+    bad+="$file: #include \"$inc\""$'\n'
+  fi
+done < <(git ls-files -z -- '*.cpp' '*.h' '*.hpp' '*.c' |
+  xargs -0 grep -H '^[[:space:]]*#[[:space:]]*include[[:space:]]*"[^"]*"' || true)
 if [ -n "$bad" ]; then
   echo "includes not named from the repository root:"
   printf '%s' "$bad"

@@ -141,7 +141,7 @@ TEST_CASE("shape errors name the op and both shapes", "[tensor]") {
   CHECK(message_of_error([&] { call("matmul", {a, a}); }) == "matmul: inner dimensions differ (2x3 and 2x3)");
 }
 
-TEST_CASE("a training loop of large tensors keeps the heap flat", "[tensor][gc]") {
+TEST_CASE("a training loop of large tensors keeps the heap flat", "[tensor][gc][own-process]") {
   setup();
   Shape s = Shape::of({256, 64});
   Value w = make_tensor_filled(s, 0.5);
