@@ -451,13 +451,51 @@ void end_for_compiler_exit() {
   std::_Exit(70);
 }
 
+struct sigaction g_abort_before;  // SIGABRT's disposition before the first compile
+
+// GCC calls abort() on an internal error, and on some files of its directory gone
+// (a temporary-file cleaner removing it mid-compile). On the compiling thread that
+// is, as for exit(), the end of the process, but with a message naming the kernel
+// instead of a silent SIGABRT. Async-signal-safe: write, pread and _Exit only.
+void on_compiler_abort(int sig) {
+  if (!t_compiling_kernel) {  // not GCC's: as before the first compile
+    sigaction(SIGABRT, &g_abort_before, nullptr);
+    raise(sig);
+    return;
+  }
+  if (g_ending_status.load() >= 0)
+    for (;;) pause();  // an exit under way on another thread ends the process
+  int out = g_redirection.users > 0 ? g_redirection.saved_fd : 2;
+  if (t_compile_capture && t_compile_capture->active_ && g_redirection.tmp_fd >= 0) {
+    char buf[4096];
+    off_t at = t_compile_capture->start_;
+    ssize_t n;
+    while ((n = pread(g_redirection.tmp_fd, buf, sizeof buf, at)) > 0) {
+      (void)!write(out, buf, size_t(n));
+      at += n;
+    }
+  }
+  const char head[] = "error: the compiler crashed while compiling kernel ";
+  const char tail[] = " (GCC aborted, above; kiln cannot continue)\n";
+  (void)!write(out, head, sizeof head - 1);
+  (void)!write(out, t_compiling_kernel->data(), t_compiling_kernel->size());
+  (void)!write(out, tail, sizeof tail - 1);
+  std::_Exit(70);
+}
+
 namespace {
 // Runs `work` as this thread's compile of `kernel_name` (see end_for_compiler_exit).
 void compile_watched(const std::string &kernel_name, StderrCapture *capture, void (*work)(void *),
                      void *data) {
   static std::once_flag registered;
   // Registered at the first compile, after remove_compile_tmpdir's handler, so it runs first.
-  std::call_once(registered, [] { std::atexit(end_for_compiler_exit); });
+  std::call_once(registered, [] {
+    std::atexit(end_for_compiler_exit);
+    struct sigaction on_abort {};
+    on_abort.sa_handler = on_compiler_abort;
+    sigemptyset(&on_abort.sa_mask);
+    sigaction(SIGABRT, &on_abort, &g_abort_before);
+  });
   t_compiling_kernel = &kernel_name;
   t_compile_capture = capture;
   work(data);

@@ -68,6 +68,7 @@ class StderrCapture {
  private:
   friend void jit_abandon_compile(int status);
   friend void end_for_compiler_exit();
+  friend void on_compiler_abort(int);
   std::string end_locked();
   void hand_over_for_exit();
   bool active_ = false;

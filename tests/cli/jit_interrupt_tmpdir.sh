@@ -96,6 +96,27 @@ if ! grep -x "ready" >/dev/null <<<"$out" || ! grep "^1.0" >/dev/null <<<"$out" 
   echo "FAIL: a compile directory that cannot be made: $out"
   failures=$((failures + 1))
 fi
+# Someone else (a temporary-file cleaner) removes the compile directory mid-compile:
+# GCC aborts, and Kiln ends with a clear error naming the kernel (status 70), not a
+# silent SIGABRT; a compile that ended before the removal is a normal run.
+mkdir -p "$work/rm"
+TMPDIR=$work/rm KILN_CACHE_DIR=off "$KILN" "$work/c.lisp" >/dev/null 2>"$work/err" &
+pid=$!
+for _ in $(seq 1 6000); do
+  [ -n "$(find "$work/rm" -name 'libgccjit-*' 2>/dev/null)" ] && break
+  kill -0 $pid 2>/dev/null || break
+  sleep 0.1
+done
+rm -rf "$work/rm"/kiln-jit-*
+sleep 0.5
+kill -INT $pid 2>/dev/null  # a compile that ended first: its loop runs forever
+wait $pid
+status=$?
+if ! { [ $status = 70 ] && grep "error: the compiler crashed while compiling kernel loss" "$work/err" >/dev/null; } &&
+   ! { [ $status = 130 ] && ! grep -i "abort\|crash" "$work/err" >/dev/null; }; then
+  echo "FAIL: a compile directory removed mid-compile: status $status, stderr: $(head -c 300 "$work/err")"
+  failures=$((failures + 1))
+fi
 if [ $failures -ne 0 ]; then
   echo "$failures failed"
   exit 1

@@ -139,3 +139,21 @@ TEST_CASE("jit: GCC's fatal error in a compile is a clear error naming the kerne
   CHECK(err.find("cc1: fatal error: cannot open fake.s for writing\n") != std::string::npos);
   CHECK(err.find("error: the compiler ended the process while compiling kernel doomed") != std::string::npos);
 }
+
+TEST_CASE("jit: GCC's abort in a compile is a clear error naming the kernel", "[jit]") {
+  // GCC aborts on an internal error and when its directory is removed mid-compile
+  // (a temporary-file cleaner): a silent SIGABRT before.
+  auto [status, err] = in_child([] {
+    StderrCapture cap;
+    run_uninterruptible(
+        "crashing", &cap,
+        [](void *) {
+          std::fputs("cc1: internal compiler error: in simulated, at somewhere.cc:1\n", stderr);
+          std::abort();
+        },
+        nullptr);
+  });
+  CHECK(status == 70);
+  CHECK(err.find("cc1: internal compiler error: in simulated") != std::string::npos);
+  CHECK(err.find("error: the compiler crashed while compiling kernel crashing") != std::string::npos);
+}
