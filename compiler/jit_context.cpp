@@ -246,10 +246,16 @@ void remove_compile_tmpdir_after_exit();
 // and that must not reach the user's stderr. pread leaves the shared offset alone,
 // so a driver's late write cannot land over the held text.
 void StderrCapture::hand_over_for_exit() {
-  if (!active_) return;
+  if (!active_ || g_redirection.tmp_fd < 0) return;
   std::fflush(stderr);
-  std::string text = read_from(g_redirection.tmp_fd, start_);
-  (void)!write(g_redirection.saved_fd, text.data(), text.size());
+  // pread and write only: the SIGABRT handler calls this too.
+  char buf[4096];
+  off_t at = start_;
+  ssize_t n;
+  while ((n = pread(g_redirection.tmp_fd, buf, sizeof buf, at)) > 0) {
+    (void)!write(g_redirection.saved_fd, buf, size_t(n));
+    at += n;
+  }
 }
 
 void jit_abandon_compile(int status) {
@@ -428,59 +434,46 @@ const char *user_environment_tmpdir(bool *changed) {
   return g_user_tmpdir_set ? g_user_tmpdir.c_str() : nullptr;
 }
 
-// An exit handler, so it runs on the thread that calls exit(): GCC's fatal_error
-// does, from inside a compile. The process cannot go on (GCC's state is gone with
-// it), but it ends as it was already ending, or else with a clear error, never
-// with GCC's bare status 1 and its message left in the capture.
-void end_for_compiler_exit() {
-  if (!t_compiling_kernel) return;  // an ordinary exit
-  int status = g_ending_status.load();
-  // The compile met its directory removed by an exit already under way on another
-  // thread: that thread ends the process, with its status, once the removal is done
-  // (ending it from here would leave the directory half removed).
-  if (status >= 0)
+namespace {
+// GCC is ending the process from the compiling thread (exit() or abort()). During an
+// exit already under way on another thread, that thread ends it, with its status,
+// once its clean-up is done; otherwise what GCC wrote goes out, then `what` and the
+// kernel's name, and the status is 70 (GCC's state is gone, so kiln cannot go on).
+// write, pread and _Exit only: the SIGABRT handler calls it.
+[[noreturn]] void end_for_compiler(const char *what, const char *why) {
+  if (g_ending_status.load() >= 0)
     for (;;) pause();
-  {
-    std::lock_guard<std::mutex> lock(message_mutex());
-    if (t_compile_capture) t_compile_capture->hand_over_for_exit();
-    std::string line = "error: the compiler ended the process while compiling kernel " + *t_compiling_kernel +
-                       " (a fatal error in GCC, above; kiln cannot continue)\n";
-    (void)!write(g_redirection.users > 0 ? g_redirection.saved_fd : 2, line.data(), line.size());
-  }
-  remove_compile_tmpdir();
+  if (t_compile_capture) t_compile_capture->hand_over_for_exit();
+  int out = g_redirection.users > 0 ? g_redirection.saved_fd : 2;
+  (void)!write(out, what, std::strlen(what));
+  (void)!write(out, t_compiling_kernel->data(), t_compiling_kernel->size());
+  (void)!write(out, why, std::strlen(why));
   std::_Exit(70);
+}
+}  // namespace
+
+// An exit handler, so it runs on the thread that calls exit(): GCC's fatal_error
+// does, from inside a compile, and its bare status 1 and message left in the
+// capture were all a user saw.
+void end_for_compiler_exit() {
+  if (!t_compiling_kernel) return;                          // an ordinary exit
+  if (g_ending_status.load() < 0) remove_compile_tmpdir();  // not signal-safe: here, not in end_for_compiler
+  end_for_compiler("error: the compiler ended the process while compiling kernel ",
+                   " (a fatal error in GCC, above; kiln cannot continue)\n");
 }
 
 struct sigaction g_abort_before;  // SIGABRT's disposition before the first compile
 
 // GCC calls abort() on an internal error, and on some files of its directory gone
-// (a temporary-file cleaner removing it mid-compile). On the compiling thread that
-// is, as for exit(), the end of the process, but with a message naming the kernel
-// instead of a silent SIGABRT. Async-signal-safe: write, pread and _Exit only.
+// (a temporary-file cleaner removing it mid-compile).
 void on_compiler_abort(int sig) {
   if (!t_compiling_kernel) {  // not GCC's: as before the first compile
     sigaction(SIGABRT, &g_abort_before, nullptr);
     raise(sig);
     return;
   }
-  if (g_ending_status.load() >= 0)
-    for (;;) pause();  // an exit under way on another thread ends the process
-  int out = g_redirection.users > 0 ? g_redirection.saved_fd : 2;
-  if (t_compile_capture && t_compile_capture->active_ && g_redirection.tmp_fd >= 0) {
-    char buf[4096];
-    off_t at = t_compile_capture->start_;
-    ssize_t n;
-    while ((n = pread(g_redirection.tmp_fd, buf, sizeof buf, at)) > 0) {
-      (void)!write(out, buf, size_t(n));
-      at += n;
-    }
-  }
-  const char head[] = "error: the compiler crashed while compiling kernel ";
-  const char tail[] = " (GCC aborted, above; kiln cannot continue)\n";
-  (void)!write(out, head, sizeof head - 1);
-  (void)!write(out, t_compiling_kernel->data(), t_compiling_kernel->size());
-  (void)!write(out, tail, sizeof tail - 1);
-  std::_Exit(70);
+  end_for_compiler("error: the compiler crashed while compiling kernel ",
+                   " (GCC aborted, above; kiln cannot continue)\n");
 }
 
 namespace {

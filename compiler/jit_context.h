@@ -64,13 +64,13 @@ class StderrCapture {
   // Ends this capture and returns everything written since it began.
   std::string end();
   bool active() const { return active_; }
+  // For an exit under way: writes what this capture holds to the real stderr and
+  // leaves fd 2 on the capture (see jit_abandon_compile). write and pread only, so
+  // a signal handler may call it.
+  void hand_over_for_exit();
 
  private:
-  friend void jit_abandon_compile(int status);
-  friend void end_for_compiler_exit();
-  friend void on_compiler_abort(int);
   std::string end_locked();
-  void hand_over_for_exit();
   bool active_ = false;
   long start_ = 0;  // the file's size when this capture began
 };
