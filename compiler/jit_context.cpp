@@ -332,7 +332,9 @@ void remove_compile_tmpdir() {
 // driver's (which would otherwise crash on it). Removed here when the shell cannot
 // be started.
 void remove_compile_tmpdir_after_exit() {
-  if (!g_compile_tmpdir_made) return;
+  // Whether or not the directory is made yet: the compile thread may make it between
+  // this check and the process's end (tiering.sh found it left behind so).
+  if (g_compile_tmpdir.empty()) return;
   int ends[2];
   if (pipe2(ends, O_CLOEXEC) != 0) {
     remove_compile_tmpdir();
@@ -385,7 +387,6 @@ void remove_compile_tmpdir_after_exit() {
     remove_compile_tmpdir();
     return;
   }
-  g_compile_tmpdir_made = false;  // not also by atexit: the shell's now
   // ends[1] stays open until the process ends.
 }
 
